@@ -1,0 +1,25 @@
+package dev.appliance.core;
+
+/** What went wrong, in terms a front end can map to its own protocol's errors. */
+public enum ErrorKind {
+    BUCKET_NOT_FOUND,
+    BUCKET_ALREADY_OWNED,
+    BUCKET_NOT_EMPTY,
+    INVALID_BUCKET_NAME,
+    OBJECT_NOT_FOUND,
+    VERSION_NOT_FOUND,
+    /** The addressed version is a delete marker (GET/HEAD with its version id). */
+    METHOD_NOT_ALLOWED,
+    INVALID_OBJECT_NAME,
+    KEY_TOO_LONG,
+    INVALID_ARGUMENT,
+    INVALID_RANGE,
+    BAD_DIGEST,
+    INCOMPLETE_BODY,
+    ENTITY_TOO_LARGE,
+    TOO_MANY_VERSIONS,
+    WRITE_QUORUM,
+    READ_QUORUM,
+    STORAGE_FULL,
+    INTERNAL
+}

@@ -1,0 +1,33 @@
+package dev.appliance.core;
+
+import static java.util.Objects.requireNonNull;
+
+import java.time.Instant;
+import java.util.Map;
+
+/**
+ * One version of an object as a client sees it.
+ *
+ * @param versionId {@code "null"} for the null version, else the version's UUID string
+ * @param etag lower-case hex without quotes; null for delete markers
+ * @param userMetadata stored headers, keys lower-case
+ */
+public record ObjectInfo(
+        String bucket,
+        String key,
+        String versionId,
+        boolean latest,
+        boolean deleteMarker,
+        long size,
+        String etag,
+        Instant modTime,
+        String contentType,
+        Map<String, String> userMetadata) {
+    public ObjectInfo {
+        requireNonNull(bucket, "bucket");
+        requireNonNull(key, "key");
+        requireNonNull(versionId, "versionId");
+        requireNonNull(modTime, "modTime");
+        userMetadata = userMetadata == null ? Map.of() : Map.copyOf(userMetadata);
+    }
+}

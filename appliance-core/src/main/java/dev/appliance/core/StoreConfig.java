@@ -1,0 +1,30 @@
+package dev.appliance.core;
+
+import static java.util.Objects.requireNonNull;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+
+/**
+ * How to open a store.
+ *
+ * @param drives drive root directories in the order the operator gave them (the order is part of the format)
+ * @param setDriveCount drives per erasure set; 0 picks the largest allowed size that divides the drive count
+ * @param parity parity shards per set; -1 picks the default for the set size
+ * @param allowRootFilesystem false refuses drives that sit on the root filesystem (production mode)
+ */
+public record StoreConfig(List<Path> drives, int setDriveCount, int parity, boolean allowRootFilesystem, Clock clock) {
+    public StoreConfig {
+        requireNonNull(drives, "drives");
+        drives = List.copyOf(drives);
+        if (drives.isEmpty()) {
+            throw new IllegalArgumentException("drives: none given (expected at least 2)");
+        }
+        requireNonNull(clock, "clock");
+    }
+
+    public static StoreConfig of(List<Path> drives) {
+        return new StoreConfig(drives, 0, -1, true, Clock.systemUTC());
+    }
+}
