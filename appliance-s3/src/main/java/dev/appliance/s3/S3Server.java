@@ -1,0 +1,45 @@
+package dev.appliance.s3;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.appliance.core.ObjectStore;
+import dev.appliance.s3.api.S3Dispatcher;
+import dev.appliance.s3.auth.SigV4Verifier;
+import dev.appliance.s3.http.HttpServer;
+import java.time.Clock;
+
+/**
+ * The S3 endpoint over an {@link ObjectStore}: path-style addressing, SigV4 header authentication (all payload modes
+ * including aws-chunked with trailers), the operations listed in {@code docs/s3-api.md}.
+ *
+ * <p>Request path: Netty event loop (parse, authenticate) → virtual thread (authorize, run the operation against the
+ * store, stream the response) → event loop. The store is never called on an event loop. The server does not own the
+ * store: closing the server leaves the store open.
+ */
+public final class S3Server implements AutoCloseable {
+    private final HttpServer http;
+
+    private S3Server(HttpServer http) {
+        this.http = http;
+    }
+
+    /** Binds and returns once listening. */
+    public static S3Server start(ObjectStore store, S3ServerConfig config) throws InterruptedException {
+        requireNonNull(store, "store");
+        requireNonNull(config, "config");
+        SigV4Verifier verifier = new SigV4Verifier(config.credentials(), config.region(), Clock.systemUTC());
+        S3Dispatcher dispatcher = new S3Dispatcher(store, config.authorizer(), config.region());
+        return new S3Server(HttpServer.start(config.host(), config.port(), verifier, dispatcher));
+    }
+
+    /** The port actually bound. */
+    public int port() {
+        return http.port();
+    }
+
+    /** Stops accepting, lets requests in flight finish briefly, closes connections. */
+    @Override
+    public void close() {
+        http.close();
+    }
+}

@@ -1,0 +1,186 @@
+package dev.appliance.s3.api;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.appliance.core.ObjectStore;
+import dev.appliance.s3.api.bucket.BucketHandlers;
+import dev.appliance.s3.api.bucket.ListingHandlers;
+import dev.appliance.s3.api.object.ObjectHandlers;
+import dev.appliance.s3.auth.Authorizer;
+import dev.appliance.s3.error.S3ErrorCode;
+import dev.appliance.s3.error.S3Exception;
+import java.io.IOException;
+import java.util.Set;
+
+/**
+ * Routes a request to its operation, asks the {@link Authorizer}, runs the handler. Routing is by method, by whether
+ * a bucket and key are addressed, and by sub-resource query parameters; a parameter this endpoint does not know (e.g.
+ * {@code ?uploads}, {@code ?tagging}, {@code ?delete}) means an operation that is not implemented, and is answered
+ * {@code NotImplemented} rather than served as something else.
+ */
+public final class S3Dispatcher {
+    /** S3 operations served, with the IAM-style action the authorizer is asked about. */
+    public enum Operation {
+        LIST_BUCKETS("s3:ListAllMyBuckets"),
+        CREATE_BUCKET("s3:CreateBucket"),
+        HEAD_BUCKET("s3:ListBucket"),
+        DELETE_BUCKET("s3:DeleteBucket"),
+        GET_BUCKET_LOCATION("s3:GetBucketLocation"),
+        GET_BUCKET_VERSIONING("s3:GetBucketVersioning"),
+        PUT_BUCKET_VERSIONING("s3:PutBucketVersioning"),
+        LIST_OBJECTS("s3:ListBucket"),
+        LIST_OBJECTS_V2("s3:ListBucket"),
+        LIST_OBJECT_VERSIONS("s3:ListBucketVersions"),
+        PUT_OBJECT("s3:PutObject"),
+        GET_OBJECT("s3:GetObject"),
+        HEAD_OBJECT("s3:GetObject"),
+        DELETE_OBJECT("s3:DeleteObject");
+
+        private final String action;
+
+        Operation(String action) {
+            this.action = action;
+        }
+
+        /** The action name; reads and deletes of a specific version use S3's "...Version" actions. */
+        public String action(boolean withVersionId) {
+            if (withVersionId && (this == GET_OBJECT || this == HEAD_OBJECT || this == DELETE_OBJECT)) {
+                return action + "Version";
+            }
+            return action;
+        }
+    }
+
+    private static final Set<String> LIST_PARAMS = Set.of(
+            "list-type",
+            "prefix",
+            "delimiter",
+            "max-keys",
+            "marker",
+            "continuation-token",
+            "start-after",
+            "fetch-owner",
+            "encoding-type",
+            "key-marker",
+            "version-id-marker",
+            "x-id");
+    private static final Set<String> BUCKET_SUBRESOURCES = Set.of("versioning", "versions", "location");
+    private static final Set<String> OBJECT_PARAMS = Set.of(
+            "versionId",
+            "x-id",
+            "response-content-type",
+            "response-content-language",
+            "response-expires",
+            "response-cache-control",
+            "response-content-disposition",
+            "response-content-encoding");
+
+    private final Authorizer authorizer;
+    private final BucketHandlers buckets;
+    private final ListingHandlers listings;
+    private final ObjectHandlers objects;
+
+    public S3Dispatcher(ObjectStore store, Authorizer authorizer, String region) {
+        requireNonNull(store, "store");
+        this.authorizer = requireNonNull(authorizer, "authorizer");
+        this.buckets = new BucketHandlers(store, region);
+        this.listings = new ListingHandlers(store);
+        this.objects = new ObjectHandlers(store);
+    }
+
+    /** The operation a request addresses; {@code NotImplemented} for anything else. */
+    public static Operation route(S3Request r) {
+        String m = r.method();
+        if (r.bucket() == null) {
+            if (m.equals("GET")) {
+                return Operation.LIST_BUCKETS;
+            }
+            throw notImplemented(m + " on the service");
+        }
+        if (r.key() == null) {
+            for (String p : r.query().keySet()) {
+                if (!LIST_PARAMS.contains(p) && !BUCKET_SUBRESOURCES.contains(p)) {
+                    throw notImplemented("the bucket sub-resource '" + p + "'");
+                }
+            }
+            if (r.hasParam("versioning")) {
+                return switch (m) {
+                    case "GET" -> Operation.GET_BUCKET_VERSIONING;
+                    case "PUT" -> Operation.PUT_BUCKET_VERSIONING;
+                    default -> throw notImplemented(m + " ?versioning");
+                };
+            }
+            if (r.hasParam("versions") && m.equals("GET")) {
+                return Operation.LIST_OBJECT_VERSIONS;
+            }
+            if (r.hasParam("location") && m.equals("GET")) {
+                return Operation.GET_BUCKET_LOCATION;
+            }
+            if (r.hasParam("versions") || r.hasParam("location")) {
+                throw notImplemented(m + " on this bucket sub-resource");
+            }
+            return switch (m) {
+                case "GET" -> {
+                    String listType = r.param("list-type");
+                    if (listType == null) {
+                        yield Operation.LIST_OBJECTS;
+                    }
+                    if (listType.equals("2")) {
+                        yield Operation.LIST_OBJECTS_V2;
+                    }
+                    throw new S3Exception(S3ErrorCode.InvalidArgument, "Invalid list-type: " + listType);
+                }
+                case "PUT" -> Operation.CREATE_BUCKET;
+                case "HEAD" -> Operation.HEAD_BUCKET;
+                case "DELETE" -> Operation.DELETE_BUCKET;
+                default -> throw notImplemented(m + " on a bucket");
+            };
+        }
+        for (String p : r.query().keySet()) {
+            if (!OBJECT_PARAMS.contains(p)) {
+                throw notImplemented("the object sub-resource '" + p + "'");
+            }
+        }
+        return switch (m) {
+            case "GET" -> Operation.GET_OBJECT;
+            case "HEAD" -> Operation.HEAD_OBJECT;
+            case "PUT" -> {
+                if (r.header("x-amz-copy-source") != null) {
+                    throw notImplemented("CopyObject");
+                }
+                yield Operation.PUT_OBJECT;
+            }
+            case "DELETE" -> Operation.DELETE_OBJECT;
+            default -> throw notImplemented(m + " on an object");
+        };
+    }
+
+    /** Routes, authorizes and runs the request; failures are thrown for the HTTP layer to render. */
+    public S3Response dispatch(S3Request r) throws IOException {
+        Operation op = route(r);
+        String action = op.action(r.param("versionId") != null);
+        if (!authorizer.allowed(r.auth().accessKey(), action, r.bucket(), r.key())) {
+            throw new S3Exception(S3ErrorCode.AccessDenied);
+        }
+        return switch (op) {
+            case LIST_BUCKETS -> buckets.listBuckets(r);
+            case CREATE_BUCKET -> buckets.createBucket(r);
+            case HEAD_BUCKET -> buckets.headBucket(r);
+            case DELETE_BUCKET -> buckets.deleteBucket(r);
+            case GET_BUCKET_LOCATION -> buckets.location(r);
+            case GET_BUCKET_VERSIONING -> buckets.getVersioning(r);
+            case PUT_BUCKET_VERSIONING -> buckets.putVersioning(r);
+            case LIST_OBJECTS -> listings.listObjectsV1(r);
+            case LIST_OBJECTS_V2 -> listings.listObjectsV2(r);
+            case LIST_OBJECT_VERSIONS -> listings.listVersions(r);
+            case PUT_OBJECT -> objects.put(r);
+            case GET_OBJECT -> objects.get(r, false);
+            case HEAD_OBJECT -> objects.get(r, true);
+            case DELETE_OBJECT -> objects.delete(r);
+        };
+    }
+
+    private static S3Exception notImplemented(String what) {
+        return new S3Exception(S3ErrorCode.NotImplemented, "Not implemented: " + what + ".");
+    }
+}

@@ -1,0 +1,60 @@
+package dev.appliance.s3.api;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.appliance.s3.auth.AuthResult;
+import java.io.InputStream;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One authenticated S3 request as the operation handlers see it, free of any HTTP library type.
+ *
+ * @param bucket decoded bucket name, or null for the service ({@code GET /})
+ * @param key decoded object key, or null for bucket-level requests
+ * @param query decoded query parameters (first value of each; a parameter without value maps to "")
+ * @param headers lower-case names, values in arrival order
+ * @param body the verified body (see {@link dev.appliance.s3.auth.PayloadVerification}); empty when none was sent
+ * @param bodySize decoded body size, -1 when unknown
+ */
+public record S3Request(
+        String method,
+        String bucket,
+        String key,
+        Map<String, String> query,
+        Map<String, List<String>> headers,
+        AuthResult auth,
+        InputStream body,
+        long bodySize,
+        String requestId) {
+    public S3Request {
+        requireNonNull(method, "method");
+        query = Map.copyOf(query);
+        requireNonNull(headers, "headers");
+        requireNonNull(auth, "auth");
+        requireNonNull(body, "body");
+        requireNonNull(requestId, "requestId");
+    }
+
+    /** First value of a header, or null. */
+    public String header(String lowerCaseName) {
+        List<String> v = headers.get(lowerCaseName);
+        return v == null || v.isEmpty() ? null : v.getFirst();
+    }
+
+    public boolean hasParam(String name) {
+        return query.containsKey(name);
+    }
+
+    public String param(String name) {
+        return query.get(name);
+    }
+
+    /** The resource path for error bodies: {@code /bucket/key}. */
+    public String resource() {
+        if (bucket == null) {
+            return "/";
+        }
+        return key == null ? "/" + bucket : "/" + bucket + "/" + key;
+    }
+}

@@ -1,0 +1,304 @@
+package dev.appliance.s3.api.object;
+
+import dev.appliance.core.DeleteResult;
+import dev.appliance.core.ErrorKind;
+import dev.appliance.core.ObjectInfo;
+import dev.appliance.core.ObjectReader;
+import dev.appliance.core.ObjectStore;
+import dev.appliance.core.PutRequest;
+import dev.appliance.core.StorageException;
+import dev.appliance.s3.api.Params;
+import dev.appliance.s3.api.S3Request;
+import dev.appliance.s3.api.S3Response;
+import dev.appliance.s3.error.S3ErrorCode;
+import dev.appliance.s3.error.S3Exception;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/** Object operations: PutObject, GetObject, HeadObject, DeleteObject. */
+public final class ObjectHandlers {
+    /** S3's single-PUT limit. */
+    static final long MAX_PUT_SIZE = 5L << 30;
+    /** S3's limit on user-defined metadata (names plus values of x-amz-meta-*). */
+    static final int MAX_USER_METADATA = 2048;
+
+    /** Standard headers kept with the object and returned on GET/HEAD. */
+    private static final List<String> STORED_HEADERS =
+            List.of("cache-control", "content-disposition", "content-encoding", "content-language", "expires");
+
+    private static final Map<String, String> RESPONSE_OVERRIDES = Map.of(
+            "response-content-type", "Content-Type",
+            "response-content-language", "Content-Language",
+            "response-expires", "Expires",
+            "response-cache-control", "Cache-Control",
+            "response-content-disposition", "Content-Disposition",
+            "response-content-encoding", "Content-Encoding");
+
+    private static final Set<String> UNSUPPORTED_PUT_HEADERS = Set.of(
+            "x-amz-server-side-encryption",
+            "x-amz-server-side-encryption-customer-algorithm",
+            "x-amz-object-lock-mode",
+            "x-amz-object-lock-retain-until-date",
+            "x-amz-object-lock-legal-hold",
+            "x-amz-tagging",
+            "x-amz-website-redirect-location",
+            "if-match",
+            "if-none-match");
+
+    private final ObjectStore store;
+
+    public ObjectHandlers(ObjectStore store) {
+        this.store = store;
+    }
+
+    public S3Response put(S3Request r) throws IOException {
+        for (String h : UNSUPPORTED_PUT_HEADERS) {
+            if (r.header(h) != null) {
+                throw new S3Exception(S3ErrorCode.NotImplemented, "The header " + h + " is not supported yet.");
+            }
+        }
+        String storageClass = r.header("x-amz-storage-class");
+        if (storageClass != null && !storageClass.equals("STANDARD")) {
+            throw new S3Exception(S3ErrorCode.NotImplemented, "Only the STANDARD storage class is supported.");
+        }
+        long size = r.bodySize();
+        if (size < 0) {
+            throw new S3Exception(S3ErrorCode.MissingContentLength);
+        }
+        if (size > MAX_PUT_SIZE) {
+            throw new S3Exception(S3ErrorCode.EntityTooLarge);
+        }
+        byte[] md5 = contentMd5(r.header("content-md5"));
+        Map<String, String> metadata = userMetadata(r);
+        PutRequest request = new PutRequest(size, r.header("content-type"), metadata, md5);
+        ObjectInfo info = store.putObject(r.bucket(), r.key(), request, r.body());
+        S3Response resp = S3Response.ok().header("ETag", Params.quotedEtag(info.etag()));
+        if (!"null".equals(info.versionId())) {
+            resp.header("x-amz-version-id", info.versionId());
+        }
+        return resp;
+    }
+
+    static byte[] contentMd5(String header) {
+        if (header == null) {
+            return null;
+        }
+        try {
+            byte[] md5 = Base64.getDecoder().decode(header.strip());
+            if (md5.length == 16) {
+                return md5;
+            }
+        } catch (IllegalArgumentException e) {
+            // refused below
+        }
+        throw new S3Exception(S3ErrorCode.InvalidDigest);
+    }
+
+    static Map<String, String> userMetadata(S3Request r) {
+        Map<String, String> meta = new LinkedHashMap<>();
+        int userBytes = 0;
+        for (Map.Entry<String, List<String>> e : r.headers().entrySet()) {
+            String name = e.getKey();
+            if (name.startsWith("x-amz-meta-") && !e.getValue().isEmpty()) {
+                String value = String.join(",", e.getValue());
+                userBytes += name.length() - "x-amz-meta-".length() + value.getBytes(StandardCharsets.UTF_8).length;
+                meta.put(name, value);
+            }
+        }
+        if (userBytes > MAX_USER_METADATA) {
+            throw new S3Exception(
+                    S3ErrorCode.InvalidArgument,
+                    "Your metadata headers exceed the maximum allowed metadata size (" + MAX_USER_METADATA + ").");
+        }
+        for (String name : STORED_HEADERS) {
+            String value = r.header(name);
+            if (name.equals("content-encoding") && value != null) {
+                value = withoutAwsChunked(value);
+            }
+            if (value != null && !value.isEmpty()) {
+                meta.put(name, value);
+            }
+        }
+        return meta;
+    }
+
+    /** {@code aws-chunked} describes the transfer, not the object: it is never stored. */
+    static String withoutAwsChunked(String contentEncoding) {
+        StringBuilder sb = new StringBuilder();
+        for (String token : contentEncoding.split(",")) {
+            String t = token.strip();
+            if (!t.isEmpty() && !t.equalsIgnoreCase("aws-chunked")) {
+                if (!sb.isEmpty()) {
+                    sb.append(',');
+                }
+                sb.append(t);
+            }
+        }
+        return sb.toString();
+    }
+
+    /** GetObject, or HeadObject when {@code head}: same headers, HEAD without a body. */
+    public S3Response get(S3Request r, boolean head) {
+        String versionId = r.param("versionId");
+        String rangeHeader = r.header("range");
+        boolean conditional = r.header("if-match") != null
+                || r.header("if-none-match") != null
+                || r.header("if-modified-since") != null
+                || r.header("if-unmodified-since") != null;
+
+        if (head || rangeHeader != null || conditional) {
+            ObjectInfo info = store.headObject(r.bucket(), r.key(), versionId);
+            S3Response notModified = preconditions(r, info);
+            if (notModified != null) {
+                return notModified;
+            }
+            ByteRange range = ByteRange.parse(rangeHeader, info.size());
+            if (head) {
+                S3Response resp = S3Response.status(range == null ? 200 : 206);
+                objectHeaders(resp, info, range == null ? info.size() : range.length());
+                if (range != null) {
+                    resp.header("Content-Range", range.contentRange(info.size()));
+                }
+                return resp;
+            }
+            // pin the version that was checked, so the body matches the headers
+            long offset = range == null ? 0 : range.offset();
+            long length = range == null ? -1 : range.length();
+            return stream(r, store.getObject(r.bucket(), r.key(), info.versionId(), offset, length), range);
+        }
+        return stream(r, store.getObject(r.bucket(), r.key(), versionId, 0, -1), null);
+    }
+
+    private S3Response stream(S3Request r, ObjectReader reader, ByteRange range) {
+        try {
+            ObjectInfo info = reader.info();
+            S3Response resp = S3Response.status(range == null ? 200 : 206);
+            objectHeaders(resp, info, reader.length());
+            if (range != null) {
+                resp.header("Content-Range", range.contentRange(info.size()));
+            }
+            for (Map.Entry<String, String> o : RESPONSE_OVERRIDES.entrySet()) {
+                String v = r.param(o.getKey());
+                if (v != null) {
+                    resp.header(o.getValue(), v);
+                }
+            }
+            return resp.streaming(new S3Response.StreamingBody() {
+                @Override
+                public long length() {
+                    return reader.length();
+                }
+
+                @Override
+                public void writeTo(OutputStream out) throws IOException {
+                    reader.transferTo(out);
+                }
+
+                @Override
+                public void close() {
+                    reader.close();
+                }
+            });
+        } catch (RuntimeException e) {
+            reader.close();
+            throw e;
+        }
+    }
+
+    private static void objectHeaders(S3Response resp, ObjectInfo info, long contentLength) {
+        resp.header("ETag", Params.quotedEtag(info.etag()))
+                .header("Last-Modified", Params.httpDate(info.modTime()))
+                .header("Content-Type", info.contentType() == null ? "application/octet-stream" : info.contentType())
+                .header("Content-Length", Long.toString(contentLength))
+                .header("Accept-Ranges", "bytes");
+        if (!"null".equals(info.versionId())) {
+            resp.header("x-amz-version-id", info.versionId());
+        }
+        for (Map.Entry<String, String> m : info.userMetadata().entrySet()) {
+            String name = m.getKey();
+            if (name.startsWith("x-amz-meta-") || STORED_HEADERS.contains(name)) {
+                resp.header(name, m.getValue());
+            }
+        }
+    }
+
+    /** Conditional GET/HEAD: null to proceed, a 304 response, or PreconditionFailed thrown. */
+    private static S3Response preconditions(S3Request r, ObjectInfo info) {
+        String etag = info.etag() == null ? "" : info.etag();
+        Instant modified = info.modTime().truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        String ifMatch = r.header("if-match");
+        String ifNoneMatch = r.header("if-none-match");
+        Instant ifModifiedSince = httpTime(r.header("if-modified-since"));
+        Instant ifUnmodifiedSince = httpTime(r.header("if-unmodified-since"));
+        if (ifMatch != null) {
+            if (!etagMatches(ifMatch, etag)) {
+                throw new S3Exception(S3ErrorCode.PreconditionFailed);
+            }
+        } else if (ifUnmodifiedSince != null && modified.isAfter(ifUnmodifiedSince)) {
+            throw new S3Exception(S3ErrorCode.PreconditionFailed);
+        }
+        boolean notModified = ifNoneMatch != null
+                ? etagMatches(ifNoneMatch, etag)
+                : ifModifiedSince != null && !modified.isAfter(ifModifiedSince);
+        if (notModified) {
+            return S3Response.status(304)
+                    .header("ETag", Params.quotedEtag(info.etag()))
+                    .header("Last-Modified", Params.httpDate(info.modTime()));
+        }
+        return null;
+    }
+
+    private static boolean etagMatches(String header, String etag) {
+        for (String candidate : header.split(",")) {
+            String c = candidate.strip();
+            if (c.equals("*") || c.replace("\"", "").equalsIgnoreCase(etag)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static Instant httpTime(String value) {
+        if (value == null) {
+            return null;
+        }
+        try {
+            return ZonedDateTime.parse(value.strip(), DateTimeFormatter.RFC_1123_DATE_TIME.withLocale(Locale.US))
+                    .toInstant();
+        } catch (DateTimeParseException e) {
+            return null; // S3 ignores unparsable dates
+        }
+    }
+
+    public S3Response delete(S3Request r) {
+        String versionId = r.param("versionId");
+        DeleteResult result;
+        try {
+            result = store.deleteObject(r.bucket(), r.key(), versionId);
+        } catch (StorageException e) {
+            if (e.kind() == ErrorKind.OBJECT_NOT_FOUND || e.kind() == ErrorKind.VERSION_NOT_FOUND) {
+                return S3Response.noContent(); // deletes are idempotent in S3
+            }
+            throw e;
+        }
+        S3Response resp = S3Response.noContent();
+        if (result.deleteMarker()) {
+            resp.header("x-amz-delete-marker", "true");
+        }
+        if (result.versionId() != null) {
+            resp.header("x-amz-version-id", result.versionId());
+        }
+        return resp;
+    }
+}

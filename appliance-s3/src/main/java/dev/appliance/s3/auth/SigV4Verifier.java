@@ -1,0 +1,213 @@
+package dev.appliance.s3.auth;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.appliance.s3.error.S3ErrorCode;
+import dev.appliance.s3.error.S3Exception;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Verifies the SigV4 {@code Authorization} header of a request. Checks, in order: scheme, header syntax, {@code
+ * x-amz-content-sha256}, request time and skew (15 minutes), credential scope (date, region, service), signed header
+ * list ({@code host} and every {@code x-amz-*} header present must be signed), access key, signature (constant time).
+ *
+ * <p>Runs on the event loop: the {@link CredentialsProvider} must answer from memory.
+ */
+public final class SigV4Verifier {
+    public static final Duration MAX_SKEW = Duration.ofMinutes(15);
+
+    private static final DateTimeFormatter AMZ_DATE =
+            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
+
+    private final CredentialsProvider credentials;
+    private final String region;
+    private final Clock clock;
+    private final SigningKeyCache keys = new SigningKeyCache(256);
+
+    public SigV4Verifier(CredentialsProvider credentials, String region, Clock clock) {
+        this.credentials = requireNonNull(credentials, "credentials");
+        this.region = requireNonNull(region, "region");
+        this.clock = requireNonNull(clock, "clock");
+    }
+
+    /**
+     * @param rawPath the request path exactly as received (still percent-encoded)
+     * @param rawQuery the query string exactly as received, or null
+     * @param headers request headers, names lower-case, values in arrival order
+     * @throws S3Exception with the S3 error when the request is not authentic
+     */
+    public AuthResult verify(String method, String rawPath, String rawQuery, Map<String, List<String>> headers) {
+        String authorization = first(headers, "authorization");
+        if (authorization == null) {
+            if (rawQuery != null && rawQuery.contains("X-Amz-Signature=")) {
+                throw new S3Exception(S3ErrorCode.NotImplemented, "Presigned URLs are not supported yet.");
+            }
+            throw new S3Exception(S3ErrorCode.AccessDenied, "Anonymous access is not allowed.");
+        }
+        if (!authorization.startsWith(SigV4.ALGORITHM + " ")) {
+            if (authorization.startsWith("AWS ")) {
+                throw new S3Exception(
+                        S3ErrorCode.InvalidRequest,
+                        "The authorization mechanism you have provided is not supported. Please use " + SigV4.ALGORITHM
+                                + ".");
+            }
+            throw malformed("unknown authorization scheme");
+        }
+        ParsedAuthorization parsed = ParsedAuthorization.parse(authorization.substring(SigV4.ALGORITHM.length() + 1));
+
+        String contentSha = first(headers, "x-amz-content-sha256");
+        if (contentSha == null) {
+            throw new S3Exception(
+                    S3ErrorCode.InvalidRequest, "Missing required header for this request: x-amz-content-sha256");
+        }
+        PayloadMode mode = PayloadMode.parse(contentSha);
+
+        Instant requestTime = requestTime(headers);
+        Instant now = clock.instant();
+        if (Duration.between(requestTime, now).abs().compareTo(MAX_SKEW) > 0) {
+            throw new S3Exception(S3ErrorCode.RequestTimeTooSkewed);
+        }
+        String amzDate = AMZ_DATE.format(requestTime);
+
+        if (!parsed.date.equals(amzDate.substring(0, 8))) {
+            throw malformed("credential date " + parsed.date + " does not match the request date");
+        }
+        if (!parsed.region.equals(region)) {
+            throw new S3Exception(
+                    S3ErrorCode.AuthorizationHeaderMalformed,
+                    "The authorization header is malformed; the region '" + parsed.region + "' is wrong; expecting '"
+                            + region + "'");
+        }
+        if (!parsed.service.equals("s3")) {
+            throw malformed("service '" + parsed.service + "' is not s3");
+        }
+        if (!parsed.signedHeaders.contains("host")) {
+            throw malformed("the host header must be signed");
+        }
+        List<String> unsigned = new ArrayList<>();
+        for (String name : headers.keySet()) {
+            if (name.startsWith("x-amz-") && !parsed.signedHeaders.contains(name)) {
+                unsigned.add(name);
+            }
+        }
+        if (!unsigned.isEmpty()) {
+            throw new S3Exception(
+                    S3ErrorCode.AccessDenied,
+                    "There were headers present in the request which were not signed: " + String.join(", ", unsigned));
+        }
+
+        String secret = credentials
+                .secretKey(parsed.accessKey)
+                .orElseThrow(() -> new S3Exception(S3ErrorCode.InvalidAccessKeyId));
+        byte[] signingKey = keys.get(secret, parsed.date, region);
+        String scope = SigV4.scope(parsed.date, region, "s3");
+        String canonical = SigV4.canonicalRequest(method, rawPath, rawQuery, parsed.signedHeaders, headers, contentSha);
+        String expected = SigV4.signature(signingKey, SigV4.stringToSign(amzDate, scope, canonical));
+        if (!MessageDigest.isEqual(
+                expected.getBytes(StandardCharsets.US_ASCII), parsed.signature.getBytes(StandardCharsets.US_ASCII))) {
+            throw new S3Exception(S3ErrorCode.SignatureDoesNotMatch);
+        }
+        return new AuthResult(parsed.accessKey, signingKey, amzDate, scope, parsed.signature, mode, contentSha);
+    }
+
+    private static Instant requestTime(Map<String, List<String>> headers) {
+        String amz = first(headers, "x-amz-date");
+        try {
+            if (amz != null) {
+                return ZonedDateTime.parse(amz, AMZ_DATE).toInstant();
+            }
+            String date = first(headers, "date");
+            if (date != null) {
+                return ZonedDateTime.parse(date, DateTimeFormatter.RFC_1123_DATE_TIME)
+                        .toInstant();
+            }
+        } catch (DateTimeParseException e) {
+            // fall through to the refusal below
+        }
+        throw new S3Exception(
+                S3ErrorCode.AccessDenied, "AWS authentication requires a valid Date or x-amz-date header");
+    }
+
+    private static String first(Map<String, List<String>> headers, String name) {
+        List<String> v = headers.get(name);
+        return v == null || v.isEmpty() ? null : v.getFirst();
+    }
+
+    static S3Exception malformed(String why) {
+        return new S3Exception(
+                S3ErrorCode.AuthorizationHeaderMalformed, "The authorization header is malformed; " + why + ".");
+    }
+
+    /** The three parts of {@code Credential=..., SignedHeaders=..., Signature=...}. */
+    record ParsedAuthorization(
+            String accessKey,
+            String date,
+            String region,
+            String service,
+            List<String> signedHeaders,
+            String signature) {
+
+        static ParsedAuthorization parse(String fields) {
+            String credential = null;
+            String signedHeaders = null;
+            String signature = null;
+            for (String part : fields.split(",")) {
+                String p = part.strip();
+                int eq = p.indexOf('=');
+                if (eq <= 0) {
+                    throw malformed("bad field '" + p + "'");
+                }
+                String name = p.substring(0, eq);
+                String value = p.substring(eq + 1);
+                switch (name) {
+                    case "Credential" -> credential = once(credential, value, name);
+                    case "SignedHeaders" -> signedHeaders = once(signedHeaders, value, name);
+                    case "Signature" -> signature = once(signature, value, name);
+                    default -> throw malformed("unknown field " + name);
+                }
+            }
+            if (credential == null || signedHeaders == null || signature == null) {
+                throw malformed("Credential, SignedHeaders and Signature are required");
+            }
+            String[] scope = credential.split("/", -1);
+            if (scope.length != 5 || scope[0].isEmpty() || !scope[4].equals("aws4_request")) {
+                throw malformed("the Credential must be AccessKey/date/region/s3/aws4_request");
+            }
+            if (!scope[1].matches("[0-9]{8}")) {
+                throw malformed("bad credential date");
+            }
+            if (signature.length() != 64 || !PayloadMode.isSha256Hex(signature)) {
+                throw malformed("the signature must be 64 hex digits");
+            }
+            List<String> names = List.of(signedHeaders.split(";", -1));
+            String previous = "";
+            for (String n : names) {
+                if (n.isEmpty() || !n.equals(n.toLowerCase(Locale.ROOT)) || n.compareTo(previous) <= 0) {
+                    throw malformed("SignedHeaders must be lower-case, sorted and unique");
+                }
+                previous = n;
+            }
+            return new ParsedAuthorization(
+                    scope[0], scope[1], scope[2], scope[3], names, signature.toLowerCase(Locale.ROOT));
+        }
+
+        private static String once(String current, String value, String name) {
+            if (current != null) {
+                throw malformed(name + " given twice");
+            }
+            return value;
+        }
+    }
+}

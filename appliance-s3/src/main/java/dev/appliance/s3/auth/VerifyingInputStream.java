@@ -1,0 +1,104 @@
+package dev.appliance.s3.auth;
+
+import dev.appliance.s3.error.BodyException;
+import dev.appliance.s3.error.S3ErrorCode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.security.MessageDigest;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.function.Supplier;
+
+/**
+ * Hashes the body as it passes and, at its end, checks the payload SHA-256 and/or an additional checksum before
+ * returning -1: a mismatch is thrown instead, so a consumer that commits on end-of-stream never commits a bad body.
+ */
+final class VerifyingInputStream extends InputStream {
+    private final InputStream in;
+    private final MessageDigest sha256;
+    private final byte[] expectedSha256;
+    private final ChecksumAlgorithm algorithm;
+    private final ChecksumAlgorithm.Running checksum;
+    private final Supplier<String> expectedChecksum;
+    private boolean verified;
+
+    /**
+     * @param expectedSha256Hex the payload hash to check, or null
+     * @param algorithm an additional checksum to check, or null
+     * @param expectedChecksum base64 value of that checksum, asked for at the end (trailers arrive last)
+     */
+    VerifyingInputStream(
+            InputStream in, String expectedSha256Hex, ChecksumAlgorithm algorithm, Supplier<String> expectedChecksum) {
+        this.in = in;
+        this.sha256 = expectedSha256Hex == null ? null : SigV4.newSha256();
+        this.expectedSha256 = expectedSha256Hex == null ? null : HexFormat.of().parseHex(expectedSha256Hex);
+        this.algorithm = algorithm;
+        this.checksum = algorithm == null ? null : algorithm.newRunning();
+        this.expectedChecksum = expectedChecksum;
+    }
+
+    @Override
+    public int read() throws IOException {
+        byte[] one = new byte[1];
+        int n = read(one, 0, 1);
+        return n < 0 ? -1 : one[0] & 0xff;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+        if (len == 0) {
+            return 0;
+        }
+        int n = in.read(b, off, len);
+        if (n < 0) {
+            verifyOnce();
+            return -1;
+        }
+        if (sha256 != null) {
+            sha256.update(b, off, n);
+        }
+        if (checksum != null) {
+            checksum.update(b, off, n);
+        }
+        return n;
+    }
+
+    private void verifyOnce() throws BodyException {
+        if (verified) {
+            return;
+        }
+        if (sha256 != null && !MessageDigest.isEqual(sha256.digest(), expectedSha256)) {
+            throw new BodyException(
+                    S3ErrorCode.XAmzContentSHA256Mismatch, S3ErrorCode.XAmzContentSHA256Mismatch.defaultMessage());
+        }
+        if (checksum != null) {
+            byte[] expected = decode(algorithm, expectedChecksum.get());
+            if (!MessageDigest.isEqual(checksum.value(), expected)) {
+                throw new BodyException(
+                        S3ErrorCode.BadDigest,
+                        "The " + algorithm.headerName() + " you specified did not match the calculated checksum.");
+            }
+        }
+        verified = true;
+    }
+
+    /** Base64 checksum value of the right length for the algorithm, else {@code InvalidRequest}. */
+    static byte[] decode(ChecksumAlgorithm algorithm, String base64) throws BodyException {
+        byte[] raw;
+        try {
+            raw = base64 == null ? null : Base64.getDecoder().decode(base64.strip());
+        } catch (IllegalArgumentException e) {
+            raw = null;
+        }
+        if (raw == null || raw.length != algorithm.valueLength()) {
+            throw new BodyException(
+                    S3ErrorCode.InvalidRequest, "Value for " + algorithm.headerName() + " header is invalid.");
+        }
+        return raw;
+    }
+
+    @Override
+    public void close() throws IOException {
+        in.close();
+    }
+}

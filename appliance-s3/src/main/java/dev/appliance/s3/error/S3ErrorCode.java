@@ -1,0 +1,69 @@
+package dev.appliance.s3.error;
+
+/**
+ * The table of S3 errors this endpoint answers with: wire code, HTTP status, default message.
+ *
+ * <p>Codes are S3's own, except {@link #InsufficientStorage} (HTTP 507, our name for "the drives are full"; S3 has no
+ * such condition) and {@link #InvalidObjectName} (a key the engine cannot store). Messages are written for this
+ * project; a handler may pass a more specific one.
+ */
+public enum S3ErrorCode {
+    AccessDenied(403, "Access Denied."),
+    AuthorizationHeaderMalformed(400, "The authorization header is malformed."),
+    BadDigest(400, "The Content-MD5 or checksum you specified did not match what was received."),
+    BucketAlreadyExists(409, "The requested bucket name is not available."),
+    BucketAlreadyOwnedByYou(409, "Your previous request to create the named bucket succeeded and you already own it."),
+    BucketNotEmpty(409, "The bucket you tried to delete is not empty."),
+    EntityTooLarge(400, "Your proposed upload exceeds the maximum allowed object size."),
+    IllegalLocationConstraintException(400, "The location constraint does not match the region of this endpoint."),
+    IncompleteBody(400, "You did not provide the number of bytes specified by the Content-Length HTTP header."),
+    InsufficientStorage(507, "The storage drives are full; delete objects or add capacity to proceed."),
+    InternalError(500, "We encountered an internal error. Please try again."),
+    InvalidAccessKeyId(403, "The access key ID you provided does not exist in our records."),
+    InvalidArgument(400, "Invalid argument."),
+    InvalidBucketName(400, "The specified bucket is not valid."),
+    InvalidDigest(400, "The Content-MD5 you specified is not valid."),
+    InvalidObjectName(400, "The object name is not valid."),
+    InvalidRange(416, "The requested range is not satisfiable."),
+    InvalidRequest(400, "Invalid request."),
+    InvalidURI(400, "Could not parse the specified URI."),
+    KeyTooLongError(400, "Your key is too long."),
+    MalformedXML(400, "The XML you provided was not well-formed or did not validate against our published schema."),
+    MethodNotAllowed(405, "The specified method is not allowed against this resource."),
+    MissingContentLength(411, "You must provide the Content-Length HTTP header."),
+    NoSuchBucket(404, "The specified bucket does not exist."),
+    NoSuchKey(404, "The specified key does not exist."),
+    NoSuchVersion(404, "The specified version does not exist."),
+    NotImplemented(501, "A header or query you provided implies functionality that is not implemented."),
+    PreconditionFailed(412, "At least one of the preconditions you specified did not hold."),
+    RequestHeaderSectionTooLarge(400, "Your request header section exceeds the maximum allowed size."),
+    RequestTimeTooSkewed(403, "The difference between the request time and the server's time is too large."),
+    ServiceUnavailable(503, "The storage is temporarily unable to serve this request. Please retry."),
+    SignatureDoesNotMatch(
+            403,
+            "The request signature we calculated does not match the signature you provided. Check your key and"
+                    + " signing method."),
+    SlowDown(503, "Please reduce your request rate."),
+    XAmzContentSHA256Mismatch(400, "The provided 'x-amz-content-sha256' header does not match what was computed.");
+
+    private final int status;
+    private final String defaultMessage;
+
+    S3ErrorCode(int status, String defaultMessage) {
+        this.status = status;
+        this.defaultMessage = defaultMessage;
+    }
+
+    /** The code as it appears in the XML body ({@code <Code>}). */
+    public String code() {
+        return name();
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String defaultMessage() {
+        return defaultMessage;
+    }
+}

@@ -1,0 +1,90 @@
+package dev.appliance.s3.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.handler.codec.http.DefaultHttpContent;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A response body written from a worker thread: each write is copied into pooled {@link ByteBuf}s of at most {@link
+ * #MAX_CHUNK} bytes and written as HTTP content. Before each piece the worker waits while the channel is not writable
+ * (outbound buffer above the high water mark), so a slow client slows the worker instead of the server buffering the
+ * object.
+ *
+ * <p><b>Ownership:</b> each buffer is allocated here and handed to Netty with the write, which releases it.
+ */
+final class ChannelOutputStream extends OutputStream {
+    static final int MAX_CHUNK = 64 * 1024;
+
+    /** Signalled by the channel handler when writability changes or the channel closes. */
+    static final class WritabilityGate {
+        private final ReentrantLock lock = new ReentrantLock();
+        private final Condition changed = lock.newCondition();
+
+        void signal() {
+            lock.lock();
+            try {
+                changed.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        void awaitWritable(Channel ch) throws IOException {
+            lock.lock();
+            try {
+                while (!ch.isWritable()) {
+                    if (!ch.isActive()) {
+                        throw new IOException("client disconnected");
+                    }
+                    changed.await(1, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while waiting for the client");
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    private final Channel channel;
+    private final WritabilityGate gate;
+    private long written;
+
+    ChannelOutputStream(Channel channel, WritabilityGate gate) {
+        this.channel = channel;
+        this.gate = gate;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+        write(new byte[] {(byte) b}, 0, 1);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+        while (len > 0) {
+            gate.awaitWritable(channel);
+            if (!channel.isActive()) {
+                throw new IOException("client disconnected");
+            }
+            int n = Math.min(len, MAX_CHUNK);
+            ByteBuf buf = channel.alloc().buffer(n);
+            buf.writeBytes(b, off, n);
+            channel.writeAndFlush(new DefaultHttpContent(buf));
+            off += n;
+            len -= n;
+            written += n;
+        }
+    }
+
+    long written() {
+        return written;
+    }
+}

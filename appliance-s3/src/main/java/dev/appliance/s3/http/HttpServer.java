@@ -1,0 +1,122 @@
+package dev.appliance.s3.http;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.appliance.s3.api.S3Dispatcher;
+import dev.appliance.s3.auth.SigV4Verifier;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.ServerChannel;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpDecoderConfig;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The Netty HTTP/1.1 server: epoll when available, else NIO; one {@link S3ChannelHandler} per connection; a virtual
+ * thread per request for everything that may block.
+ *
+ * <p>Pipeline: {@code HttpServerCodec} (16 KiB request line and header limits) → {@code IdleStateHandler} (connections
+ * without any traffic for {@link #IDLE_SECONDS} are closed) → {@link S3ChannelHandler}. Request bodies are never
+ * aggregated.
+ */
+public final class HttpServer implements AutoCloseable {
+    static final int MAX_INITIAL_LINE = 16 * 1024;
+    static final int MAX_HEADER_SIZE = 16 * 1024;
+    static final int IDLE_SECONDS = 300;
+
+    /** What the per-connection handlers share. */
+    record Services(SigV4Verifier verifier, S3Dispatcher dispatcher, ExecutorService workers, RequestIds ids) {}
+
+    private final EventLoopGroup boss;
+    private final EventLoopGroup loops;
+    private final ExecutorService workers;
+    private final Channel serverChannel;
+
+    private HttpServer(EventLoopGroup boss, EventLoopGroup loops, ExecutorService workers, Channel serverChannel) {
+        this.boss = boss;
+        this.loops = loops;
+        this.workers = workers;
+        this.serverChannel = serverChannel;
+    }
+
+    /** Binds and returns once listening. */
+    public static HttpServer start(String host, int port, SigV4Verifier verifier, S3Dispatcher dispatcher)
+            throws InterruptedException {
+        requireNonNull(host, "host");
+        boolean epoll = Epoll.isAvailable();
+        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        Class<? extends ServerChannel> channelType =
+                epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, io);
+        EventLoopGroup loops = new MultiThreadIoEventLoopGroup(io);
+        ExecutorService workers = Executors.newThreadPerTaskExecutor(
+                Thread.ofVirtual().name("s3-worker-", 0).factory());
+        Services services = new Services(verifier, dispatcher, workers, new RequestIds());
+        try {
+            ServerBootstrap b = new ServerBootstrap()
+                    .group(boss, loops)
+                    .channel(channelType)
+                    .option(ChannelOption.SO_BACKLOG, 1024)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
+                    .childHandler(new ChannelInitializer<SocketChannel>() {
+                        @Override
+                        protected void initChannel(SocketChannel ch) {
+                            ch.pipeline()
+                                    .addLast(
+                                            "http",
+                                            new HttpServerCodec(new HttpDecoderConfig()
+                                                    .setMaxInitialLineLength(MAX_INITIAL_LINE)
+                                                    .setMaxHeaderSize(MAX_HEADER_SIZE)
+                                                    .setMaxChunkSize(64 * 1024)))
+                                    .addLast("idle", new IdleStateHandler(0, 0, IDLE_SECONDS))
+                                    .addLast("s3", new S3ChannelHandler(services));
+                        }
+                    });
+            Channel ch = b.bind(new InetSocketAddress(host, port)).sync().channel();
+            return new HttpServer(boss, loops, workers, ch);
+        } catch (InterruptedException | RuntimeException e) {
+            boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            workers.shutdownNow();
+            throw e;
+        }
+    }
+
+    public int port() {
+        return ((InetSocketAddress) serverChannel.localAddress()).getPort();
+    }
+
+    /** Stops accepting, lets requests in flight finish for up to 5 seconds, then closes every connection. */
+    @Override
+    public void close() {
+        serverChannel.close().awaitUninterruptibly();
+        workers.shutdown();
+        try {
+            if (!workers.awaitTermination(5, TimeUnit.SECONDS)) {
+                workers.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            workers.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+        boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+}

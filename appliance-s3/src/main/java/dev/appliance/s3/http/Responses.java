@@ -1,0 +1,89 @@
+package dev.appliance.s3.http;
+
+import dev.appliance.s3.api.Params;
+import dev.appliance.s3.api.S3Response;
+import dev.appliance.s3.error.S3Exception;
+import dev.appliance.s3.xml.XmlWriter;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import java.time.Instant;
+import java.util.Map;
+
+/** Renders {@link S3Response}s and S3 errors as Netty responses, adding the headers every response carries. */
+final class Responses {
+    static final String SERVER = "Appliance";
+
+    private Responses() {}
+
+    /** The error document {@code <Error><Code/><Message/><Resource/><RequestId/></Error>}. */
+    static byte[] errorXml(S3Exception e, String resource, String requestId) {
+        return new XmlWriter()
+                .start("Error")
+                .element("Code", e.code().code())
+                .element("Message", e.getMessage())
+                .element("Resource", resource)
+                .element("RequestId", requestId)
+                .toBytes();
+    }
+
+    static S3Response errorResponse(S3Exception e, String resource, String requestId, boolean head) {
+        S3Response r = S3Response.status(e.code().status());
+        for (Map.Entry<String, String> h : e.headers().entrySet()) {
+            r.header(h.getKey(), h.getValue());
+        }
+        if (!head) {
+            r.header("Content-Type", "application/xml").body(errorXml(e, resource, requestId));
+        }
+        return r;
+    }
+
+    /**
+     * A full response (no body or a byte body). The returned message owns a buffer allocated from {@code alloc};
+     * writing it to the channel hands that buffer to Netty.
+     */
+    static FullHttpResponse full(
+            ByteBufAllocator alloc, S3Response r, String requestId, String hostId, boolean keepAlive) {
+        byte[] body = r.body();
+        ByteBuf content = body == null || body.length == 0
+                ? Unpooled.EMPTY_BUFFER
+                : alloc.buffer(body.length).writeBytes(body);
+        FullHttpResponse resp =
+                new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status()), content);
+        fill(resp.headers(), r, requestId, hostId, keepAlive);
+        if (body != null) {
+            resp.headers().set(HttpHeaderNames.CONTENT_LENGTH, body.length);
+        } else if (!resp.headers().contains(HttpHeaderNames.CONTENT_LENGTH) && r.status() != 204 && r.status() != 304) {
+            resp.headers().set(HttpHeaderNames.CONTENT_LENGTH, 0);
+        }
+        return resp;
+    }
+
+    /** Headers of a streamed response; the body follows as HttpContent then LastHttpContent. */
+    static HttpResponse streamingHead(S3Response r, String requestId, String hostId, boolean keepAlive) {
+        HttpResponse resp = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(r.status()));
+        fill(resp.headers(), r, requestId, hostId, keepAlive);
+        resp.headers().set(HttpHeaderNames.CONTENT_LENGTH, r.streaming().length());
+        return resp;
+    }
+
+    private static void fill(HttpHeaders h, S3Response r, String requestId, String hostId, boolean keepAlive) {
+        for (Map.Entry<String, String> e : r.headers().entrySet()) {
+            h.set(e.getKey(), e.getValue());
+        }
+        h.set("x-amz-request-id", requestId);
+        h.set("x-amz-id-2", hostId);
+        h.set(HttpHeaderNames.SERVER, SERVER);
+        h.set(HttpHeaderNames.DATE, Params.httpDate(Instant.now()));
+        h.set(HttpHeaderNames.CONNECTION, keepAlive ? HttpHeaderValues.KEEP_ALIVE : HttpHeaderValues.CLOSE);
+    }
+}

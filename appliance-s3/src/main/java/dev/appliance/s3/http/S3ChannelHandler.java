@@ -1,0 +1,246 @@
+package dev.appliance.s3.http;
+
+import dev.appliance.s3.api.S3Request;
+import dev.appliance.s3.auth.AuthResult;
+import dev.appliance.s3.auth.PayloadVerification;
+import dev.appliance.s3.error.ErrorMapper;
+import dev.appliance.s3.error.S3ErrorCode;
+import dev.appliance.s3.error.S3Exception;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+import java.io.IOException;
+import java.util.ArrayDeque;
+
+/**
+ * The per-connection state machine of HTTP/1.1 requests. On a request head it parses the address, verifies the SigV4
+ * header signature (on the event loop, no I/O), answers {@code 100 Continue} if asked, and hands the request to a
+ * worker thread together with a {@link BodyStream}; body content is then fed to that stream as it arrives. Requests
+ * refused before the worker starts are answered from here.
+ *
+ * <p><b>ByteBuf ownership:</b> inbound {@link HttpContent} buffers go to the current request's {@link BodyStream}
+ * (which releases them); content nobody wants (the body of a refused request, anything after the connection started
+ * closing, stray content) is released here. Messages of pipelined requests, which arrive while a response is still
+ * being produced, are held in {@code pending}, owned by this handler until replayed or released when the channel
+ * closes. Outbound buffers are allocated by the worker and owned by Netty once written.
+ *
+ * <p><b>Reading:</b> auto-read is off while the body queue is above its high-water mark, while a request whose body
+ * has been fully received waits for its response (no request is read ahead), and once the connection is closing.
+ */
+final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
+    private static final System.Logger LOG = System.getLogger(S3ChannelHandler.class.getName());
+
+    private final HttpServer.Services services;
+    private final ChannelOutputStream.WritabilityGate gate = new ChannelOutputStream.WritabilityGate();
+    private final ArrayDeque<HttpObject> pending = new ArrayDeque<>();
+    private ChannelHandlerContext ctx;
+    private Exchange current;
+    private boolean bodyPaused;
+    private boolean discarding;
+    private boolean closing;
+
+    S3ChannelHandler(HttpServer.Services services) {
+        this.services = services;
+    }
+
+    ChannelOutputStream.WritabilityGate gate() {
+        return gate;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof HttpObject obj) || closing) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (!pending.isEmpty() || (current != null && current.requestBodyDone)) {
+            pending.add(obj);
+            updateAutoRead();
+            return;
+        }
+        handle(obj);
+    }
+
+    private void handle(HttpObject obj) {
+        if (obj instanceof HttpRequest req) {
+            startRequest(req);
+        }
+        if (obj instanceof HttpContent content) {
+            boolean last = content instanceof LastHttpContent;
+            if (discarding || current == null || closing) {
+                content.release();
+                if (last) {
+                    discarding = false;
+                }
+                return;
+            }
+            Exchange ex = current;
+            if (ex.body.offer(content.content())) {
+                bodyPaused = true;
+            }
+            if (last) {
+                ex.requestBodyDone = true;
+                ex.body.end();
+            }
+            updateAutoRead();
+        }
+    }
+
+    private void startRequest(HttpRequest req) {
+        String requestId = services.ids().next();
+        boolean keepAlive = HttpUtil.isKeepAlive(req);
+        boolean hasBody = HttpUtil.isTransferEncodingChunked(req) || HttpUtil.getContentLength(req, 0L) > 0;
+        boolean head = req.method().name().equals("HEAD");
+        if (req.decoderResult().isFailure()) {
+            Throwable cause = req.decoderResult().cause();
+            S3ErrorCode code = cause instanceof TooLongHttpHeaderException
+                    ? S3ErrorCode.RequestHeaderSectionTooLarge
+                    : cause instanceof TooLongHttpLineException || cause instanceof TooLongFrameException
+                            ? S3ErrorCode.InvalidURI
+                            : S3ErrorCode.InvalidRequest;
+            refuse(new S3Exception(code, null, cause), "/", requestId, head, true);
+            return;
+        }
+        String resource = req.uri();
+        try {
+            ParsedRequest p = ParsedRequest.parse(req);
+            resource = p.resource();
+            AuthResult auth = services.verifier().verify(p.method(), p.rawPath(), p.rawQuery(), p.headers());
+            Exchange[] self = new Exchange[1];
+            BodyStream body = new BodyStream(() -> ctx.executor().execute(() -> bodyDrained(self[0])));
+            PayloadVerification.VerifiedBody verified =
+                    PayloadVerification.open(body, auth, p.headers(), HttpUtil.getContentLength(req, -1L));
+            S3Request s3 = new S3Request(
+                    p.method(),
+                    p.bucket(),
+                    p.key(),
+                    p.query(),
+                    p.headers(),
+                    auth,
+                    verified.stream(),
+                    verified.size(),
+                    requestId);
+            Exchange ex = new Exchange(this, ctx.channel(), services, s3, body, keepAlive);
+            self[0] = ex;
+            current = ex;
+            bodyPaused = false;
+            if (HttpUtil.is100ContinueExpected(req) && hasBody) {
+                ctx.writeAndFlush(new DefaultFullHttpResponse(
+                        HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
+            }
+            services.workers().execute(ex);
+        } catch (RuntimeException e) {
+            current = null;
+            refuse(ErrorMapper.map(e), resource, requestId, head, hasBody || !keepAlive);
+        }
+    }
+
+    /** Answers a request before any worker ran; its body (if any) is dropped, and with {@code close} the connection. */
+    private void refuse(S3Exception e, String resource, String requestId, boolean head, boolean close) {
+        discarding = true;
+        var resp = Responses.full(
+                ctx.alloc(),
+                Responses.errorResponse(e, resource, requestId, head),
+                requestId,
+                services.ids().hostId(),
+                !close);
+        var f = ctx.writeAndFlush(resp);
+        if (close) {
+            closing = true;
+            f.addListener(ChannelFutureListener.CLOSE);
+            releasePending();
+        }
+        updateAutoRead();
+    }
+
+    private void bodyDrained(Exchange ex) {
+        if (ex != null && ex == current) {
+            bodyPaused = false;
+            updateAutoRead();
+        }
+    }
+
+    /** Event loop: the worker wrote its response. */
+    void exchangeDone(Exchange ex, boolean close) {
+        ex.body.discard();
+        if (current == ex) {
+            current = null;
+            bodyPaused = false;
+        }
+        if (close) {
+            closing = true;
+            releasePending();
+            updateAutoRead();
+            return;
+        }
+        while (!pending.isEmpty() && !closing && (current == null || !current.requestBodyDone)) {
+            handle(pending.poll());
+        }
+        updateAutoRead();
+    }
+
+    private void updateAutoRead() {
+        boolean read = !closing && !bodyPaused && pending.isEmpty() && (current == null || !current.requestBodyDone);
+        if (ctx.channel().config().isAutoRead() != read) {
+            ctx.channel().config().setAutoRead(read);
+        }
+    }
+
+    private void releasePending() {
+        HttpObject o;
+        while ((o = pending.poll()) != null) {
+            ReferenceCountUtil.release(o);
+        }
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        gate.signal();
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closing = true;
+        if (current != null) {
+            current.body.fail(new IOException("connection closed by the client"));
+        }
+        releasePending();
+        gate.signal();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+        if (evt instanceof IdleStateEvent) {
+            ctx.close();
+            return;
+        }
+        ctx.fireUserEventTriggered(evt);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.log(System.Logger.Level.DEBUG, "connection error, closing", cause);
+        ctx.close();
+    }
+}

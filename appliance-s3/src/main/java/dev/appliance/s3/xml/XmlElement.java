@@ -1,0 +1,25 @@
+package dev.appliance.s3.xml;
+
+import static java.util.Objects.requireNonNull;
+
+import java.util.List;
+import java.util.Optional;
+
+/** One parsed element of a request body: local name, trimmed text, children in document order. */
+public record XmlElement(String name, String text, List<XmlElement> children) {
+    public XmlElement {
+        requireNonNull(name, "name");
+        text = text == null ? "" : text;
+        children = List.copyOf(children);
+    }
+
+    /** The first child called {@code childName}. */
+    public Optional<XmlElement> child(String childName) {
+        return children.stream().filter(c -> c.name.equals(childName)).findFirst();
+    }
+
+    /** Text of the first child called {@code childName}. */
+    public Optional<String> childText(String childName) {
+        return child(childName).map(XmlElement::text);
+    }
+}
