@@ -1,0 +1,394 @@
+package dev.appliance.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3ClientBuilder;
+
+/**
+ * One real appliance process ({@code java -jar appliance.jar server ...}) on OS-chosen free ports, with its drives and
+ * its config dir (the key of the generated credentials) under a work directory the test owns.
+ *
+ * <p>Stdout and stderr of every run go to files under {@code <workDir>/logs}; {@link #logs()} returns them for failure
+ * messages ({@link DumpLogsOnFailure} prints them when a test fails). Readiness is the {@code S3 API:} and
+ * {@code Console:} lines followed by the credential lines, then a successful TCP connect to the S3 port.
+ */
+public final class ApplianceProcess implements AutoCloseable {
+    public static final int DRIVES = 4;
+    public static final String REGION = "us-east-1";
+
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
+    private static final Duration STOP_GRACE = Duration.ofSeconds(10);
+    private static final Pattern S3_LINE = Pattern.compile("(?m)^S3 API:\\s+(http://\\S+)\\s*$");
+    private static final Pattern CONSOLE_LINE = Pattern.compile("(?m)^Console:\\s+(http://\\S+)\\s*$");
+    private static final Pattern ROOT_USER_LINE = Pattern.compile("(?m)^  RootUser:\\s+(\\S+)\\s*$");
+    private static final Pattern ROOT_PASSWORD_LINE = Pattern.compile("(?m)^  RootPassword:\\s+(\\S+)\\s*$");
+    private static final Pattern STORED_USER_LINE = Pattern.compile("(?m)^Root user: (\\S+) \\(credentials ");
+
+    /** Every instance created in this JVM, for {@link DumpLogsOnFailure} and the shutdown hook. */
+    static final List<ApplianceProcess> INSTANCES = new CopyOnWriteArrayList<>();
+
+    static {
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> INSTANCES.forEach(p -> {
+                            Process proc = p.process;
+                            if (proc != null) {
+                                proc.destroyForcibly();
+                            }
+                        }),
+                        "kill-appliance-processes"));
+    }
+
+    private final Path workDir;
+    private final Path configDir;
+    private final Map<String, String> env;
+    private final List<Path> drives = new ArrayList<>();
+
+    private Process process;
+    private int runs;
+    private Path stdoutFile;
+    private Path stderrFile;
+    private URI s3Endpoint;
+    private URI consoleUri;
+    private String accessKey;
+    private String secretKey;
+
+    private ApplianceProcess(Path workDir, Map<String, String> extraEnv) {
+        this.workDir = workDir;
+        this.configDir = workDir.resolve("config");
+        this.env = new LinkedHashMap<>(extraEnv);
+        this.env.put("APPLIANCE_CONFIG_DIR", configDir.toString());
+        try {
+            Files.createDirectories(configDir);
+            Files.createDirectories(workDir.resolve("logs"));
+            for (int i = 1; i <= DRIVES; i++) {
+                Path d = workDir.resolve("disk" + i);
+                Files.createDirectories(d);
+                drives.add(d);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        INSTANCES.add(this);
+    }
+
+    /** A process whose root credentials come from APPLIANCE_ROOT_USER / APPLIANCE_ROOT_PASSWORD. */
+    public static ApplianceProcess withRootCredentials(Path workDir, String user, String password) {
+        ApplianceProcess p =
+                new ApplianceProcess(workDir, Map.of("APPLIANCE_ROOT_USER", user, "APPLIANCE_ROOT_PASSWORD", password));
+        p.accessKey = user;
+        p.secretKey = password;
+        return p;
+    }
+
+    /** A process without credential variables: it generates (first start) or loads (restart) its credentials. */
+    public static ApplianceProcess withGeneratedCredentials(Path workDir) {
+        return new ApplianceProcess(workDir, Map.of());
+    }
+
+    /** Starts on the drives {@code <workDir>/disk{1...4}} (the process expands the ellipsis) and waits until ready. */
+    public ApplianceProcess start() {
+        return start(List.of(workDir.resolve("disk{1..." + DRIVES + "}").toString()));
+    }
+
+    /** Starts with the given drive arguments and waits until ready; fails with the process output otherwise. */
+    public ApplianceProcess start(List<String> driveArgs) {
+        if (process != null && process.isAlive()) {
+            throw new IllegalStateException("already running");
+        }
+        launch(driveArgs);
+        awaitReady();
+        return this;
+    }
+
+    /** The outcome of a run that was expected to end by itself. */
+    public record Exit(int status, String stdout, String stderr) {}
+
+    /** Runs the process with the given drive arguments and waits for it to exit on its own (a refused start). */
+    public Exit runUntilExit(List<String> driveArgs, Duration timeout) {
+        if (process != null && process.isAlive()) {
+            throw new IllegalStateException("already running");
+        }
+        launch(driveArgs);
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                String logs = logs();
+                stop();
+                throw new AssertionError("the appliance did not exit within " + timeout + "\n" + logs);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        return new Exit(process.exitValue(), stdout(), stderr());
+    }
+
+    /** Stops (SIGTERM, then SIGKILL after 10 s) and starts again on the same drives, config dir and environment. */
+    public ApplianceProcess restart() {
+        stop();
+        return start();
+    }
+
+    /**
+     * SIGTERM via {@link Process#destroy()}, SIGKILL if it is still alive after 10 seconds.
+     *
+     * @return true when the process ended within the grace period after SIGTERM (or was not running)
+     */
+    public boolean stop() {
+        Process p = process;
+        if (p == null || !p.isAlive()) {
+            return true;
+        }
+        p.destroy();
+        try {
+            if (p.waitFor(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+                return true;
+            }
+            System.err.println("[it] appliance did not stop within " + STOP_GRACE + " after SIGTERM: killing it");
+            p.destroyForcibly();
+            p.waitFor(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            p.destroyForcibly();
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+
+    public boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    private void launch(List<String> driveArgs) {
+        String java = System.getProperty(
+                "appliance.java",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        String jar = System.getProperty("appliance.jar");
+        assertThat(jar)
+                .as("system property appliance.jar (set by the failsafe configuration)")
+                .isNotBlank();
+        assertThat(Path.of(jar))
+                .as("the appliance jar; build the reactor first")
+                .isRegularFile();
+        List<String> cmd = new ArrayList<>(List.of(
+                java,
+                "--add-modules=jdk.incubator.vector",
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xmx1g",
+                "-jar",
+                jar,
+                "server",
+                "--address",
+                "127.0.0.1:0",
+                "--console-address",
+                "127.0.0.1:0",
+                "--allow-root-drives"));
+        cmd.addAll(driveArgs);
+        runs++;
+        stdoutFile = workDir.resolve("logs").resolve("run" + runs + ".stdout.log");
+        stderrFile = workDir.resolve("logs").resolve("run" + runs + ".stderr.log");
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .directory(workDir.toFile())
+                .redirectOutput(stdoutFile.toFile())
+                .redirectError(stderrFile.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(nullDevice()));
+        pb.environment().remove("APPLIANCE_ROOT_USER");
+        pb.environment().remove("APPLIANCE_ROOT_PASSWORD");
+        pb.environment().putAll(env);
+        s3Endpoint = null;
+        consoleUri = null;
+        try {
+            process = pb.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run " + cmd, e);
+        }
+    }
+
+    private static java.io.File nullDevice() {
+        return new java.io.File(System.getProperty("os.name").startsWith("Windows") ? "NUL" : "/dev/null");
+    }
+
+    private void awaitReady() {
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        while (System.nanoTime() < deadline) {
+            String out = stdout();
+            Matcher s3 = S3_LINE.matcher(out);
+            Matcher console = CONSOLE_LINE.matcher(out);
+            if (s3.find() && console.find() && credentialsKnown(out)) {
+                URI endpoint = URI.create(s3.group(1));
+                if (accepts(endpoint)) {
+                    s3Endpoint = endpoint;
+                    consoleUri = URI.create(console.group(1));
+                    return;
+                }
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError(
+                        "the appliance exited with status " + process.exitValue() + " before it was ready\n" + logs());
+            }
+            pause();
+        }
+        String logs = logs();
+        stop();
+        throw new AssertionError("the appliance was not ready within " + READY_TIMEOUT + "\n" + logs);
+    }
+
+    /** Reads the credentials from the output of this run; true once they are known. */
+    private boolean credentialsKnown(String out) {
+        Matcher user = ROOT_USER_LINE.matcher(out);
+        Matcher password = ROOT_PASSWORD_LINE.matcher(out);
+        if (user.find() && password.find()) {
+            accessKey = user.group(1);
+            secretKey = password.group(1);
+            return true;
+        }
+        Matcher stored = STORED_USER_LINE.matcher(out);
+        if (stored.find()) {
+            accessKey = stored.group(1);
+            return true; // the secret is the one given in the environment or printed by an earlier run
+        }
+        return false;
+    }
+
+    private static boolean accepts(URI endpoint) {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(endpoint.getHost(), endpoint.getPort()), 1000);
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public URI s3Endpoint() {
+        return s3Endpoint;
+    }
+
+    public URI consoleUri() {
+        return consoleUri;
+    }
+
+    public String accessKey() {
+        return accessKey;
+    }
+
+    public String secretKey() {
+        return secretKey;
+    }
+
+    public Path workDir() {
+        return workDir;
+    }
+
+    public Path configDir() {
+        return configDir;
+    }
+
+    public List<Path> drives() {
+        return List.copyOf(drives);
+    }
+
+    /** Stdout of the current (or last) run. */
+    public String stdout() {
+        return read(stdoutFile);
+    }
+
+    /** Stderr of the current (or last) run. */
+    public String stderr() {
+        return read(stderrFile);
+    }
+
+    /** Stdout and stderr of every run so far, for failure messages. */
+    public String logs() {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 1; i <= runs; i++) {
+            for (String stream : List.of("stdout", "stderr")) {
+                Path f = workDir.resolve("logs").resolve("run" + i + "." + stream + ".log");
+                sb.append("----- appliance run ")
+                        .append(i)
+                        .append(' ')
+                        .append(stream)
+                        .append(" (")
+                        .append(workDir.getFileName())
+                        .append(") -----\n")
+                        .append(tail(read(f), 300));
+            }
+        }
+        return sb.toString();
+    }
+
+    private static String tail(String text, int lines) {
+        String[] all = text.split("\n", -1);
+        if (all.length <= lines) {
+            return text.endsWith("\n") || text.isEmpty() ? text : text + "\n";
+        }
+        return "[... " + (all.length - lines) + " lines ...]\n"
+                + String.join("\n", List.of(all).subList(all.length - lines, all.length)) + "\n";
+    }
+
+    private static String read(Path f) {
+        if (f == null || !Files.exists(f)) {
+            return "";
+        }
+        try {
+            return Files.readString(f, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "<cannot read " + f + ": " + e + ">";
+        }
+    }
+
+    /** An S3 client for this process with its root credentials. */
+    public S3Client client() {
+        return client(accessKey, secretKey, b -> {});
+    }
+
+    /** An S3 client for this process: path-style, us-east-1, static credentials, Apache HTTP client. */
+    public S3Client client(String key, String secret, Consumer<S3ClientBuilder> customizer) {
+        S3ClientBuilder b = S3Client.builder()
+                .endpointOverride(s3Endpoint)
+                .region(Region.of(REGION))
+                .forcePathStyle(true)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(key, secret)))
+                .httpClientBuilder(ApacheHttpClient.builder()
+                        .connectionTimeout(Duration.ofSeconds(10))
+                        .socketTimeout(Duration.ofSeconds(120)));
+        customizer.accept(b);
+        return b.build();
+    }
+}
