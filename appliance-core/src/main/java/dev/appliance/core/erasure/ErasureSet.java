@@ -179,7 +179,14 @@ final class ErasureSet {
                 > (versioned ? INLINE_LIMIT_VERSIONED : INLINE_LIMIT)) {
             return false;
         }
-        // Inline data must never make xl.meta big: past the cap, versions keep their data in part files.
+        return metaHasRoomFor(bucket, key, shardBytes);
+    }
+
+    /**
+     * Inline data must never make {@code xl.meta} big: past the cap, versions keep their data in part files. The file
+     * size bounds the inline bytes it holds, so a stat per drive answers without reading the file.
+     */
+    private boolean metaHasRoomFor(String bucket, String key, long shardBytes) {
         long largestMeta = 0;
         for (Outcome<Long> o : calls.onAll(drives, (pos, drive) -> {
             try {
@@ -288,6 +295,36 @@ final class ErasureSet {
             return md5.digest();
         }
 
+        long inlineLength() {
+            long max = 0;
+            for (var b : inlineShards) {
+                max = b == null ? max : Math.max(max, b.size());
+            }
+            return max;
+        }
+
+        /** Writes the inline shards as part files (they have exactly the part file layout) and returns the version. */
+        ObjectVersion spillInline(ObjectVersion v) {
+            boolean[] include = new boolean[drives.size()];
+            for (int i = 0; i < include.length; i++) {
+                include[i] = failed[i] == null;
+            }
+            List<Outcome<Void>> outcomes = calls.on(drives, include, (pos, drive) -> {
+                Path dir = Files.createDirectory(staging[pos].resolve(dataDir.toString()));
+                LocalDrive.writeAndForce(dir.resolve("part.1"), inlineShards[pos].toByteArray());
+                return null;
+            });
+            for (int i = 0; i < include.length; i++) {
+                if (include[i] && !outcomes.get(i).ok()) {
+                    failed[i] = outcomes.get(i).error();
+                }
+            }
+            checkQuorum(layout.writeQuorum());
+            return new ObjectVersion(v.versionId(), v.type(), v.modTimeNanos(), dataDir, v.size(), v.dataShards(),
+                    v.parityShards(), v.blockSize(), v.distribution(), v.bitrotAlgorithm(), v.parts(), v.etag(),
+                    v.metadata(), false);
+        }
+
         /** Forces every part file to stable storage (in parallel across drives). */
         void finish(int writeQuorum) {
             if (inline) {
@@ -358,17 +395,21 @@ final class ErasureSet {
 
     private void commit(String bucket, String key, ObjectVersion version, ShardSink sink) {
         int writeQuorum = layout(data, parity).writeQuorum();
-        boolean[] include = new boolean[drives.size()];
-        for (int i = 0; i < include.length; i++) {
-            include[i] = sink.failed[i] == null;
-        }
         try (var lock = locks.write(bucket, key)) {
+            // Another writer may have filled the inline section since this write chose to inline: spill to part files.
+            ObjectVersion v = version.inline() && !metaHasRoomFor(bucket, key, sink.inlineLength())
+                    ? sink.spillInline(version)
+                    : version;
+            boolean[] include = new boolean[drives.size()];
+            for (int i = 0; i < include.length; i++) {
+                include[i] = sink.failed[i] == null;
+            }
             List<Outcome<Committed>> outcomes = calls.on(drives, include, (pos, drive) -> {
-                byte[] inlineShard = version.inline() ? sink.inlineShards[pos].toByteArray() : null;
-                Path stagedDataDir = version.inline() ? null : sink.staging[pos].resolve(sink.dataDir.toString());
-                return commitOnDrive(drive, bucket, key, version, inlineShard, stagedDataDir);
+                byte[] inlineShard = v.inline() ? sink.inlineShards[pos].toByteArray() : null;
+                Path stagedDataDir = v.inline() ? null : sink.staging[pos].resolve(sink.dataDir.toString());
+                return commitOnDrive(drive, bucket, key, v, inlineShard, stagedDataDir);
             });
-            finishMutation(bucket, key, version.versionId(), include, outcomes, writeQuorum, "write");
+            finishMutation(bucket, key, v.versionId(), include, outcomes, writeQuorum, "write");
         }
     }
 

@@ -377,4 +377,29 @@ class ErasureObjectStoreTest {
         assertThat(store.versioning("bkt")).isEqualTo(VersioningState.ENABLED);
         assertThat(get(store, "bkt", "k", null)).isEqualTo(data);
     }
+
+    @Test
+    void concurrentSmallVersions_neverOverfillTheInlineSectionAndAllSucceed() throws Exception {
+        open(4);
+        store.makeBucket("bkt");
+        store.setVersioning("bkt", VersioningState.ENABLED);
+        byte[] data = random(18 * 1024, 9);
+        int writers = 8;
+        int perWriter = 8;
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+        List<java.util.concurrent.Future<ObjectInfo>> results = new ArrayList<>();
+        for (int i = 0; i < writers * perWriter; i++) {
+            results.add(pool.submit(() -> put(store, "bkt", "hot", data)));
+        }
+        for (var f : results) {
+            assertThat(f.get().etag()).isNotNull();
+        }
+        pool.shutdown();
+        assertThat(store.listObjectVersions("bkt", "hot", null, null, null, 1000).versions()).hasSize(writers * perWriter);
+        for (LocalDrive d : store.drives()) {
+            var meta = dev.appliance.core.meta.XlMeta.parse(Files.readAllBytes(d.metaFile("bkt", "hot")));
+            assertThat(meta.inlineBytes()).isLessThanOrEqualTo(dev.appliance.core.meta.XlMeta.MAX_INLINE_BYTES);
+        }
+        assertThat(get(store, "bkt", "hot", null)).isEqualTo(data);
+    }
 }
