@@ -1,10 +1,103 @@
 package dev.appliance.app;
 
-/** Command-line entry point of the appliance process. */
+import dev.appliance.app.cli.ServerOptions;
+import dev.appliance.app.console.ConsoleApplication;
+import dev.appliance.app.credentials.CredentialStore;
+import dev.appliance.core.StoreConfig;
+import dev.appliance.core.erasure.ErasureObjectStore;
+import dev.appliance.s3.S3Server;
+import dev.appliance.s3.S3ServerConfig;
+import dev.appliance.s3.auth.Authorizer;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Command-line entry point: {@code appliance server [DRIVES...] [flags]}.
+ *
+ * <p>Order of start: parse and check the options (a bad value stops here with a message naming it), open the drives
+ * (formatting them on first use, refusing foreign or misordered drives), settle the root credentials, start the S3
+ * endpoint, then the console. Each failure prints one clear line and exits with status 1 (2 for usage errors).
+ */
 public final class ApplianceMain {
     private ApplianceMain() {}
 
     public static void main(String[] args) {
-        System.out.println("appliance");
+        PrintStream out = System.out;
+        if (args.length == 0 || !args[0].equals("server")) {
+            System.err.println(args.length == 0 ? ServerOptions.USAGE : "unknown command '" + args[0] + "'\n"
+                    + ServerOptions.USAGE);
+            System.exit(2);
+        }
+        ServerOptions options;
+        try {
+            options = ServerOptions.parse(Arrays.asList(args).subList(1, args.length));
+        } catch (IllegalArgumentException e) {
+            System.err.println("appliance: " + e.getMessage());
+            System.err.println(ServerOptions.USAGE);
+            System.exit(2);
+            return;
+        }
+        try {
+            run(options, System.getenv(), out);
+        } catch (RuntimeException | java.io.IOException | InterruptedException e) {
+            System.err.println("appliance: cannot start: " + e.getMessage());
+            System.exit(1);
+        }
+    }
+
+    static void run(ServerOptions options, Map<String, String> env, PrintStream out)
+            throws java.io.IOException, InterruptedException {
+        if (options.embeddedDefault()) {
+            for (Path d : options.drives()) {
+                Files.createDirectories(d);
+            }
+        }
+        List<Path> drives = options.drives().stream().map(p -> p.toAbsolutePath().normalize()).toList();
+        ErasureObjectStore store = ErasureObjectStore.open(
+                new StoreConfig(drives, 0, options.parity(), options.allowRootDrives(), Clock.systemUTC()));
+        var creds = new CredentialStore(store.drives(), store.deploymentId(), CredentialStore.defaultConfigDir(env))
+                .resolve(env);
+        String accessKey = creds.credentials().accessKey();
+        String secret = creds.credentials().secretKey();
+        S3Server s3 = S3Server.start(
+                store,
+                new S3ServerConfig(
+                        options.address().bindHost(),
+                        options.address().port(),
+                        S3ServerConfig.DEFAULT_REGION,
+                        key -> key.equals(accessKey) ? Optional.of(secret) : Optional.empty(),
+                        Authorizer.allowAll()));
+        var console = ConsoleApplication.start(options.consoleAddress(), store, s3);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            s3.close();
+            console.close();
+            store.close();
+        }, "shutdown"));
+
+        out.printf("Appliance %s: %d drive(s), %d erasure set(s) of %d, EC %d+%d%n",
+                store.deploymentId(), drives.size(), store.setCount(), store.drivesPerSet(),
+                store.drivesPerSet() - store.parity(), store.parity());
+        for (String w : store.startupWarnings()) {
+            out.println("WARNING: " + w);
+        }
+        String host = options.address().host().isEmpty() ? "127.0.0.1" : options.address().host();
+        out.printf("S3 API:   http://%s:%d%n", host, s3.port());
+        out.printf("Console:  http://%s:%d%n", host, console.port());
+        if (creds.generated()) {
+            out.println("Root credentials were generated and are shown this once (kept encrypted; see docs/operations.md):");
+            out.println("  RootUser:     " + accessKey);
+            out.println("  RootPassword: " + secret);
+        } else {
+            out.println("Root user: " + accessKey + " (credentials " + creds.source() + ")");
+        }
+        out.printf("Try: AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=... aws --endpoint-url http://%s:%d s3 ls%n",
+                accessKey, host, s3.port());
+        out.flush();
     }
 }

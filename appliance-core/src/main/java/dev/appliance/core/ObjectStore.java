@@ -13,6 +13,11 @@ import java.util.List;
  */
 public interface ObjectStore extends AutoCloseable {
 
+    /** Opens the erasure-coded store on {@code config}'s drives, formatting them on first use. */
+    static ObjectStore open(StoreConfig config) {
+        return dev.appliance.core.erasure.ErasureObjectStore.open(config);
+    }
+
     void makeBucket(String bucket);
 
     /** Removes an empty bucket; {@link ErrorKind#BUCKET_NOT_EMPTY} while any version or delete marker remains. */

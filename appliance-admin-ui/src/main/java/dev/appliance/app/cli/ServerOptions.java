@@ -1,0 +1,118 @@
+package dev.appliance.app.cli;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The options of {@code appliance server}.
+ *
+ * @param drives expanded drive paths
+ * @param embeddedDefault true when no drive was given and the four drives under {@code ./data} are used
+ * @param allowRootDrives drives may share the root filesystem (the embedded default, or {@code --allow-root-drives})
+ */
+public record ServerOptions(
+        List<Path> drives,
+        boolean embeddedDefault,
+        HostPort address,
+        HostPort consoleAddress,
+        boolean allowRootDrives,
+        int parity) {
+
+    public static final String USAGE = """
+            usage: appliance server [DRIVE...] [--address HOST:PORT] [--console-address HOST:PORT]
+                                    [--parity N] [--allow-root-drives]
+              DRIVE              drive directories; {1...N} expands, e.g. /mnt/disk{1...8}
+                                 (default: ./data/disk{1...4}, created if missing, EC 2+2)
+              --address          S3 API address (default :9000)
+              --console-address  admin console address (default :9001)
+              --parity           parity shards per erasure set (default by set size: 4-5 drives 2, 6-7 3, 8+ 4)
+              --allow-root-drives  accept drives on the root filesystem (trials only)
+            environment: APPLIANCE_ROOT_USER, APPLIANCE_ROOT_PASSWORD set the root credentials""";
+
+    /** Host and port; an empty host listens on every interface. */
+    public record HostPort(String host, int port) {
+        public static HostPort parse(String flag, String value) {
+            int colon = value.lastIndexOf(':');
+            if (colon < 0) {
+                throw new IllegalArgumentException(flag + " '" + value + "': expected HOST:PORT or :PORT");
+            }
+            String host = value.substring(0, colon);
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1);
+            }
+            int port;
+            try {
+                port = Integer.parseInt(value.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(flag + " '" + value + "': port is not a number");
+            }
+            if (port < 0 || port > 65535) {
+                throw new IllegalArgumentException(flag + " '" + value + "': port " + port + " (expected 0..65535)");
+            }
+            return new HostPort(host, port);
+        }
+
+        public String bindHost() {
+            return host.isEmpty() ? "0.0.0.0" : host;
+        }
+
+        @Override
+        public String toString() {
+            return (host.isEmpty() ? "" : host) + ":" + port;
+        }
+    }
+
+    public static ServerOptions parse(List<String> args) {
+        List<String> driveArgs = new ArrayList<>();
+        HostPort address = new HostPort("", 9000);
+        HostPort console = new HostPort("", 9001);
+        boolean allowRoot = false;
+        int parity = -1;
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            String flag = a;
+            String value = null;
+            int eq = a.indexOf('=');
+            if (a.startsWith("--") && eq > 0) {
+                flag = a.substring(0, eq);
+                value = a.substring(eq + 1);
+            }
+            switch (flag) {
+                case "--address", "--console-address", "--parity" -> {
+                    if (value == null) {
+                        if (i + 1 >= args.size()) {
+                            throw new IllegalArgumentException(flag + ": missing value");
+                        }
+                        value = args.get(++i);
+                    }
+                    switch (flag) {
+                        case "--address" -> address = HostPort.parse(flag, value);
+                        case "--console-address" -> console = HostPort.parse(flag, value);
+                        default -> {
+                            try {
+                                parity = Integer.parseInt(value);
+                            } catch (NumberFormatException e) {
+                                throw new IllegalArgumentException("--parity '" + value + "': not a number");
+                            }
+                        }
+                    }
+                }
+                case "--allow-root-drives" -> allowRoot = true;
+                default -> {
+                    if (a.startsWith("-")) {
+                        throw new IllegalArgumentException("unknown option '" + a + "'");
+                    }
+                    driveArgs.add(a);
+                }
+            }
+        }
+        boolean embedded = driveArgs.isEmpty();
+        List<String> expanded = embedded ? DriveEllipsis.expand("./data/disk{1...4}") : DriveEllipsis.expandAll(driveArgs);
+        List<Path> drives = expanded.stream().map(Path::of).toList();
+        if (address.port() != 0 && address.port() == console.port() && address.host().equals(console.host())) {
+            throw new IllegalArgumentException("--console-address " + console + " is the same as --address");
+        }
+        return new ServerOptions(drives, embedded, address, console, allowRoot || embedded, parity);
+    }
+}

@@ -1,0 +1,48 @@
+package dev.appliance.app.console;
+
+import dev.appliance.app.cli.ServerOptions.HostPort;
+import dev.appliance.core.erasure.ErasureObjectStore;
+import dev.appliance.s3.S3Server;
+import java.util.Map;
+import org.springframework.boot.Banner;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/** The Spring Boot application behind the console address: admin REST API and health. */
+@SpringBootApplication
+public class ConsoleApplication {
+
+    /** A running console; closing stops it. */
+    public record Running(ConfigurableApplicationContext context) implements AutoCloseable {
+        public int port() {
+            return ((WebServerApplicationContext) context).getWebServer().getPort();
+        }
+
+        @Override
+        public void close() {
+            context.close();
+        }
+    }
+
+    public static Running start(HostPort address, ErasureObjectStore store, S3Server s3) {
+        var ctx = new SpringApplicationBuilder(ConsoleApplication.class)
+                .bannerMode(Banner.Mode.OFF)
+                .web(WebApplicationType.SERVLET)
+                .logStartupInfo(false)
+                .initializers(c -> {
+                    c.getBeanFactory().registerSingleton("objectStore", store);
+                    c.getBeanFactory().registerSingleton("s3Server", s3);
+                })
+                .properties(Map.of(
+                        "server.port", Integer.toString(address.port()),
+                        "server.address", address.bindHost(),
+                        "spring.main.register-shutdown-hook", "false",
+                        "management.endpoints.web.exposure.include", "health",
+                        "logging.level.root", "WARN"))
+                .run();
+        return new Running(ctx);
+    }
+}

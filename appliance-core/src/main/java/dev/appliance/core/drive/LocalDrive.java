@@ -1,0 +1,232 @@
+package dev.appliance.core.drive;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.appliance.core.naming.ObjectKeys;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.Stream;
+
+/**
+ * One drive directory and the durable file primitives built on it.
+ *
+ * <p>Layout below the drive root:
+ *
+ * <pre>
+ * .appliance.sys/format.json            this drive's identity and the topology
+ * .appliance.sys/tmp/&lt;uuid&gt;/            staging of writes in progress (removed at start)
+ * .appliance.sys/trash/&lt;uuid&gt;          deleted trees awaiting purge
+ * .appliance.sys/buckets/&lt;bucket&gt;.json  bucket metadata
+ * &lt;bucket&gt;/&lt;key&gt;/xl.meta               every version of the key
+ * &lt;bucket&gt;/&lt;key&gt;/&lt;dataDir&gt;/part.N       this drive's shards of part N of one version
+ * </pre>
+ *
+ * <p>Durability rule: a file counts as written once its data was forced ({@code fdatasync}), it was renamed into place,
+ * and the directory holding the new name was forced too. Every public write here follows that rule before returning.
+ */
+public final class LocalDrive {
+    public static final String SYS_DIR = ".appliance.sys";
+    public static final String META_FILE = "xl.meta";
+
+    private final Path root;
+    private final Path sys;
+    private final Path tmp;
+    private final Path trash;
+    private volatile boolean online = true;
+    private volatile String offlineReason = "";
+
+    public LocalDrive(Path root) {
+        this.root = requireNonNull(root, "root").toAbsolutePath().normalize();
+        this.sys = this.root.resolve(SYS_DIR);
+        this.tmp = sys.resolve("tmp");
+        this.trash = sys.resolve("trash");
+    }
+
+    public Path root() {
+        return root;
+    }
+
+    public Path sysDir() {
+        return sys;
+    }
+
+    public Path formatFile() {
+        return sys.resolve("format.json");
+    }
+
+    public Path bucketMetaFile(String bucket) {
+        return sys.resolve("buckets").resolve(bucket + ".json");
+    }
+
+    public Path bucketDir(String bucket) {
+        return root.resolve(bucket);
+    }
+
+    /** Directory of an object key (the key must have been validated). */
+    public Path objectDir(String bucket, String key) {
+        return bucketDir(bucket).resolve(ObjectKeys.relativeDir(key));
+    }
+
+    public Path metaFile(String bucket, String key) {
+        return objectDir(bucket, key).resolve(META_FILE);
+    }
+
+    public boolean isOnline() {
+        return online;
+    }
+
+    public String offlineReason() {
+        return offlineReason;
+    }
+
+    public void markOffline(String reason) {
+        this.offlineReason = reason;
+        this.online = false;
+    }
+
+    /** Creates the system directories and clears staging left by a crash (trash is purged in the background). */
+    public void prepare() throws IOException {
+        Files.createDirectories(sys.resolve("buckets"));
+        Files.createDirectories(trash);
+        if (Files.exists(tmp)) {
+            Path old = trash.resolve("tmp-" + UUID.randomUUID());
+            Files.move(tmp, old, StandardCopyOption.ATOMIC_MOVE);
+        }
+        Files.createDirectories(tmp);
+        forceDirectory(sys);
+        purgeTrash();
+    }
+
+    /** A new private staging directory under {@code tmp}. */
+    public Path newStagingDir() throws IOException {
+        Path dir = tmp.resolve(UUID.randomUUID().toString());
+        Files.createDirectory(dir);
+        return dir;
+    }
+
+    /** Reads a whole file, or returns null when it does not exist. */
+    public byte[] readOrNull(Path file) throws IOException {
+        try {
+            return Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Atomically replaces {@code target} with {@code data}: written to staging, forced, renamed over the target, and the
+     * target's directory forced (created durably first if missing).
+     */
+    public void writeDurably(Path target, byte[] data) throws IOException {
+        Path staged = tmp.resolve(UUID.randomUUID() + ".tmp");
+        writeAndForce(staged, data);
+        createDirectoriesDurably(target.getParent());
+        Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        forceDirectory(target.getParent());
+    }
+
+    /** Writes a new file and forces its data to stable storage (the caller renames and forces the directory). */
+    public static void writeAndForce(Path file, byte[] data) throws IOException {
+        try (FileChannel ch = FileChannel.open(
+                file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            ByteBuffer buf = ByteBuffer.wrap(data);
+            while (buf.hasRemaining()) {
+                ch.write(buf);
+            }
+            ch.force(false);
+        }
+    }
+
+    /** Creates missing directories and forces each parent whose entries changed, so the new names survive a crash. */
+    public void createDirectoriesDurably(Path dir) throws IOException {
+        if (Files.isDirectory(dir)) {
+            return;
+        }
+        List<Path> missing = new ArrayList<>();
+        for (Path p = dir; p != null && !Files.isDirectory(p); p = p.getParent()) {
+            missing.addFirst(p);
+        }
+        for (Path p : missing) {
+            try {
+                Files.createDirectory(p);
+            } catch (FileAlreadyExistsException e) {
+                if (!Files.isDirectory(p)) {
+                    throw e;
+                }
+            }
+            forceDirectory(p.getParent());
+        }
+    }
+
+    /** Renames a directory or file into place (creating parents durably) and forces the destination's directory. */
+    public void moveDurably(Path from, Path to) throws IOException {
+        createDirectoriesDurably(to.getParent());
+        Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+        forceDirectory(to.getParent());
+    }
+
+    /** Forces a directory's entries (the rename and create operations within it) to stable storage. */
+    public static void forceDirectory(Path dir) throws IOException {
+        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+    }
+
+    /** Moves a file or tree into trash (an atomic rename); missing paths are ignored. */
+    public void moveToTrash(Path path) throws IOException {
+        try {
+            Files.move(path, trash.resolve(UUID.randomUUID().toString()), StandardCopyOption.ATOMIC_MOVE);
+        } catch (NoSuchFileException e) {
+            // already gone
+        }
+    }
+
+    /** Removes empty directories from {@code dir} up to (not including) {@code stopAt}. */
+    public void pruneEmptyParents(Path dir, Path stopAt) {
+        for (Path p = dir; p != null && !p.equals(stopAt) && p.startsWith(stopAt); p = p.getParent()) {
+            try {
+                Files.delete(p);
+            } catch (DirectoryNotEmptyException | NoSuchFileException e) {
+                return;
+            } catch (IOException e) {
+                return;
+            }
+        }
+    }
+
+    /** Deletes everything in trash. */
+    public void purgeTrash() throws IOException {
+        try (Stream<Path> entries = Files.list(trash)) {
+            for (Path p : (Iterable<Path>) entries::iterator) {
+                deleteTree(p);
+            }
+        }
+    }
+
+    public static void deleteTree(Path p) throws IOException {
+        if (Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            try (Stream<Path> children = Files.list(p)) {
+                for (Path c : (Iterable<Path>) children::iterator) {
+                    deleteTree(c);
+                }
+            }
+        }
+        Files.deleteIfExists(p);
+    }
+
+    @Override
+    public String toString() {
+        return root.toString();
+    }
+}

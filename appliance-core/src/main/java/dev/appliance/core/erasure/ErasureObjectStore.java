@@ -1,0 +1,473 @@
+package dev.appliance.core.erasure;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.appliance.core.BucketInfo;
+import dev.appliance.core.DeleteResult;
+import dev.appliance.core.ErrorKind;
+import dev.appliance.core.ListObjectsResult;
+import dev.appliance.core.ListVersionsResult;
+import dev.appliance.core.ObjectInfo;
+import dev.appliance.core.ObjectReader;
+import dev.appliance.core.ObjectStore;
+import dev.appliance.core.PutRequest;
+import dev.appliance.core.StorageException;
+import dev.appliance.core.StoreConfig;
+import dev.appliance.core.VersioningState;
+import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.listing.DriveWalker;
+import dev.appliance.core.lock.NamespaceLocks;
+import dev.appliance.core.naming.BucketNames;
+import dev.appliance.core.naming.ObjectKeys;
+import dev.appliance.core.naming.VersionIds;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The erasure-coded {@link ObjectStore}: buckets exist on every drive, each object lives in the one erasure set its key
+ * hashes to, and listings merge the sorted walks of every drive.
+ */
+public final class ErasureObjectStore implements ObjectStore {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Topology topology;
+    private final List<ErasureSet> sets;
+    private final List<LocalDrive> allDrives;
+    private final Placement placement;
+    private final ExecutorService executor;
+    private final DriveCalls calls;
+    private final HealQueue heal = new HealQueue();
+    private final NamespaceLocks bucketLocks = new NamespaceLocks();
+    private final Map<String, BucketInfo> buckets = new ConcurrentHashMap<>();
+    private final Clock clock;
+
+    /** Bucket metadata as stored in {@code .appliance.sys/buckets/<bucket>.json} on every drive. */
+    record BucketRecord(String name, long createdMillis, String versioning) {}
+
+    private ErasureObjectStore(Topology topology, Clock clock) {
+        this.topology = topology;
+        this.clock = clock;
+        this.placement = new Placement(topology.format.deploymentId());
+        this.executor = Executors.newThreadPerTaskExecutor(
+                Thread.ofVirtual().name("drive-io-", 0).factory());
+        this.calls = new DriveCalls(executor);
+        NamespaceLocks locks = new NamespaceLocks();
+        List<ErasureSet> s = new ArrayList<>();
+        List<LocalDrive> all = new ArrayList<>();
+        for (int i = 0; i < topology.sets.size(); i++) {
+            s.add(new ErasureSet(i, topology.sets.get(i), topology.parity, placement, calls, locks, heal, clock));
+            all.addAll(topology.sets.get(i));
+        }
+        this.sets = List.copyOf(s);
+        this.allDrives = List.copyOf(all);
+        loadBuckets();
+    }
+
+    /** Opens (formatting on first use) the drives of {@code config}; refuses with a message naming a bad drive. */
+    public static ErasureObjectStore open(StoreConfig config) {
+        try {
+            return new ErasureObjectStore(Topology.load(config), config.clock());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the drives: " + e.getMessage(), e);
+        }
+    }
+
+    public UUID deploymentId() {
+        return topology.format.deploymentId();
+    }
+
+    /** Problems found with drives at start (missing, unformatted...), for the operator. */
+    public List<String> startupWarnings() {
+        return topology.warnings;
+    }
+
+    public int setCount() {
+        return sets.size();
+    }
+
+    public int drivesPerSet() {
+        return sets.getFirst().size();
+    }
+
+    public int parity() {
+        return topology.parity;
+    }
+
+    public List<LocalDrive> drives() {
+        return allDrives;
+    }
+
+    /** Versions waiting to be healed. */
+    public HealQueue healQueue() {
+        return heal;
+    }
+
+    private ErasureSet setFor(String key) {
+        return sets.get(placement.setIndex(key, sets.size()));
+    }
+
+    // ---------------------------------------------------------------------------------------------------- buckets
+
+    private void loadBuckets() {
+        Map<String, Integer> votes = new HashMap<>();
+        Map<String, BucketRecord> records = new HashMap<>();
+        for (LocalDrive d : allDrives) {
+            if (!d.isOnline()) {
+                continue;
+            }
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(d.sysDir().resolve("buckets"), "*.json")) {
+                for (Path p : ds) {
+                    try {
+                        BucketRecord r = JSON.readValue(Files.readAllBytes(p), BucketRecord.class);
+                        votes.merge(r.name(), 1, Integer::sum);
+                        records.merge(r.name(), r, (a, b) -> a.versioning().equals("UNVERSIONED") ? b : a);
+                    } catch (IOException e) {
+                        // a damaged copy: the other drives decide
+                    }
+                }
+            } catch (IOException e) {
+                // drive unreadable: the others decide
+            }
+        }
+        int quorum = allDrives.size() / 2;
+        for (var e : votes.entrySet()) {
+            if (e.getValue() >= Math.max(1, quorum)) {
+                BucketRecord r = records.get(e.getKey());
+                buckets.put(r.name(), new BucketInfo(r.name(), Instant.ofEpochMilli(r.createdMillis()),
+                        VersioningState.valueOf(r.versioning())));
+            }
+        }
+    }
+
+    private BucketInfo requireBucket(String bucket) {
+        BucketInfo info = buckets.get(bucket);
+        if (info == null) {
+            if (!BucketNames.isValid(bucket)) {
+                BucketNames.validate(bucket);
+            }
+            throw new StorageException(ErrorKind.BUCKET_NOT_FOUND, "The specified bucket does not exist: " + bucket);
+        }
+        return info;
+    }
+
+    @Override
+    public void makeBucket(String bucket) {
+        BucketNames.validate(bucket);
+        try (var lock = bucketLocks.write(bucket, "")) {
+            if (buckets.containsKey(bucket)) {
+                throw new StorageException(ErrorKind.BUCKET_ALREADY_OWNED,
+                        "Your previous request to create the named bucket succeeded and you already own it.");
+            }
+            BucketInfo info = new BucketInfo(bucket, Instant.ofEpochMilli(clock.millis()), VersioningState.UNVERSIONED);
+            writeBucketRecord(info, true);
+            buckets.put(bucket, info);
+        }
+    }
+
+    private void writeBucketRecord(BucketInfo info, boolean createDir) {
+        byte[] json;
+        try {
+            json = JSON.writeValueAsBytes(new BucketRecord(
+                    info.name(), info.created().toEpochMilli(), info.versioning().name()));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        List<DriveCalls.Outcome<Void>> outcomes = calls.onAll(allDrives, (pos, drive) -> {
+            if (createDir) {
+                drive.createDirectoriesDurably(drive.bucketDir(info.name()));
+            }
+            drive.writeDurably(drive.bucketMetaFile(info.name()), json);
+            return null;
+        });
+        requireMajority(outcomes, "bucket " + info.name());
+    }
+
+    private void requireMajority(List<? extends DriveCalls.Outcome<?>> outcomes, String what) {
+        int ok = 0;
+        Throwable first = null;
+        for (var o : outcomes) {
+            if (o.ok()) {
+                ok++;
+            } else if (first == null) {
+                first = o.error();
+            }
+        }
+        int quorum = allDrives.size() / 2 + 1;
+        if (ok < quorum) {
+            boolean full = first != null && ErasureSet.isDiskFull(first);
+            throw new StorageException(full ? ErrorKind.STORAGE_FULL : ErrorKind.WRITE_QUORUM,
+                    what + ": reached " + ok + " drives, " + quorum + " needed" + (first == null ? "" : ": " + first));
+        }
+    }
+
+    @Override
+    public void deleteBucket(String bucket) {
+        requireBucket(bucket);
+        try (var lock = bucketLocks.write(bucket, "")) {
+            for (LocalDrive d : allDrives) {
+                if (d.isOnline() && new DriveWalker(d.bucketDir(bucket), "", "", false).hasNext()) {
+                    throw new StorageException(ErrorKind.BUCKET_NOT_EMPTY,
+                            "The bucket you tried to delete is not empty.");
+                }
+            }
+            List<DriveCalls.Outcome<Void>> outcomes = calls.onAll(allDrives, (pos, drive) -> {
+                drive.moveToTrash(drive.bucketMetaFile(bucket));
+                drive.moveToTrash(drive.bucketDir(bucket));
+                LocalDrive.forceDirectory(drive.root());
+                return null;
+            });
+            requireMajority(outcomes, "delete bucket " + bucket);
+            buckets.remove(bucket);
+        }
+    }
+
+    @Override
+    public List<BucketInfo> listBuckets() {
+        return buckets.values().stream()
+                .sorted((a, b) -> ObjectKeys.compare(a.name(), b.name()))
+                .toList();
+    }
+
+    @Override
+    public BucketInfo bucketInfo(String bucket) {
+        return requireBucket(bucket);
+    }
+
+    @Override
+    public void setVersioning(String bucket, VersioningState state) {
+        if (state == VersioningState.UNVERSIONED) {
+            throw new StorageException(ErrorKind.INVALID_ARGUMENT,
+                    "versioning can be Enabled or Suspended, never returned to unversioned");
+        }
+        try (var lock = bucketLocks.write(bucket, "")) {
+            BucketInfo old = requireBucket(bucket);
+            BucketInfo updated = new BucketInfo(bucket, old.created(), state);
+            writeBucketRecord(updated, false);
+            buckets.put(bucket, updated);
+        }
+    }
+
+    @Override
+    public VersioningState versioning(String bucket) {
+        return requireBucket(bucket).versioning();
+    }
+
+    // ---------------------------------------------------------------------------------------------------- objects
+
+    @Override
+    public ObjectInfo putObject(String bucket, String key, PutRequest request, InputStream body) throws IOException {
+        BucketInfo b = requireBucket(bucket);
+        ObjectKeys.validate(key);
+        return setFor(key).put(bucket, key, b.versioning(), request, body);
+    }
+
+    @Override
+    public ObjectInfo headObject(String bucket, String key, String versionId) {
+        requireBucket(bucket);
+        ObjectKeys.validate(key);
+        return setFor(key).head(bucket, key, versionId == null ? null : VersionIds.parse(versionId));
+    }
+
+    @Override
+    public ObjectReader getObject(String bucket, String key, String versionId, long offset, long length) {
+        requireBucket(bucket);
+        ObjectKeys.validate(key);
+        return setFor(key).open(bucket, key, versionId == null ? null : VersionIds.parse(versionId), offset, length);
+    }
+
+    @Override
+    public DeleteResult deleteObject(String bucket, String key, String versionId) {
+        BucketInfo b = requireBucket(bucket);
+        ObjectKeys.validate(key);
+        UUID id = versionId == null ? null : VersionIds.parse(versionId);
+        return setFor(key).delete(bucket, key, b.versioning(), id);
+    }
+
+    // ---------------------------------------------------------------------------------------------------- listing
+
+    /** Merges every online drive's sorted walk into one stream of distinct entries. */
+    private final class MergedWalk {
+        private final PriorityQueue<Head> heads =
+                new PriorityQueue<>((a, b) -> compareEntries(a.entry, b.entry));
+        private DriveWalker.Entry last;
+
+        private record Head(DriveWalker.Entry entry, DriveWalker walker) {}
+
+        MergedWalk(String bucket, String prefix, String startAfter, boolean collapse) {
+            for (LocalDrive d : allDrives) {
+                if (d.isOnline()) {
+                    DriveWalker w = new DriveWalker(d.bucketDir(bucket), prefix, startAfter, collapse);
+                    if (w.hasNext()) {
+                        heads.add(new Head(w.next(), w));
+                    }
+                }
+            }
+        }
+
+        private static int compareEntries(DriveWalker.Entry a, DriveWalker.Entry b) {
+            int c = ObjectKeys.compare(a.key(), b.key());
+            return c != 0 ? c : Boolean.compare(a.commonPrefix(), b.commonPrefix());
+        }
+
+        DriveWalker.Entry next() {
+            while (!heads.isEmpty()) {
+                Head h = heads.poll();
+                if (h.walker.hasNext()) {
+                    heads.add(new Head(h.walker.next(), h.walker));
+                }
+                if (last == null || !last.equals(h.entry)) {
+                    last = h.entry;
+                    return h.entry;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** The common prefix an entry rolls up into under the delimiter, or null when it stands for itself. */
+    private static String rollUp(DriveWalker.Entry e, String prefix, String delimiter) {
+        if (delimiter == null || delimiter.isEmpty()) {
+            return null;
+        }
+        int at = e.key().indexOf(delimiter, prefix.length());
+        return at < 0 ? null : e.key().substring(0, at + delimiter.length());
+    }
+
+    private static int clampMaxKeys(int maxKeys) {
+        if (maxKeys < 0) {
+            throw new StorageException(ErrorKind.INVALID_ARGUMENT, "max-keys: " + maxKeys + " (expected 0..1000)");
+        }
+        return Math.min(maxKeys, 1000);
+    }
+
+    @Override
+    public ListObjectsResult listObjects(
+            String bucket, String prefix, String delimiter, String startAfter, int maxKeys) {
+        requireBucket(bucket);
+        int limit = clampMaxKeys(maxKeys);
+        String p = prefix == null ? "" : prefix;
+        String after = startAfter == null ? "" : startAfter;
+        MergedWalk walk = new MergedWalk(bucket, p, after, "/".equals(delimiter));
+        List<ObjectInfo> objects = new ArrayList<>();
+        List<String> prefixes = new ArrayList<>();
+        String lastReturned = null;
+        boolean truncated = false;
+        for (DriveWalker.Entry e = walk.next(); e != null; e = walk.next()) {
+            String cp = e.commonPrefix() ? e.key() : rollUp(e, p, delimiter);
+            if (cp != null) {
+                if (cp.equals(lastReturned) || ObjectKeys.compare(cp, after) <= 0) {
+                    continue;
+                }
+                if (objects.size() + prefixes.size() >= limit) {
+                    truncated = true;
+                    break;
+                }
+                prefixes.add(cp);
+                lastReturned = cp;
+                continue;
+            }
+            ObjectInfo info = setFor(e.key()).latestObjectOrNull(bucket, e.key());
+            if (info == null) {
+                continue;
+            }
+            if (objects.size() + prefixes.size() >= limit) {
+                truncated = true;
+                break;
+            }
+            objects.add(info);
+            lastReturned = e.key();
+        }
+        return new ListObjectsResult(objects, prefixes, truncated, truncated ? lastReturned : null);
+    }
+
+    @Override
+    public ListVersionsResult listObjectVersions(
+            String bucket, String prefix, String delimiter, String keyMarker, String versionIdMarker, int maxKeys) {
+        requireBucket(bucket);
+        int limit = clampMaxKeys(maxKeys);
+        String p = prefix == null ? "" : prefix;
+        String marker = keyMarker == null ? "" : keyMarker;
+        boolean inMarkerKey = !marker.isEmpty() && versionIdMarker != null && !versionIdMarker.isEmpty();
+        if (inMarkerKey && !VersionIds.NULL.equals(versionIdMarker)) {
+            VersionIds.parse(versionIdMarker);
+        }
+        // Start just before the marker key when resuming inside its versions.
+        String walkAfter = inMarkerKey ? beforeKey(marker) : marker;
+        MergedWalk walk = new MergedWalk(bucket, p, walkAfter, "/".equals(delimiter));
+        List<ObjectInfo> versions = new ArrayList<>();
+        List<String> prefixes = new ArrayList<>();
+        String lastPrefix = null;
+        ObjectInfo lastVersion = null;
+        boolean truncated = false;
+        outer:
+        for (DriveWalker.Entry e = walk.next(); e != null; e = walk.next()) {
+            String cp = e.commonPrefix() ? e.key() : rollUp(e, p, delimiter);
+            if (cp != null) {
+                if (cp.equals(lastPrefix) || ObjectKeys.compare(cp, marker) <= 0) {
+                    continue;
+                }
+                if (versions.size() + prefixes.size() >= limit) {
+                    truncated = true;
+                    break;
+                }
+                prefixes.add(cp);
+                lastPrefix = cp;
+                continue;
+            }
+            List<ObjectInfo> all = setFor(e.key()).versions(bucket, e.key());
+            boolean skipping = inMarkerKey && e.key().equals(marker);
+            if (!skipping && ObjectKeys.compare(e.key(), marker) <= 0) {
+                continue;
+            }
+            for (ObjectInfo v : all) {
+                if (skipping) {
+                    skipping = !v.versionId().equals(versionIdMarker);
+                    continue;
+                }
+                if (versions.size() + prefixes.size() >= limit) {
+                    truncated = true;
+                    break outer;
+                }
+                versions.add(v);
+                lastVersion = v;
+            }
+        }
+        String nextKey = null;
+        String nextVersion = null;
+        if (truncated) {
+            boolean prefixLast = lastPrefix != null
+                    && (lastVersion == null || ObjectKeys.compare(lastPrefix, lastVersion.key()) > 0);
+            nextKey = prefixLast ? lastPrefix : lastVersion.key();
+            nextVersion = prefixLast ? null : lastVersion.versionId();
+        }
+        return new ListVersionsResult(versions, prefixes, truncated, nextKey, nextVersion);
+    }
+
+    /** A start-after value that still lets {@code key} itself be walked. */
+    private static String beforeKey(String key) {
+        if (key.isEmpty()) {
+            return "";
+        }
+        char last = key.charAt(key.length() - 1);
+        return last == 0 ? key.substring(0, key.length() - 1) : key.substring(0, key.length() - 1) + (char) (last - 1) + "\uffff";
+    }
+
+    @Override
+    public void close() {
+        executor.shutdown();
+    }
+}

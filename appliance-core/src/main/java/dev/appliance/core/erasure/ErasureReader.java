@@ -1,0 +1,254 @@
+package dev.appliance.core.erasure;
+
+import dev.appliance.core.ErrorKind;
+import dev.appliance.core.ObjectInfo;
+import dev.appliance.core.ObjectReader;
+import dev.appliance.core.StorageException;
+import dev.appliance.core.bitrot.BitrotAlgorithm;
+import dev.appliance.core.codec.ReedSolomon;
+import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.meta.ObjectVersion;
+import dev.appliance.core.meta.PartInfo;
+import dev.appliance.core.meta.XlMeta;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+
+/**
+ * Streams a byte range of one version, one erasure block at a time, from the drives that agreed on the version.
+ *
+ * <p>For each block it reads {@code data} shards, data shards first (so a healthy read decodes nothing), verifying
+ * every shard's bitrot checksum. A drive whose shard is missing, short or corrupt is dropped for the rest of the read
+ * and a parity shard is read instead; missing data shards are then reconstructed. Damage is reported for healing.
+ * Memory is bounded by one block plus its shards, whatever the object's size.
+ */
+final class ErasureReader implements ObjectReader {
+    private final ErasureSet set;
+    private final String bucket;
+    private final String key;
+    private final ObjectInfo info;
+    private final ObjectVersion version;
+    private final boolean[] usable;
+    private final XlMeta[] metas;
+    private final long offset;
+    private final long length;
+    private final FileChannel[] channels;
+    private final int[] positionOfShard;
+    private boolean damageReported;
+
+    ErasureReader(
+            ErasureSet set,
+            String bucket,
+            String key,
+            ObjectInfo info,
+            ObjectVersion version,
+            boolean[] holders,
+            XlMeta[] metas,
+            long offset,
+            long length) {
+        this.set = set;
+        this.bucket = bucket;
+        this.key = key;
+        this.info = info;
+        this.version = version;
+        this.usable = holders.clone();
+        this.metas = metas;
+        this.offset = offset;
+        this.length = length;
+        int n = version.dataShards() + version.parityShards();
+        this.channels = new FileChannel[n];
+        this.positionOfShard = new int[n];
+        for (int pos = 0; pos < n; pos++) {
+            positionOfShard[version.shardIndexAt(pos) - 1] = pos;
+        }
+    }
+
+    @Override
+    public ObjectInfo info() {
+        return info;
+    }
+
+    @Override
+    public long offset() {
+        return offset;
+    }
+
+    @Override
+    public long length() {
+        return length;
+    }
+
+    @Override
+    public void transferTo(OutputStream out) throws IOException {
+        if (length == 0) {
+            return;
+        }
+        ErasureLayout layout = set.layoutOf(version);
+        BitrotAlgorithm bitrot = set.bitrotFor(version);
+        ReedSolomon codec = ReedSolomon.of(layout.data(), layout.parity());
+        byte[][] shards = new byte[layout.total()][layout.fullShardLength()];
+        byte[] checksum = new byte[layout.checksumLength()];
+        byte[] block = new byte[layout.blockSize()];
+
+        long partStart = 0;
+        long end = offset + length;
+        List<PartInfo> parts = version.parts();
+        for (PartInfo part : parts) {
+            long partEnd = partStart + part.size();
+            if (partEnd > offset && partStart < end) {
+                long from = Math.max(offset, partStart) - partStart;
+                long to = Math.min(end, partEnd) - partStart;
+                closeChannels();
+                long firstBlock = from / layout.blockSize();
+                long lastBlock = (to - 1) / layout.blockSize();
+                for (long b = firstBlock; b <= lastBlock; b++) {
+                    int blockLength = (int) layout.blockLength(part.size(), b);
+                    int shardLength = layout.shardLength(blockLength);
+                    readBlock(part.number(), layout, bitrot, codec, b, shardLength, shards, checksum);
+                    for (int j = 0; j < layout.data(); j++) {
+                        int at = j * shardLength;
+                        int n = Math.min(shardLength, blockLength - at);
+                        if (n > 0) {
+                            System.arraycopy(shards[j], 0, block, at, n);
+                        }
+                    }
+                    long blockStart = b * layout.blockSize();
+                    int lo = (int) Math.max(0, from - blockStart);
+                    int hi = (int) Math.min(blockLength, to - blockStart);
+                    out.write(block, lo, hi - lo);
+                }
+            }
+            partStart = partEnd;
+        }
+    }
+
+    private void readBlock(
+            int partNumber,
+            ErasureLayout layout,
+            BitrotAlgorithm bitrot,
+            ReedSolomon codec,
+            long block,
+            int shardLength,
+            byte[][] shards,
+            byte[] checksum) {
+        boolean[] present = new boolean[layout.total()];
+        int have = 0;
+        for (int shard = 0; shard < layout.total() && have < layout.data(); shard++) {
+            int pos = positionOfShard[shard];
+            if (!usable[pos]) {
+                continue;
+            }
+            String problem = readShard(partNumber, layout, bitrot, block, shardLength, shard, shards[shard], checksum);
+            if (problem == null) {
+                present[shard] = true;
+                have++;
+            } else {
+                usable[pos] = false;
+                closeChannel(shard);
+                if (!damageReported) {
+                    damageReported = true;
+                    set.reportReadDamage(bucket, key, version,
+                            "shard " + (shard + 1) + " on " + set.drives().get(pos).root() + ": " + problem);
+                }
+            }
+        }
+        if (have < layout.data()) {
+            throw new StorageException(ErrorKind.READ_QUORUM, "block " + block + " of part " + partNumber + " of "
+                    + bucket + "/" + key + ": only " + have + " intact shards, " + layout.data() + " needed");
+        }
+        boolean dataMissing = false;
+        for (int j = 0; j < layout.data(); j++) {
+            dataMissing |= !present[j];
+        }
+        if (dataMissing) {
+            codec.reconstructData(shards, present, 0, shardLength);
+        }
+    }
+
+    /** Reads one shard of one block into {@code into}; returns null when it is intact, else what is wrong. */
+    private String readShard(
+            int partNumber,
+            ErasureLayout layout,
+            BitrotAlgorithm bitrot,
+            long block,
+            int shardLength,
+            int shard,
+            byte[] into,
+            byte[] checksum) {
+        int pos = positionOfShard[shard];
+        long at = layout.blockOffset(block);
+        int csLen = layout.checksumLength();
+        try {
+            if (version.inline()) {
+                byte[] inline = metas[pos] == null ? null : metas[pos].inlineData(version.versionId());
+                if (inline == null || inline.length < at + csLen + shardLength) {
+                    return "inline shard missing or short";
+                }
+                System.arraycopy(inline, (int) at, checksum, 0, csLen);
+                System.arraycopy(inline, (int) at + csLen, into, 0, shardLength);
+            } else {
+                FileChannel ch = channel(partNumber, shard, pos);
+                ByteBuffer cs = ByteBuffer.wrap(checksum, 0, csLen);
+                ByteBuffer data = ByteBuffer.wrap(into, 0, shardLength);
+                long p = at;
+                while (cs.hasRemaining()) {
+                    int n = ch.read(cs, p);
+                    if (n < 0) {
+                        return "part file is short";
+                    }
+                    p += n;
+                }
+                while (data.hasRemaining()) {
+                    int n = ch.read(data, p);
+                    if (n < 0) {
+                        return "part file is short";
+                    }
+                    p += n;
+                }
+            }
+        } catch (IOException e) {
+            return e.toString();
+        }
+        if (!bitrot.verify(into, 0, shardLength, checksum, 0)) {
+            return "bitrot checksum mismatch in block " + block;
+        }
+        return null;
+    }
+
+    private FileChannel channel(int partNumber, int shard, int pos) throws IOException {
+        if (channels[shard] == null) {
+            LocalDrive drive = set.drives().get(pos);
+            Path file = drive.objectDir(bucket, key)
+                    .resolve(version.dataDir().toString())
+                    .resolve("part." + partNumber);
+            channels[shard] = FileChannel.open(file, StandardOpenOption.READ);
+        }
+        return channels[shard];
+    }
+
+    private void closeChannel(int shard) {
+        if (channels[shard] != null) {
+            try {
+                channels[shard].close();
+            } catch (IOException ignored) {
+                // read-only channel: nothing to lose
+            }
+            channels[shard] = null;
+        }
+    }
+
+    private void closeChannels() {
+        for (int i = 0; i < channels.length; i++) {
+            closeChannel(i);
+        }
+    }
+
+    @Override
+    public void close() {
+        closeChannels();
+    }
+}

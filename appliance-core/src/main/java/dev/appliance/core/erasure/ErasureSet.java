@@ -1,0 +1,874 @@
+package dev.appliance.core.erasure;
+
+import dev.appliance.core.DeleteResult;
+import dev.appliance.core.ErrorKind;
+import dev.appliance.core.ObjectInfo;
+import dev.appliance.core.PutRequest;
+import dev.appliance.core.StorageException;
+import dev.appliance.core.VersioningState;
+import dev.appliance.core.bitrot.BitrotAlgorithm;
+import dev.appliance.core.codec.ReedSolomon;
+import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.erasure.DriveCalls.Outcome;
+import dev.appliance.core.lock.NamespaceLocks;
+import dev.appliance.core.meta.CorruptMetaException;
+import dev.appliance.core.meta.ObjectVersion;
+import dev.appliance.core.meta.PartInfo;
+import dev.appliance.core.meta.VersionType;
+import dev.appliance.core.meta.XlMeta;
+import dev.appliance.core.naming.VersionIds;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * One erasure set: {@code n} drives that jointly hold every shard of the objects placed on them.
+ *
+ * <h2>Quorum</h2>
+ *
+ * Writes need {@link ErasureLayout#writeQuorum()} drives (data, or data+1 when data equals parity); reads need
+ * {@code data} drives agreeing on a version; deletes and delete markers need {@code n/2+1}. A write that reaches fewer
+ * drives than its quorum is undone on the drives it reached and fails; one that reaches the quorum but not every drive
+ * is acknowledged and the version is reported for healing.
+ *
+ * <h2>Write path</h2>
+ *
+ * The body is read one erasure block at a time; each block is split into data shards, parity is computed, and every
+ * drive's shard (checksum first) is appended to its staging part file, or kept in memory when the version is small
+ * enough to be stored inline in {@code xl.meta}. Part files are forced to stable storage, then, under the key's write
+ * lock, each drive commits: it renames the data directory into the object directory, writes the new {@code xl.meta}
+ * to staging, forces it, renames it over the old one and forces the object directory. Only after a write quorum of
+ * drives committed is the write acknowledged.
+ *
+ * <h2>Read path</h2>
+ *
+ * {@code xl.meta} is read from every drive; the newest version held identically (same body checksum) by at least a
+ * read quorum of drives is the answer. Data is read block by block from the drives that agree, preferring data shards
+ * so a healthy read needs no decoding; a missing shard, a short file or a checksum mismatch drops that drive for the
+ * rest of the read, another shard is read instead, the missing data shards are reconstructed, and the version is
+ * reported for healing.
+ */
+final class ErasureSet {
+    static final int BLOCK_SIZE = 1 << 20;
+    static final int INLINE_LIMIT = 128 * 1024;
+    static final int INLINE_LIMIT_VERSIONED = 16 * 1024;
+    static final int DEFAULT_MAX_VERSIONS = 10_000;
+
+    private final int index;
+    private final List<LocalDrive> drives;
+    private final int data;
+    private final int parity;
+    private final Placement placement;
+    private final DriveCalls calls;
+    private final NamespaceLocks locks;
+    private final HealQueue heal;
+    private final Clock clock;
+    private final BitrotAlgorithm bitrot = BitrotAlgorithm.CRC32C_PAIR;
+    private final int maxVersions;
+
+    ErasureSet(
+            int index,
+            List<LocalDrive> drives,
+            int parity,
+            Placement placement,
+            DriveCalls calls,
+            NamespaceLocks locks,
+            HealQueue heal,
+            Clock clock) {
+        this.index = index;
+        this.drives = List.copyOf(drives);
+        this.parity = parity;
+        this.data = drives.size() - parity;
+        this.placement = placement;
+        this.calls = calls;
+        this.locks = locks;
+        this.heal = heal;
+        this.clock = clock;
+        this.maxVersions = DEFAULT_MAX_VERSIONS;
+    }
+
+    List<LocalDrive> drives() {
+        return drives;
+    }
+
+    int size() {
+        return drives.size();
+    }
+
+    private ErasureLayout layout(int d, int p) {
+        return new ErasureLayout(d, p, BLOCK_SIZE, bitrot.checksumLength());
+    }
+
+    // ---------------------------------------------------------------------------------------------------- write
+
+    ObjectInfo put(String bucket, String key, VersioningState versioning, PutRequest request, InputStream body)
+            throws IOException {
+        ErasureLayout layout = layout(data, parity);
+        int writeQuorum = layout.writeQuorum();
+        int online = (int) drives.stream().filter(LocalDrive::isOnline).count();
+        if (online < writeQuorum) {
+            throw new StorageException(ErrorKind.WRITE_QUORUM, "erasure set " + (index + 1) + ": " + online + " of "
+                    + drives.size() + " drives online, writes need " + writeQuorum);
+        }
+        boolean versioned = versioning == VersioningState.ENABLED;
+        UUID versionId = versioned ? UUID.randomUUID() : ObjectVersion.NULL_VERSION_ID;
+        int[] distribution = placement.distribution(bucket, key, drives.size());
+        boolean inline = shouldInline(bucket, key, request.size(), layout, versioned);
+
+        ShardSink sink = new ShardSink(layout, distribution, inline);
+        try {
+            long written = sink.stream(body, request.size());
+            if (request.size() >= 0 && written < request.size()) {
+                throw new StorageException(ErrorKind.INCOMPLETE_BODY, "the body ended after " + written + " of "
+                        + request.size() + " bytes announced");
+            }
+            byte[] md5 = sink.md5();
+            if (request.expectedMd5() != null && !MessageDigest.isEqual(md5, request.expectedMd5())) {
+                throw new StorageException(
+                        ErrorKind.BAD_DIGEST, "The Content-MD5 you specified did not match what we received.");
+            }
+            sink.finish(writeQuorum);
+            String etag = HexFormat.of().formatHex(md5);
+            TreeMap<String, String> metadata = new TreeMap<>(request.userMetadata());
+            metadata.put("content-type", request.contentType() == null ? "application/octet-stream" : request.contentType());
+            long now = nowNanos();
+            ObjectVersion version = new ObjectVersion(
+                    versionId,
+                    VersionType.OBJECT,
+                    now,
+                    inline ? null : sink.dataDir,
+                    written,
+                    data,
+                    parity,
+                    BLOCK_SIZE,
+                    distribution,
+                    bitrot.id(),
+                    List.of(new PartInfo(1, written, null)),
+                    etag,
+                    metadata,
+                    inline);
+            commit(bucket, key, version, sink);
+            return info(bucket, key, version, true);
+        } finally {
+            sink.discard();
+        }
+    }
+
+    private boolean shouldInline(String bucket, String key, long size, ErasureLayout layout, boolean versioned) {
+        if (size < 0) {
+            return false;
+        }
+        long shardBytes = layout.shardFileSize(size);
+        if (shardBytes - layout.blockCount(size) * layout.checksumLength()
+                > (versioned ? INLINE_LIMIT_VERSIONED : INLINE_LIMIT)) {
+            return false;
+        }
+        // Inline data must never make xl.meta big: past the cap, versions keep their data in part files.
+        long largestMeta = 0;
+        for (Outcome<Long> o : calls.onAll(drives, (pos, drive) -> {
+            try {
+                return Files.size(drive.metaFile(bucket, key));
+            } catch (NoSuchFileException e) {
+                return 0L;
+            }
+        })) {
+            if (o.ok()) {
+                largestMeta = Math.max(largestMeta, o.value());
+            }
+        }
+        return largestMeta + shardBytes <= XlMeta.MAX_INLINE_BYTES;
+    }
+
+    /** Erasure-codes a body into per-drive staging part files or inline buffers. */
+    private final class ShardSink {
+        final ErasureLayout layout;
+        final int[] distribution;
+        final boolean inline;
+        final UUID dataDir = UUID.randomUUID();
+        final Path[] staging = new Path[drives.size()];
+        final FileChannel[] files = new FileChannel[drives.size()];
+        final java.io.ByteArrayOutputStream[] inlineShards = new java.io.ByteArrayOutputStream[drives.size()];
+        final Throwable[] failed = new Throwable[drives.size()];
+        final MessageDigest md5 = newMd5();
+
+        ShardSink(ErasureLayout layout, int[] distribution, boolean inline) throws IOException {
+            this.layout = layout;
+            this.distribution = distribution;
+            this.inline = inline;
+            for (int i = 0; i < drives.size(); i++) {
+                LocalDrive d = drives.get(i);
+                if (!d.isOnline()) {
+                    failed[i] = new DriveCalls.DriveOfflineException(d);
+                    continue;
+                }
+                try {
+                    staging[i] = d.newStagingDir();
+                    if (inline) {
+                        inlineShards[i] = new java.io.ByteArrayOutputStream();
+                    } else {
+                        Path dir = Files.createDirectory(staging[i].resolve(dataDir.toString()));
+                        files[i] = FileChannel.open(
+                                dir.resolve("part.1"), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                    }
+                } catch (IOException e) {
+                    failed[i] = e;
+                }
+            }
+            checkQuorum(layout.writeQuorum());
+        }
+
+        long stream(InputStream body, long size) throws IOException {
+            ReedSolomon codec = ReedSolomon.of(layout.data(), layout.parity());
+            byte[] block = new byte[layout.blockSize()];
+            int fullShard = layout.fullShardLength();
+            byte[][] shards = new byte[layout.total()][fullShard];
+            byte[] checksum = new byte[layout.checksumLength()];
+            long total = 0;
+            while (size < 0 || total < size) {
+                int want = (int) (size < 0 ? block.length : Math.min(block.length, size - total));
+                int n = body.readNBytes(block, 0, want);
+                if (n == 0) {
+                    break;
+                }
+                total += n;
+                md5.update(block, 0, n);
+                int shardLen = layout.shardLength(n);
+                for (int j = 0; j < layout.data(); j++) {
+                    int from = j * shardLen;
+                    int len = Math.max(0, Math.min(shardLen, n - from));
+                    if (len > 0) {
+                        System.arraycopy(block, from, shards[j], 0, len);
+                    }
+                    Arrays.fill(shards[j], len, shardLen, (byte) 0);
+                }
+                codec.encodeParity(shards, 0, shardLen);
+                for (int pos = 0; pos < drives.size(); pos++) {
+                    if (failed[pos] != null) {
+                        continue;
+                    }
+                    byte[] shard = shards[distribution[pos] - 1];
+                    bitrot.checksum(shard, 0, shardLen, checksum, 0);
+                    try {
+                        if (inline) {
+                            inlineShards[pos].write(checksum);
+                            inlineShards[pos].write(shard, 0, shardLen);
+                        } else {
+                            writeFully(files[pos], ByteBuffer.wrap(checksum));
+                            writeFully(files[pos], ByteBuffer.wrap(shard, 0, shardLen));
+                        }
+                    } catch (IOException e) {
+                        failed[pos] = e;
+                    }
+                }
+                checkQuorum(layout.writeQuorum());
+                if (n < want) {
+                    break;
+                }
+            }
+            return total;
+        }
+
+        byte[] md5() {
+            return md5.digest();
+        }
+
+        /** Forces every part file to stable storage (in parallel across drives). */
+        void finish(int writeQuorum) {
+            if (inline) {
+                return;
+            }
+            boolean[] include = new boolean[drives.size()];
+            for (int i = 0; i < include.length; i++) {
+                include[i] = failed[i] == null;
+            }
+            List<Outcome<Void>> outcomes = calls.on(drives, include, (pos, drive) -> {
+                files[pos].force(false);
+                files[pos].close();
+                files[pos] = null;
+                return null;
+            });
+            for (int i = 0; i < include.length; i++) {
+                if (include[i] && !outcomes.get(i).ok()) {
+                    failed[i] = outcomes.get(i).error();
+                }
+            }
+            checkQuorum(writeQuorum);
+        }
+
+        void checkQuorum(int writeQuorum) {
+            int ok = 0;
+            List<Throwable> errors = new ArrayList<>();
+            for (Throwable t : failed) {
+                if (t == null) {
+                    ok++;
+                } else {
+                    errors.add(t);
+                }
+            }
+            if (ok < writeQuorum) {
+                throw quorumFailure(ErrorKind.WRITE_QUORUM, "write", ok, writeQuorum, errors);
+            }
+        }
+
+        /** Closes files and removes staging directories that were not committed. */
+        void discard() {
+            for (int i = 0; i < drives.size(); i++) {
+                try {
+                    if (files[i] != null) {
+                        files[i].close();
+                    }
+                } catch (IOException ignored) {
+                    // the staging directory is removed below, or at the next start
+                }
+                if (staging[i] != null && Files.exists(staging[i])) {
+                    try {
+                        LocalDrive.deleteTree(staging[i]);
+                    } catch (IOException ignored) {
+                        // cleaned at the next start
+                    }
+                }
+            }
+        }
+    }
+
+    private static void writeFully(FileChannel ch, ByteBuffer buf) throws IOException {
+        while (buf.hasRemaining()) {
+            ch.write(buf);
+        }
+    }
+
+    /** What one drive's commit replaced, so it can be undone or cleaned up. */
+    private record Committed(byte[] previousMeta, UUID replacedDataDir, UUID newDataDir) {}
+
+    private void commit(String bucket, String key, ObjectVersion version, ShardSink sink) {
+        int writeQuorum = layout(data, parity).writeQuorum();
+        boolean[] include = new boolean[drives.size()];
+        for (int i = 0; i < include.length; i++) {
+            include[i] = sink.failed[i] == null;
+        }
+        try (var lock = locks.write(bucket, key)) {
+            List<Outcome<Committed>> outcomes = calls.on(drives, include, (pos, drive) -> {
+                byte[] inlineShard = version.inline() ? sink.inlineShards[pos].toByteArray() : null;
+                Path stagedDataDir = version.inline() ? null : sink.staging[pos].resolve(sink.dataDir.toString());
+                return commitOnDrive(drive, bucket, key, version, inlineShard, stagedDataDir);
+            });
+            finishMutation(bucket, key, version.versionId(), include, outcomes, writeQuorum, "write");
+        }
+    }
+
+    private Committed commitOnDrive(
+            LocalDrive drive, String bucket, String key, ObjectVersion version, byte[] inlineShard, Path stagedDataDir)
+            throws IOException {
+        Path objectDir = drive.objectDir(bucket, key);
+        Path metaFile = objectDir.resolve(LocalDrive.META_FILE);
+        byte[] previous = drive.readOrNull(metaFile);
+        XlMeta meta = parseOrEmpty(previous);
+        UUID replacedDataDir = null;
+        int existing = meta.indexOf(version.versionId());
+        if (existing >= 0) {
+            replacedDataDir = dataDirOf(meta, existing);
+        } else if (meta.versionCount() >= maxVersions) {
+            throw new StorageException(ErrorKind.TOO_MANY_VERSIONS, "object " + bucket + "/" + key + " already has "
+                    + meta.versionCount() + " versions (the limit per key is " + maxVersions + ")");
+        }
+        byte[] next = meta.withVersion(version, inlineShard).toBytes();
+        drive.createDirectoriesDurably(objectDir);
+        if (stagedDataDir != null) {
+            Files.move(stagedDataDir, objectDir.resolve(version.dataDir().toString()),
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        }
+        // The rename of xl.meta is the commit point; one directory force covers it and the data dir rename.
+        Path staged = drive.newStagingDir().resolve(LocalDrive.META_FILE);
+        LocalDrive.writeAndForce(staged, next);
+        Files.move(staged, metaFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        LocalDrive.forceDirectory(objectDir);
+        Files.delete(staged.getParent());
+        return new Committed(previous, replacedDataDir, stagedDataDir == null ? null : version.dataDir());
+    }
+
+    private static UUID dataDirOf(XlMeta meta, int index) {
+        try {
+            ObjectVersion v = meta.version(index);
+            return v.inline() ? null : v.dataDir();
+        } catch (CorruptMetaException e) {
+            return null;
+        }
+    }
+
+    /**
+     * After a mutation ran on the drives: on quorum, cleans what the new state no longer references and reports drives
+     * that missed it for healing; below quorum, undoes it on the drives it reached and fails.
+     */
+    private void finishMutation(
+            String bucket,
+            String key,
+            UUID versionId,
+            boolean[] include,
+            List<Outcome<Committed>> outcomes,
+            int quorum,
+            String what) {
+        int ok = 0;
+        List<Throwable> errors = new ArrayList<>();
+        for (int i = 0; i < outcomes.size(); i++) {
+            if (include[i] && outcomes.get(i).ok()) {
+                ok++;
+            } else if (include[i]) {
+                errors.add(outcomes.get(i).error());
+            }
+        }
+        if (ok < quorum) {
+            for (int i = 0; i < outcomes.size(); i++) {
+                if (include[i] && outcomes.get(i).ok()) {
+                    undo(drives.get(i), bucket, key, outcomes.get(i).value());
+                }
+            }
+            throw quorumFailure(ErrorKind.WRITE_QUORUM, what, ok, quorum, errors);
+        }
+        for (int i = 0; i < outcomes.size(); i++) {
+            Outcome<Committed> o = outcomes.get(i);
+            if (include[i] && o.ok() && o.value().replacedDataDir() != null) {
+                try {
+                    drives.get(i).moveToTrash(drives.get(i).objectDir(bucket, key)
+                            .resolve(o.value().replacedDataDir().toString()));
+                } catch (IOException e) {
+                    // an unreferenced data dir is harmless and collected later
+                }
+            }
+        }
+        if (ok < drives.size()) {
+            heal.report(bucket, key, VersionIds.format(versionId), what + " reached " + ok + " of " + drives.size()
+                    + " drives");
+        }
+    }
+
+    private void undo(LocalDrive drive, String bucket, String key, Committed committed) {
+        Path metaFile = drive.metaFile(bucket, key);
+        try {
+            if (committed.previousMeta() == null) {
+                Files.deleteIfExists(metaFile);
+            } else {
+                drive.writeDurably(metaFile, committed.previousMeta());
+            }
+            if (committed.newDataDir() != null) {
+                drive.moveToTrash(drive.objectDir(bucket, key).resolve(committed.newDataDir().toString()));
+            }
+        } catch (IOException e) {
+            heal.report(bucket, key, "", "undo of a failed write on " + drive.root() + " failed: " + e.getMessage());
+        }
+    }
+
+    private static StorageException quorumFailure(
+            ErrorKind kind, String what, int ok, int quorum, List<Throwable> errors) {
+        for (Throwable t : errors) {
+            if (t instanceof StorageException se && se.kind() == ErrorKind.TOO_MANY_VERSIONS) {
+                return se;
+            }
+        }
+        boolean full = errors.stream().anyMatch(ErasureSet::isDiskFull);
+        String first = errors.isEmpty() ? "" : ": " + errors.getFirst();
+        return new StorageException(full ? ErrorKind.STORAGE_FULL : kind, what + " reached " + ok + " drive(s), "
+                + quorum + " needed" + (full ? " (drives are full)" : "") + first);
+    }
+
+    static boolean isDiskFull(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            String m = c.getMessage();
+            if (m != null && m.contains("No space left on device")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static XlMeta parseOrEmpty(byte[] bytes) {
+        if (bytes == null) {
+            return XlMeta.empty();
+        }
+        try {
+            return XlMeta.parse(bytes);
+        } catch (CorruptMetaException e) {
+            // A corrupt copy is replaced by the new state; the other drives hold the history and healing restores it.
+            return XlMeta.empty();
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------- read
+
+    /** Each drive's parsed {@code xl.meta} for a key (null entries: absent, corrupt or unreadable). */
+    final class MetaSnapshot {
+        final String bucket;
+        final String key;
+        final XlMeta[] metas = new XlMeta[drives.size()];
+        int absent;
+        int failed;
+
+        MetaSnapshot(String bucket, String key) {
+            this.bucket = bucket;
+            this.key = key;
+            List<Outcome<byte[]>> outcomes = calls.onAll(drives, (pos, drive) -> drive.readOrNull(drive.metaFile(bucket, key)));
+            for (int i = 0; i < outcomes.size(); i++) {
+                Outcome<byte[]> o = outcomes.get(i);
+                if (!o.ok()) {
+                    failed++;
+                } else if (o.value() == null) {
+                    absent++;
+                } else {
+                    try {
+                        metas[i] = XlMeta.parse(o.value());
+                    } catch (CorruptMetaException e) {
+                        failed++;
+                        heal.report(bucket, key, "", "corrupt xl.meta on " + drives.get(i).root() + ": " + e.getMessage());
+                    }
+                }
+            }
+        }
+    }
+
+    /** A version agreed by a quorum of drives, and which drives hold it identically. */
+    record Resolved(ObjectVersion version, boolean latest, boolean[] holders, XlMeta[] metas) {}
+
+    private int metaQuorum(boolean deleteMarker, int dataShards) {
+        return deleteMarker ? Math.max(1, drives.size() / 2) : Math.max(1, dataShards);
+    }
+
+    /** The latest version ({@code versionId} null) or the given one, agreed by quorum, or an exception saying why not. */
+    Resolved resolve(String bucket, String key, UUID versionId) {
+        MetaSnapshot snap = new MetaSnapshot(bucket, key);
+        Resolved r = versionId == null ? resolveLatest(snap) : resolveVersion(snap, versionId);
+        if (r != null) {
+            int holders = count(r.holders());
+            if (holders < drives.size()) {
+                heal.report(bucket, key, VersionIds.format(r.version().versionId()),
+                        "metadata present on " + holders + " of " + drives.size() + " drives");
+            }
+            return r;
+        }
+        int readable = drives.size() - snap.failed;
+        if (readable < data) {
+            throw new StorageException(ErrorKind.READ_QUORUM, "erasure set " + (index + 1) + ": only " + readable
+                    + " of " + drives.size() + " drives could be read (" + data + " needed)");
+        }
+        if (versionId != null) {
+            throw new StorageException(ErrorKind.VERSION_NOT_FOUND, "The specified version does not exist.");
+        }
+        throw new StorageException(ErrorKind.OBJECT_NOT_FOUND, "The specified key does not exist.");
+    }
+
+    private Resolved resolveVersion(MetaSnapshot snap, UUID versionId) {
+        Map<Integer, boolean[]> holdersByChecksum = new HashMap<>();
+        VersionType type = null;
+        int dataShards = data;
+        for (int i = 0; i < snap.metas.length; i++) {
+            XlMeta m = snap.metas[i];
+            int idx = m == null ? -1 : m.indexOf(versionId);
+            if (idx >= 0) {
+                var h = m.header(idx);
+                holdersByChecksum.computeIfAbsent(h.bodyChecksum(), k -> new boolean[drives.size()])[i] = true;
+                type = h.type();
+                dataShards = h.dataShards();
+            }
+        }
+        int quorum = metaQuorum(type == VersionType.DELETE_MARKER, dataShards);
+        for (var e : holdersByChecksum.entrySet()) {
+            boolean[] holders = e.getValue();
+            if (count(holders) < quorum) {
+                continue;
+            }
+            // Decode from the first holder whose body verifies; a drive whose body is damaged stops counting.
+            ObjectVersion decoded = null;
+            boolean latest = false;
+            for (int i = 0; i < holders.length; i++) {
+                if (!holders[i]) {
+                    continue;
+                }
+                XlMeta m = snap.metas[i];
+                int idx = m.indexOf(versionId);
+                try {
+                    ObjectVersion v = m.version(idx);
+                    if (decoded == null) {
+                        decoded = v;
+                        latest = idx == 0;
+                    }
+                } catch (CorruptMetaException ex) {
+                    holders[i] = false;
+                    heal.report(snap.bucket, snap.key, VersionIds.format(versionId),
+                            "corrupt version body on " + drives.get(i).root() + ": " + ex.getMessage());
+                }
+            }
+            if (decoded != null && count(holders) >= quorum) {
+                return new Resolved(decoded, latest, holders, snap.metas);
+            }
+        }
+        return null;
+    }
+
+    private Resolved resolveLatest(MetaSnapshot snap) {
+        // Candidates are each drive's newest version; a drive carrying a dangling newer version is outvoted.
+        List<UUID> candidates = new ArrayList<>();
+        for (XlMeta m : snap.metas) {
+            if (m != null && m.versionCount() > 0 && !candidates.contains(m.header(0).versionId())) {
+                candidates.add(m.header(0).versionId());
+            }
+        }
+        Resolved best = null;
+        for (UUID id : candidates) {
+            Resolved r = resolveVersion(snap, id);
+            if (r != null && (best == null || sortsBefore(r.version(), best.version()))) {
+                best = r;
+            }
+        }
+        if (best == null) {
+            // Rare: every drive's newest version lacks quorum. Walk all versions to find the newest agreed one.
+            List<UUID> all = new ArrayList<>();
+            for (XlMeta m : snap.metas) {
+                if (m != null) {
+                    for (var h : m.headers()) {
+                        if (!all.contains(h.versionId())) {
+                            all.add(h.versionId());
+                        }
+                    }
+                }
+            }
+            for (UUID id : all) {
+                Resolved r = resolveVersion(snap, id);
+                if (r != null && (best == null || sortsBefore(r.version(), best.version()))) {
+                    best = r;
+                }
+            }
+        }
+        return best == null ? null : new Resolved(best.version(), true, best.holders(), best.metas());
+    }
+
+    private static boolean sortsBefore(ObjectVersion a, ObjectVersion b) {
+        return a.modTimeNanos() > b.modTimeNanos();
+    }
+
+    private static int count(boolean[] flags) {
+        int n = 0;
+        for (boolean f : flags) {
+            if (f) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    ObjectInfo head(String bucket, String key, UUID versionId) {
+        Resolved r = resolve(bucket, key, versionId);
+        ObjectVersion v = r.version();
+        if (v.isDeleteMarker()) {
+            String id = VersionIds.format(v.versionId());
+            if (versionId != null) {
+                throw new StorageException(ErrorKind.METHOD_NOT_ALLOWED,
+                        "The specified method is not allowed against this resource.", null, true, id);
+            }
+            throw new StorageException(ErrorKind.OBJECT_NOT_FOUND, "The specified key does not exist.", null, true, id);
+        }
+        return info(bucket, key, v, r.latest());
+    }
+
+    ErasureReader open(String bucket, String key, UUID versionId, long offset, long length) {
+        Resolved r;
+        try (var lock = locks.read(bucket, key)) {
+            r = resolve(bucket, key, versionId);
+        }
+        ObjectVersion v = r.version();
+        if (v.isDeleteMarker()) {
+            head(bucket, key, versionId); // throws the right not-found / not-allowed answer
+        }
+        if (offset < 0 || offset > v.size() || (offset == v.size() && v.size() > 0) || (length >= 0 && offset + length > v.size())) {
+            throw new StorageException(ErrorKind.INVALID_RANGE, "range from " + offset + " for " + length
+                    + " bytes is outside the object of " + v.size() + " bytes");
+        }
+        long len = length < 0 ? v.size() - offset : length;
+        return new ErasureReader(this, bucket, key, info(bucket, key, v, r.latest()), v, r.holders(), r.metas(),
+                offset, len);
+    }
+
+    /** Reports a version whose shards were found missing or corrupt while reading. */
+    void reportReadDamage(String bucket, String key, ObjectVersion v, String reason) {
+        heal.report(bucket, key, VersionIds.format(v.versionId()), reason);
+    }
+
+    BitrotAlgorithm bitrotFor(ObjectVersion v) {
+        return BitrotAlgorithm.byId(v.bitrotAlgorithm());
+    }
+
+    ErasureLayout layoutOf(ObjectVersion v) {
+        return new ErasureLayout(v.dataShards(), v.parityShards(), v.blockSize(),
+                bitrotFor(v).checksumLength());
+    }
+
+    // ---------------------------------------------------------------------------------------------------- delete
+
+    DeleteResult delete(String bucket, String key, VersioningState versioning, UUID versionId) {
+        int quorum = drives.size() / 2 + 1;
+        try (var lock = locks.write(bucket, key)) {
+            if (versionId != null) {
+                return removeVersion(bucket, key, versionId, quorum);
+            }
+            switch (versioning) {
+                case UNVERSIONED -> {
+                    removeVersion(bucket, key, ObjectVersion.NULL_VERSION_ID, quorum);
+                    return new DeleteResult(null, false);
+                }
+                case ENABLED -> {
+                    return addDeleteMarker(bucket, key, UUID.randomUUID(), quorum);
+                }
+                case SUSPENDED -> {
+                    return addDeleteMarker(bucket, key, ObjectVersion.NULL_VERSION_ID, quorum);
+                }
+                default -> throw new IllegalStateException("versioning: " + versioning);
+            }
+        }
+    }
+
+    private DeleteResult addDeleteMarker(String bucket, String key, UUID markerId, int quorum) {
+        ObjectVersion marker = ObjectVersion.deleteMarker(markerId, nowNanos());
+        boolean[] include = onlineMask();
+        List<Outcome<Committed>> outcomes = calls.on(drives, include,
+                (pos, drive) -> commitOnDrive(drive, bucket, key, marker, null, null));
+        finishMutation(bucket, key, markerId, include, outcomes, quorum, "delete marker");
+        return new DeleteResult(VersionIds.format(markerId), true);
+    }
+
+    private DeleteResult removeVersion(String bucket, String key, UUID versionId, int quorum) {
+        boolean[] include = onlineMask();
+        boolean[] wasMarker = new boolean[drives.size()];
+        List<Outcome<Committed>> outcomes = calls.on(drives, include, (pos, drive) -> {
+            Path objectDir = drive.objectDir(bucket, key);
+            Path metaFile = objectDir.resolve(LocalDrive.META_FILE);
+            byte[] previous = drive.readOrNull(metaFile);
+            if (previous == null) {
+                return new Committed(null, null, null);
+            }
+            XlMeta meta = parseOrEmpty(previous);
+            int idx = meta.indexOf(versionId);
+            if (idx < 0) {
+                return new Committed(previous, null, null);
+            }
+            wasMarker[pos] = meta.header(idx).isDeleteMarker();
+            UUID dataDir = dataDirOf(meta, idx);
+            XlMeta next = meta.withoutVersion(versionId);
+            if (next.versionCount() == 0) {
+                drive.moveToTrash(metaFile);
+                LocalDrive.forceDirectory(objectDir);
+            } else {
+                drive.writeDurably(metaFile, next.toBytes());
+            }
+            return new Committed(previous, dataDir, null);
+        });
+        finishMutation(bucket, key, versionId, include, outcomes, quorum, "delete");
+        // Prune the key's directory (and empty parents) once no version is left on a drive.
+        for (int i = 0; i < drives.size(); i++) {
+            LocalDrive d = drives.get(i);
+            if (include[i] && outcomes.get(i).ok() && !Files.exists(d.metaFile(bucket, key))) {
+                d.pruneEmptyParents(d.objectDir(bucket, key), d.bucketDir(bucket));
+            }
+        }
+        boolean marker = false;
+        for (boolean b : wasMarker) {
+            marker |= b;
+        }
+        return new DeleteResult(VersionIds.format(versionId), marker);
+    }
+
+    private boolean[] onlineMask() {
+        boolean[] include = new boolean[drives.size()];
+        for (int i = 0; i < include.length; i++) {
+            include[i] = drives.get(i).isOnline();
+        }
+        return include;
+    }
+
+    // ---------------------------------------------------------------------------------------------------- listing
+
+    /** Every version of a key agreed by quorum, newest first (empty when the key has none). */
+    List<ObjectInfo> versions(String bucket, String key) {
+        MetaSnapshot snap = new MetaSnapshot(bucket, key);
+        List<UUID> ids = new ArrayList<>();
+        for (XlMeta m : snap.metas) {
+            if (m != null) {
+                for (var h : m.headers()) {
+                    if (!ids.contains(h.versionId())) {
+                        ids.add(h.versionId());
+                    }
+                }
+            }
+        }
+        List<ObjectVersion> agreed = new ArrayList<>();
+        for (UUID id : ids) {
+            Resolved r = resolveVersion(snap, id);
+            if (r != null) {
+                agreed.add(r.version());
+            }
+        }
+        agreed.sort((a, b) -> Long.compare(b.modTimeNanos(), a.modTimeNanos()));
+        List<ObjectInfo> out = new ArrayList<>(agreed.size());
+        for (int i = 0; i < agreed.size(); i++) {
+            out.add(info(bucket, key, agreed.get(i), i == 0));
+        }
+        return out;
+    }
+
+    /** The latest version of a key if it is an object (not a delete marker), else null. */
+    ObjectInfo latestObjectOrNull(String bucket, String key) {
+        try {
+            Resolved r = resolve(bucket, key, null);
+            return r.version().isDeleteMarker() ? null : info(bucket, key, r.version(), true);
+        } catch (StorageException e) {
+            if (e.kind() == ErrorKind.OBJECT_NOT_FOUND) {
+                return null;
+            }
+            throw e;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------- helpers
+
+    private long nowNanos() {
+        var now = clock.instant();
+        return now.getEpochSecond() * 1_000_000_000L + now.getNano();
+    }
+
+    static ObjectInfo info(String bucket, String key, ObjectVersion v, boolean latest) {
+        Map<String, String> meta = new TreeMap<>(v.metadata());
+        String contentType = meta.remove("content-type");
+        return new ObjectInfo(
+                bucket,
+                key,
+                VersionIds.format(v.versionId()),
+                latest,
+                v.isDeleteMarker(),
+                v.size(),
+                v.etag(),
+                java.time.Instant.ofEpochSecond(0, v.modTimeNanos()),
+                contentType,
+                meta);
+    }
+
+    private static MessageDigest newMd5() {
+        try {
+            return MessageDigest.getInstance("MD5");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("MD5 is missing from this JDK", e);
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** Sorted, lazy walks of drive namespaces that listings merge across drives. */
+package dev.appliance.core.listing;
