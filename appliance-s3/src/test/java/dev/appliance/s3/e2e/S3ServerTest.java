@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.appliance.core.ObjectStore;
+import dev.appliance.core.StoreConfig;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
@@ -14,6 +15,8 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -27,6 +30,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -47,7 +51,7 @@ import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
-/** The server over a store, driven by the real AWS SDK v2 client in three payload configurations. */
+/** The server over the real erasure-coded engine on 4 temp drives, driven by the AWS SDK v2 client in three configurations. */
 class S3ServerTest {
     static {
         LeakWatch.install();
@@ -61,9 +65,16 @@ class S3ServerTest {
     private static final List<S3Client> clients = new ArrayList<>();
     private static int bucketCounter;
 
+    @TempDir
+    static Path drives;
+
     @BeforeAll
     static void start() throws Exception {
-        store = new InMemoryObjectStore();
+        List<Path> dirs = new ArrayList<>();
+        for (int i = 1; i <= 4; i++) {
+            dirs.add(Files.createDirectories(drives.resolve("drive" + i)));
+        }
+        store = ObjectStore.open(StoreConfig.of(dirs));
         server = S3Server.start(
                 store,
                 new S3ServerConfig(
