@@ -151,14 +151,20 @@ final class ErasureReader implements ObjectReader {
                 closeChannel(shard);
                 if (!damageReported) {
                     damageReported = true;
-                    set.reportReadDamage(bucket, key, version,
-                            "shard " + (shard + 1) + " on " + set.drives().get(pos).root() + ": " + problem);
+                    set.reportReadDamage(
+                            bucket,
+                            key,
+                            version,
+                            "shard " + (shard + 1) + " on "
+                                    + set.drives().get(pos).root() + ": " + problem);
                 }
             }
         }
         if (have < layout.data()) {
-            throw new StorageException(ErrorKind.READ_QUORUM, "block " + block + " of part " + partNumber + " of "
-                    + bucket + "/" + key + ": only " + have + " intact shards, " + layout.data() + " needed");
+            throw new StorageException(
+                    ErrorKind.READ_QUORUM,
+                    "block " + block + " of part " + partNumber + " of " + bucket + "/" + key + ": only " + have
+                            + " intact shards, " + layout.data() + " needed");
         }
         boolean dataMissing = false;
         for (int j = 0; j < layout.data(); j++) {

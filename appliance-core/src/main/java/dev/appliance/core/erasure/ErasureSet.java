@@ -123,8 +123,10 @@ final class ErasureSet {
         int writeQuorum = layout.writeQuorum();
         int online = (int) drives.stream().filter(LocalDrive::isOnline).count();
         if (online < writeQuorum) {
-            throw new StorageException(ErrorKind.WRITE_QUORUM, "erasure set " + (index + 1) + ": " + online + " of "
-                    + drives.size() + " drives online, writes need " + writeQuorum);
+            throw new StorageException(
+                    ErrorKind.WRITE_QUORUM,
+                    "erasure set " + (index + 1) + ": " + online + " of " + drives.size()
+                            + " drives online, writes need " + writeQuorum);
         }
         boolean versioned = versioning == VersioningState.ENABLED;
         UUID versionId = versioned ? UUID.randomUUID() : ObjectVersion.NULL_VERSION_ID;
@@ -135,8 +137,9 @@ final class ErasureSet {
         try {
             long written = sink.stream(body, request.size());
             if (request.size() >= 0 && written < request.size()) {
-                throw new StorageException(ErrorKind.INCOMPLETE_BODY, "the body ended after " + written + " of "
-                        + request.size() + " bytes announced");
+                throw new StorageException(
+                        ErrorKind.INCOMPLETE_BODY,
+                        "the body ended after " + written + " of " + request.size() + " bytes announced");
             }
             byte[] md5 = sink.md5();
             if (request.expectedMd5() != null && !MessageDigest.isEqual(md5, request.expectedMd5())) {
@@ -146,7 +149,8 @@ final class ErasureSet {
             sink.finish(writeQuorum);
             String etag = HexFormat.of().formatHex(md5);
             TreeMap<String, String> metadata = new TreeMap<>(request.userMetadata());
-            metadata.put("content-type", request.contentType() == null ? "application/octet-stream" : request.contentType());
+            metadata.put(
+                    "content-type", request.contentType() == null ? "application/octet-stream" : request.contentType());
             long now = nowNanos();
             ObjectVersion version = new ObjectVersion(
                     versionId,
@@ -320,9 +324,21 @@ final class ErasureSet {
                 }
             }
             checkQuorum(layout.writeQuorum());
-            return new ObjectVersion(v.versionId(), v.type(), v.modTimeNanos(), dataDir, v.size(), v.dataShards(),
-                    v.parityShards(), v.blockSize(), v.distribution(), v.bitrotAlgorithm(), v.parts(), v.etag(),
-                    v.metadata(), false);
+            return new ObjectVersion(
+                    v.versionId(),
+                    v.type(),
+                    v.modTimeNanos(),
+                    dataDir,
+                    v.size(),
+                    v.dataShards(),
+                    v.parityShards(),
+                    v.blockSize(),
+                    v.distribution(),
+                    v.bitrotAlgorithm(),
+                    v.parts(),
+                    v.etag(),
+                    v.metadata(),
+                    false);
         }
 
         /** Forces every part file to stable storage (in parallel across drives). */
@@ -425,19 +441,26 @@ final class ErasureSet {
         if (existing >= 0) {
             replacedDataDir = dataDirOf(meta, existing);
         } else if (meta.versionCount() >= maxVersions) {
-            throw new StorageException(ErrorKind.TOO_MANY_VERSIONS, "object " + bucket + "/" + key + " already has "
-                    + meta.versionCount() + " versions (the limit per key is " + maxVersions + ")");
+            throw new StorageException(
+                    ErrorKind.TOO_MANY_VERSIONS,
+                    "object " + bucket + "/" + key + " already has " + meta.versionCount()
+                            + " versions (the limit per key is " + maxVersions + ")");
         }
         byte[] next = meta.withVersion(version, inlineShard).toBytes();
         drive.createDirectoriesDurably(objectDir);
         if (stagedDataDir != null) {
-            Files.move(stagedDataDir, objectDir.resolve(version.dataDir().toString()),
+            Files.move(
+                    stagedDataDir,
+                    objectDir.resolve(version.dataDir().toString()),
                     java.nio.file.StandardCopyOption.ATOMIC_MOVE);
         }
         // The rename of xl.meta is the commit point; one directory force covers it and the data dir rename.
         Path staged = drive.newStagingDir().resolve(LocalDrive.META_FILE);
         LocalDrive.writeAndForce(staged, next);
-        Files.move(staged, metaFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+        Files.move(
+                staged,
+                metaFile,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE,
                 java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         LocalDrive.forceDirectory(objectDir);
         Files.delete(staged.getParent());
@@ -486,16 +509,21 @@ final class ErasureSet {
             Outcome<Committed> o = outcomes.get(i);
             if (include[i] && o.ok() && o.value().replacedDataDir() != null) {
                 try {
-                    drives.get(i).moveToTrash(drives.get(i).objectDir(bucket, key)
-                            .resolve(o.value().replacedDataDir().toString()));
+                    drives.get(i)
+                            .moveToTrash(drives.get(i)
+                                    .objectDir(bucket, key)
+                                    .resolve(o.value().replacedDataDir().toString()));
                 } catch (IOException e) {
                     // an unreferenced data dir is harmless and collected later
                 }
             }
         }
         if (ok < drives.size()) {
-            heal.report(bucket, key, VersionIds.format(versionId), what + " reached " + ok + " of " + drives.size()
-                    + " drives");
+            heal.report(
+                    bucket,
+                    key,
+                    VersionIds.format(versionId),
+                    what + " reached " + ok + " of " + drives.size() + " drives");
         }
     }
 
@@ -508,7 +536,8 @@ final class ErasureSet {
                 drive.writeDurably(metaFile, committed.previousMeta());
             }
             if (committed.newDataDir() != null) {
-                drive.moveToTrash(drive.objectDir(bucket, key).resolve(committed.newDataDir().toString()));
+                drive.moveToTrash(drive.objectDir(bucket, key)
+                        .resolve(committed.newDataDir().toString()));
             }
         } catch (IOException e) {
             heal.report(bucket, key, "", "undo of a failed write on " + drive.root() + " failed: " + e.getMessage());
@@ -524,8 +553,10 @@ final class ErasureSet {
         }
         boolean full = errors.stream().anyMatch(ErasureSet::isDiskFull);
         String first = errors.isEmpty() ? "" : ": " + errors.getFirst();
-        return new StorageException(full ? ErrorKind.STORAGE_FULL : kind, what + " reached " + ok + " drive(s), "
-                + quorum + " needed" + (full ? " (drives are full)" : "") + first);
+        return new StorageException(
+                full ? ErrorKind.STORAGE_FULL : kind,
+                what + " reached " + ok + " drive(s), " + quorum + " needed" + (full ? " (drives are full)" : "")
+                        + first);
     }
 
     static boolean isDiskFull(Throwable t) {
@@ -563,7 +594,8 @@ final class ErasureSet {
         MetaSnapshot(String bucket, String key) {
             this.bucket = bucket;
             this.key = key;
-            List<Outcome<byte[]>> outcomes = calls.onAll(drives, (pos, drive) -> drive.readOrNull(drive.metaFile(bucket, key)));
+            List<Outcome<byte[]>> outcomes =
+                    calls.onAll(drives, (pos, drive) -> drive.readOrNull(drive.metaFile(bucket, key)));
             for (int i = 0; i < outcomes.size(); i++) {
                 Outcome<byte[]> o = outcomes.get(i);
                 if (!o.ok()) {
@@ -575,7 +607,11 @@ final class ErasureSet {
                         metas[i] = XlMeta.parse(o.value());
                     } catch (CorruptMetaException e) {
                         failed++;
-                        heal.report(bucket, key, "", "corrupt xl.meta on " + drives.get(i).root() + ": " + e.getMessage());
+                        heal.report(
+                                bucket,
+                                key,
+                                "",
+                                "corrupt xl.meta on " + drives.get(i).root() + ": " + e.getMessage());
                     }
                 }
             }
@@ -596,15 +632,20 @@ final class ErasureSet {
         if (r != null) {
             int holders = count(r.holders());
             if (holders < drives.size()) {
-                heal.report(bucket, key, VersionIds.format(r.version().versionId()),
+                heal.report(
+                        bucket,
+                        key,
+                        VersionIds.format(r.version().versionId()),
                         "metadata present on " + holders + " of " + drives.size() + " drives");
             }
             return r;
         }
         int readable = drives.size() - snap.failed;
         if (readable < data) {
-            throw new StorageException(ErrorKind.READ_QUORUM, "erasure set " + (index + 1) + ": only " + readable
-                    + " of " + drives.size() + " drives could be read (" + data + " needed)");
+            throw new StorageException(
+                    ErrorKind.READ_QUORUM,
+                    "erasure set " + (index + 1) + ": only " + readable + " of " + drives.size()
+                            + " drives could be read (" + data + " needed)");
         }
         if (versionId != null) {
             throw new StorageException(ErrorKind.VERSION_NOT_FOUND, "The specified version does not exist.");
@@ -649,7 +690,10 @@ final class ErasureSet {
                     }
                 } catch (CorruptMetaException ex) {
                     holders[i] = false;
-                    heal.report(snap.bucket, snap.key, VersionIds.format(versionId),
+                    heal.report(
+                            snap.bucket,
+                            snap.key,
+                            VersionIds.format(versionId),
                             "corrupt version body on " + drives.get(i).root() + ": " + ex.getMessage());
                 }
             }
@@ -664,7 +708,9 @@ final class ErasureSet {
         // Candidates are each drive's newest version; a drive carrying a dangling newer version is outvoted.
         List<UUID> candidates = new ArrayList<>();
         for (XlMeta m : snap.metas) {
-            if (m != null && m.versionCount() > 0 && !candidates.contains(m.header(0).versionId())) {
+            if (m != null
+                    && m.versionCount() > 0
+                    && !candidates.contains(m.header(0).versionId())) {
                 candidates.add(m.header(0).versionId());
             }
         }
@@ -717,8 +763,12 @@ final class ErasureSet {
         if (v.isDeleteMarker()) {
             String id = VersionIds.format(v.versionId());
             if (versionId != null) {
-                throw new StorageException(ErrorKind.METHOD_NOT_ALLOWED,
-                        "The specified method is not allowed against this resource.", null, true, id);
+                throw new StorageException(
+                        ErrorKind.METHOD_NOT_ALLOWED,
+                        "The specified method is not allowed against this resource.",
+                        null,
+                        true,
+                        id);
             }
             throw new StorageException(ErrorKind.OBJECT_NOT_FOUND, "The specified key does not exist.", null, true, id);
         }
@@ -734,13 +784,18 @@ final class ErasureSet {
         if (v.isDeleteMarker()) {
             head(bucket, key, versionId); // throws the right not-found / not-allowed answer
         }
-        if (offset < 0 || offset > v.size() || (offset == v.size() && v.size() > 0) || (length >= 0 && offset + length > v.size())) {
-            throw new StorageException(ErrorKind.INVALID_RANGE, "range from " + offset + " for " + length
-                    + " bytes is outside the object of " + v.size() + " bytes");
+        if (offset < 0
+                || offset > v.size()
+                || (offset == v.size() && v.size() > 0)
+                || (length >= 0 && offset + length > v.size())) {
+            throw new StorageException(
+                    ErrorKind.INVALID_RANGE,
+                    "range from " + offset + " for " + length + " bytes is outside the object of " + v.size()
+                            + " bytes");
         }
         long len = length < 0 ? v.size() - offset : length;
-        return new ErasureReader(this, bucket, key, info(bucket, key, v, r.latest()), v, r.holders(), r.metas(),
-                offset, len);
+        return new ErasureReader(
+                this, bucket, key, info(bucket, key, v, r.latest()), v, r.holders(), r.metas(), offset, len);
     }
 
     /** Reports a version whose shards were found missing or corrupt while reading. */
@@ -753,8 +808,8 @@ final class ErasureSet {
     }
 
     ErasureLayout layoutOf(ObjectVersion v) {
-        return new ErasureLayout(v.dataShards(), v.parityShards(), v.blockSize(),
-                bitrotFor(v).checksumLength());
+        return new ErasureLayout(
+                v.dataShards(), v.parityShards(), v.blockSize(), bitrotFor(v).checksumLength());
     }
 
     // ---------------------------------------------------------------------------------------------------- delete
@@ -784,8 +839,8 @@ final class ErasureSet {
     private DeleteResult addDeleteMarker(String bucket, String key, UUID markerId, int quorum) {
         ObjectVersion marker = ObjectVersion.deleteMarker(markerId, nowNanos());
         boolean[] include = onlineMask();
-        List<Outcome<Committed>> outcomes = calls.on(drives, include,
-                (pos, drive) -> commitOnDrive(drive, bucket, key, marker, null, null));
+        List<Outcome<Committed>> outcomes =
+                calls.on(drives, include, (pos, drive) -> commitOnDrive(drive, bucket, key, marker, null, null));
         finishMutation(bucket, key, markerId, include, outcomes, quorum, "delete marker");
         return new DeleteResult(VersionIds.format(markerId), true);
     }
