@@ -406,9 +406,6 @@ final class ErasureSet {
         }
     }
 
-    /** What one drive's commit replaced, so it can be undone or cleaned up. */
-    private record Committed(byte[] previousMeta, UUID replacedDataDir, UUID newDataDir) {}
-
     private void commit(String bucket, String key, ObjectVersion version, ShardSink sink) {
         int writeQuorum = layout(data, parity).writeQuorum();
         try (var lock = locks.write(bucket, key)) {
@@ -420,7 +417,7 @@ final class ErasureSet {
             for (int i = 0; i < include.length; i++) {
                 include[i] = sink.failed[i] == null;
             }
-            List<Outcome<Committed>> outcomes = calls.on(drives, include, (pos, drive) -> {
+            List<Outcome<KeyFiles.Change>> outcomes = calls.on(drives, include, (pos, drive) -> {
                 byte[] inlineShard = v.inline() ? sink.inlineShards[pos].toByteArray() : null;
                 Path stagedDataDir = v.inline() ? null : sink.staging[pos].resolve(sink.dataDir.toString());
                 return commitOnDrive(drive, bucket, key, v, inlineShard, stagedDataDir);
@@ -429,51 +426,10 @@ final class ErasureSet {
         }
     }
 
-    private Committed commitOnDrive(
+    private KeyFiles.Change commitOnDrive(
             LocalDrive drive, String bucket, String key, ObjectVersion version, byte[] inlineShard, Path stagedDataDir)
             throws IOException {
-        Path objectDir = drive.objectDir(bucket, key);
-        Path metaFile = objectDir.resolve(LocalDrive.META_FILE);
-        byte[] previous = drive.readOrNull(metaFile);
-        XlMeta meta = parseOrEmpty(previous);
-        UUID replacedDataDir = null;
-        int existing = meta.indexOf(version.versionId());
-        if (existing >= 0) {
-            replacedDataDir = dataDirOf(meta, existing);
-        } else if (meta.versionCount() >= maxVersions) {
-            throw new StorageException(
-                    ErrorKind.TOO_MANY_VERSIONS,
-                    "object " + bucket + "/" + key + " already has " + meta.versionCount()
-                            + " versions (the limit per key is " + maxVersions + ")");
-        }
-        byte[] next = meta.withVersion(version, inlineShard).toBytes();
-        drive.createDirectoriesDurably(objectDir);
-        if (stagedDataDir != null) {
-            Files.move(
-                    stagedDataDir,
-                    objectDir.resolve(version.dataDir().toString()),
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        }
-        // The rename of xl.meta is the commit point; one directory force covers it and the data dir rename.
-        Path staged = drive.newStagingDir().resolve(LocalDrive.META_FILE);
-        LocalDrive.writeAndForce(staged, next);
-        Files.move(
-                staged,
-                metaFile,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        LocalDrive.forceDirectory(objectDir);
-        Files.delete(staged.getParent());
-        return new Committed(previous, replacedDataDir, stagedDataDir == null ? null : version.dataDir());
-    }
-
-    private static UUID dataDirOf(XlMeta meta, int index) {
-        try {
-            ObjectVersion v = meta.version(index);
-            return v.inline() ? null : v.dataDir();
-        } catch (CorruptMetaException e) {
-            return null;
-        }
+        return KeyFiles.forUpdate(drive, bucket, key).add(version, inlineShard, stagedDataDir, maxVersions);
     }
 
     /**
@@ -485,7 +441,7 @@ final class ErasureSet {
             String key,
             UUID versionId,
             boolean[] include,
-            List<Outcome<Committed>> outcomes,
+            List<Outcome<KeyFiles.Change>> outcomes,
             int quorum,
             String what) {
         int ok = 0;
@@ -506,8 +462,8 @@ final class ErasureSet {
             throw quorumFailure(ErrorKind.WRITE_QUORUM, what, ok, quorum, errors);
         }
         for (int i = 0; i < outcomes.size(); i++) {
-            Outcome<Committed> o = outcomes.get(i);
-            if (include[i] && o.ok() && o.value().replacedDataDir() != null) {
+            Outcome<KeyFiles.Change> o = outcomes.get(i);
+            if (include[i] && o.ok() && o.value() != null && o.value().replacedDataDir() != null) {
                 try {
                     drives.get(i)
                             .moveToTrash(drives.get(i)
@@ -527,18 +483,12 @@ final class ErasureSet {
         }
     }
 
-    private void undo(LocalDrive drive, String bucket, String key, Committed committed) {
-        Path metaFile = drive.metaFile(bucket, key);
+    private void undo(LocalDrive drive, String bucket, String key, KeyFiles.Change change) {
+        if (change == null) {
+            return;
+        }
         try {
-            if (committed.previousMeta() == null) {
-                Files.deleteIfExists(metaFile);
-            } else {
-                drive.writeDurably(metaFile, committed.previousMeta());
-            }
-            if (committed.newDataDir() != null) {
-                drive.moveToTrash(drive.objectDir(bucket, key)
-                        .resolve(committed.newDataDir().toString()));
-            }
+            KeyFiles.undo(drive, bucket, key, change);
         } catch (IOException e) {
             heal.report(bucket, key, "", "undo of a failed write on " + drive.root() + " failed: " + e.getMessage());
         }
@@ -569,24 +519,13 @@ final class ErasureSet {
         return false;
     }
 
-    private static XlMeta parseOrEmpty(byte[] bytes) {
-        if (bytes == null) {
-            return XlMeta.empty();
-        }
-        try {
-            return XlMeta.parse(bytes);
-        } catch (CorruptMetaException e) {
-            // A corrupt copy is replaced by the new state; the other drives hold the history and healing restores it.
-            return XlMeta.empty();
-        }
-    }
-
     // ---------------------------------------------------------------------------------------------------- read
 
-    /** Each drive's parsed {@code xl.meta} for a key (null entries: absent, corrupt or unreadable). */
+    /** Each drive's metadata files for a key (null entries: absent, corrupt or unreadable). */
     final class MetaSnapshot {
         final String bucket;
         final String key;
+        final KeyFiles[] files = new KeyFiles[drives.size()];
         final XlMeta[] metas = new XlMeta[drives.size()];
         int absent;
         int failed;
@@ -594,26 +533,42 @@ final class ErasureSet {
         MetaSnapshot(String bucket, String key) {
             this.bucket = bucket;
             this.key = key;
-            List<Outcome<byte[]>> outcomes =
-                    calls.onAll(drives, (pos, drive) -> drive.readOrNull(drive.metaFile(bucket, key)));
+            List<Outcome<KeyFiles>> outcomes =
+                    calls.onAll(drives, (pos, drive) -> KeyFiles.forRead(drive, bucket, key));
             for (int i = 0; i < outcomes.size(); i++) {
-                Outcome<byte[]> o = outcomes.get(i);
+                Outcome<KeyFiles> o = outcomes.get(i);
                 if (!o.ok()) {
                     failed++;
-                } else if (o.value() == null) {
-                    absent++;
-                } else {
-                    try {
-                        metas[i] = XlMeta.parse(o.value());
-                    } catch (CorruptMetaException e) {
-                        failed++;
+                    if (o.error() instanceof CorruptMetaException e) {
                         heal.report(
                                 bucket,
                                 key,
                                 "",
                                 "corrupt xl.meta on " + drives.get(i).root() + ": " + e.getMessage());
                     }
+                } else if (o.value() == null) {
+                    absent++;
+                } else {
+                    files[i] = o.value();
+                    metas[i] = o.value().hot();
                 }
+            }
+        }
+
+        /** Where drive {@code i} holds a version, or null (a damaged archive counts as not holding it). */
+        XlMeta.Pick locate(int i, UUID versionId) {
+            if (files[i] == null) {
+                return null;
+            }
+            try {
+                return files[i].locate(versionId);
+            } catch (IOException | CorruptMetaException e) {
+                heal.report(
+                        bucket,
+                        key,
+                        VersionIds.format(versionId),
+                        "metadata archive unreadable on " + drives.get(i).root() + ": " + e.getMessage());
+                return null;
             }
         }
     }
@@ -654,14 +609,21 @@ final class ErasureSet {
     }
 
     private Resolved resolveVersion(MetaSnapshot snap, UUID versionId) {
+        XlMeta.Pick[] found = new XlMeta.Pick[drives.size()];
+        for (int i = 0; i < found.length; i++) {
+            found[i] = snap.locate(i, versionId);
+        }
+        return agree(snap, versionId, found);
+    }
+
+    /** The version as held by a quorum of drives with the same body checksum, decoded once; null without quorum. */
+    private Resolved agree(MetaSnapshot snap, UUID versionId, XlMeta.Pick[] found) {
         Map<Integer, boolean[]> holdersByChecksum = new HashMap<>();
         VersionType type = null;
         int dataShards = data;
-        for (int i = 0; i < snap.metas.length; i++) {
-            XlMeta m = snap.metas[i];
-            int idx = m == null ? -1 : m.indexOf(versionId);
-            if (idx >= 0) {
-                var h = m.header(idx);
+        for (int i = 0; i < found.length; i++) {
+            if (found[i] != null) {
+                var h = found[i].file().header(found[i].index());
                 holdersByChecksum.computeIfAbsent(h.bodyChecksum(), k -> new boolean[drives.size()])[i] = true;
                 type = h.type();
                 dataShards = h.dataShards();
@@ -680,13 +642,11 @@ final class ErasureSet {
                 if (!holders[i]) {
                     continue;
                 }
-                XlMeta m = snap.metas[i];
-                int idx = m.indexOf(versionId);
                 try {
-                    ObjectVersion v = m.version(idx);
+                    ObjectVersion v = found[i].file().version(found[i].index());
                     if (decoded == null) {
                         decoded = v;
-                        latest = idx == 0;
+                        latest = found[i].index() == 0 && found[i].file() == snap.metas[i];
                     }
                 } catch (CorruptMetaException ex) {
                     holders[i] = false;
@@ -706,41 +666,55 @@ final class ErasureSet {
 
     private Resolved resolveLatest(MetaSnapshot snap) {
         // Candidates are each drive's newest version; a drive carrying a dangling newer version is outvoted.
-        List<UUID> candidates = new ArrayList<>();
+        java.util.Set<UUID> candidates = new java.util.LinkedHashSet<>();
         for (XlMeta m : snap.metas) {
-            if (m != null
-                    && m.versionCount() > 0
-                    && !candidates.contains(m.header(0).versionId())) {
+            if (m != null && m.versionCount() > 0) {
                 candidates.add(m.header(0).versionId());
             }
         }
+        Resolved best = newestAgreed(snap, candidates);
+        if (best == null) {
+            // Rare: every drive's newest version lacks quorum. Consider every version to find the newest agreed one.
+            java.util.Set<UUID> all = new java.util.LinkedHashSet<>();
+            for (int i = 0; i < drives.size(); i++) {
+                for (XlMeta.Pick p : allVersions(snap, i)) {
+                    all.add(p.file().header(p.index()).versionId());
+                }
+            }
+            best = newestAgreed(snap, all);
+        }
+        return best == null ? null : new Resolved(best.version(), true, best.holders(), best.metas());
+    }
+
+    private Resolved newestAgreed(MetaSnapshot snap, java.util.Collection<UUID> ids) {
         Resolved best = null;
-        for (UUID id : candidates) {
+        for (UUID id : ids) {
             Resolved r = resolveVersion(snap, id);
             if (r != null && (best == null || sortsBefore(r.version(), best.version()))) {
                 best = r;
             }
         }
-        if (best == null) {
-            // Rare: every drive's newest version lacks quorum. Walk all versions to find the newest agreed one.
-            List<UUID> all = new ArrayList<>();
-            for (XlMeta m : snap.metas) {
-                if (m != null) {
-                    for (var h : m.headers()) {
-                        if (!all.contains(h.versionId())) {
-                            all.add(h.versionId());
-                        }
-                    }
-                }
-            }
-            for (UUID id : all) {
-                Resolved r = resolveVersion(snap, id);
-                if (r != null && (best == null || sortsBefore(r.version(), best.version()))) {
-                    best = r;
-                }
-            }
+        return best;
+    }
+
+    private List<XlMeta.Pick> allVersions(MetaSnapshot snap, int i) {
+        if (snap.files[i] == null) {
+            return List.of();
         }
-        return best == null ? null : new Resolved(best.version(), true, best.holders(), best.metas());
+        try {
+            return snap.files[i].allVersions();
+        } catch (IOException | CorruptMetaException e) {
+            heal.report(
+                    snap.bucket,
+                    snap.key,
+                    "",
+                    "metadata archive unreadable on " + drives.get(i).root());
+            List<XlMeta.Pick> hotOnly = new ArrayList<>();
+            for (int j = 0; j < snap.metas[i].versionCount(); j++) {
+                hotOnly.add(new XlMeta.Pick(snap.metas[i], j));
+            }
+            return hotOnly;
+        }
     }
 
     private static boolean sortsBefore(ObjectVersion a, ObjectVersion b) {
@@ -839,7 +813,7 @@ final class ErasureSet {
     private DeleteResult addDeleteMarker(String bucket, String key, UUID markerId, int quorum) {
         ObjectVersion marker = ObjectVersion.deleteMarker(markerId, nowNanos());
         boolean[] include = onlineMask();
-        List<Outcome<Committed>> outcomes =
+        List<Outcome<KeyFiles.Change>> outcomes =
                 calls.on(drives, include, (pos, drive) -> commitOnDrive(drive, bucket, key, marker, null, null));
         finishMutation(bucket, key, markerId, include, outcomes, quorum, "delete marker");
         return new DeleteResult(VersionIds.format(markerId), true);
@@ -848,28 +822,10 @@ final class ErasureSet {
     private DeleteResult removeVersion(String bucket, String key, UUID versionId, int quorum) {
         boolean[] include = onlineMask();
         boolean[] wasMarker = new boolean[drives.size()];
-        List<Outcome<Committed>> outcomes = calls.on(drives, include, (pos, drive) -> {
-            Path objectDir = drive.objectDir(bucket, key);
-            Path metaFile = objectDir.resolve(LocalDrive.META_FILE);
-            byte[] previous = drive.readOrNull(metaFile);
-            if (previous == null) {
-                return new Committed(null, null, null);
-            }
-            XlMeta meta = parseOrEmpty(previous);
-            int idx = meta.indexOf(versionId);
-            if (idx < 0) {
-                return new Committed(previous, null, null);
-            }
-            wasMarker[pos] = meta.header(idx).isDeleteMarker();
-            UUID dataDir = dataDirOf(meta, idx);
-            XlMeta next = meta.withoutVersion(versionId);
-            if (next.versionCount() == 0) {
-                drive.moveToTrash(metaFile);
-                LocalDrive.forceDirectory(objectDir);
-            } else {
-                drive.writeDurably(metaFile, next.toBytes());
-            }
-            return new Committed(previous, dataDir, null);
+        List<Outcome<KeyFiles.Change>> outcomes = calls.on(drives, include, (pos, drive) -> {
+            KeyFiles.Change change = KeyFiles.forUpdate(drive, bucket, key).remove(versionId);
+            wasMarker[pos] = change != null && change.removedDeleteMarker();
+            return change;
         });
         finishMutation(bucket, key, versionId, include, outcomes, quorum, "delete");
         // Prune the key's directory (and empty parents) once no version is left on a drive.
@@ -899,19 +855,24 @@ final class ErasureSet {
     /** Every version of a key agreed by quorum, newest first (empty when the key has none). */
     List<ObjectInfo> versions(String bucket, String key) {
         MetaSnapshot snap = new MetaSnapshot(bucket, key);
-        List<UUID> ids = new ArrayList<>();
-        for (XlMeta m : snap.metas) {
-            if (m != null) {
-                for (var h : m.headers()) {
-                    if (!ids.contains(h.versionId())) {
-                        ids.add(h.versionId());
-                    }
-                }
+        List<Map<UUID, XlMeta.Pick>> byDrive = new ArrayList<>();
+        java.util.Set<UUID> ids = new java.util.LinkedHashSet<>();
+        for (int i = 0; i < drives.size(); i++) {
+            Map<UUID, XlMeta.Pick> m = new HashMap<>();
+            for (XlMeta.Pick p : allVersions(snap, i)) {
+                UUID id = p.file().header(p.index()).versionId();
+                m.putIfAbsent(id, p);
+                ids.add(id);
             }
+            byDrive.add(m);
         }
         List<ObjectVersion> agreed = new ArrayList<>();
         for (UUID id : ids) {
-            Resolved r = resolveVersion(snap, id);
+            XlMeta.Pick[] found = new XlMeta.Pick[drives.size()];
+            for (int i = 0; i < found.length; i++) {
+                found[i] = byDrive.get(i).get(id);
+            }
+            Resolved r = agree(snap, id, found);
             if (r != null) {
                 agreed.add(r.version());
             }

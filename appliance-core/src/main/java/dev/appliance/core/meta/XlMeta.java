@@ -349,6 +349,93 @@ public final class XlMeta {
         }
     }
 
+    /** One version of a file, picked for {@link #assemble}. */
+    public record Pick(XlMeta file, int index) {}
+
+    /**
+     * Builds a file from versions picked from other files (the engine moves a key's older versions between
+     * {@code xl.meta} and its archive this way), copying rows, bodies and inline payloads byte for byte, sorted newest
+     * first. Ids must be distinct. The inline cap is not checked: versions move between files, no data is added.
+     */
+    public static XlMeta assemble(List<Pick> picks) {
+        Pick[] order = picks.toArray(new Pick[0]);
+        Arrays.sort(
+                order, (a, b) -> compareRows(a.file.buf, a.file.rowOff(a.index), b.file.buf, b.file.rowOff(b.index)));
+        int v = order.length;
+        int[] inlineOf = new int[v];
+        int e = 0;
+        long bodyBytes = 0;
+        long payloadBytes = 0;
+        for (int i = 0; i < v; i++) {
+            Pick p = order[i];
+            bodyBytes += p.file.bodyOff[p.index + 1] - p.file.bodyOff[p.index];
+            inlineOf[i] = p.file.inlineIndexOf(p.file.header(p.index).versionId());
+            if (inlineOf[i] >= 0) {
+                e++;
+                payloadBytes += p.file.inlineOff[inlineOf[i] + 1] - p.file.inlineOff[inlineOf[i]];
+            }
+        }
+        long indexEnd = TABLE_OFF + (long) v * ROW + (long) e * INLINE_ROW;
+        long total = indexEnd + bodyBytes + TRAILER + payloadBytes;
+        if (total > Integer.MAX_VALUE - 16) {
+            throw new IllegalArgumentException("xl.meta: would grow to " + total + " bytes");
+        }
+        byte[] out = new byte[(int) total];
+        int metaEnd = (int) (indexEnd + bodyBytes);
+        writeFraming(out, metaEnd - META_OFF, v, e);
+        int rowPos = TABLE_OFF;
+        int bodyPos = TABLE_OFF + v * ROW + e * INLINE_ROW;
+        for (Pick p : order) {
+            System.arraycopy(p.file.buf, p.file.rowOff(p.index), out, rowPos, ROW);
+            int len = p.file.bodyOff[p.index + 1] - p.file.bodyOff[p.index];
+            System.arraycopy(p.file.buf, p.file.bodyOff[p.index], out, bodyPos, len);
+            rowPos += ROW;
+            bodyPos += len;
+        }
+        int payloadPos = metaEnd + TRAILER;
+        for (int i = 0; i < v; i++) {
+            if (inlineOf[i] < 0) {
+                continue;
+            }
+            XlMeta f = order[i].file;
+            int j = inlineOf[i];
+            System.arraycopy(f.buf, f.inlineTableOff + j * INLINE_ROW, out, rowPos, INLINE_ROW);
+            rowPos += INLINE_ROW;
+            int len = f.inlineOff[j + 1] - f.inlineOff[j];
+            System.arraycopy(f.buf, f.inlineOff[j], out, payloadPos, len);
+            payloadPos += len;
+        }
+        writeTrailer(out, metaEnd, (int) indexEnd, (int) payloadBytes);
+        try {
+            return index(out, v, e, metaEnd, false);
+        } catch (CorruptMetaException ex) {
+            throw new IllegalStateException(ex); // not reachable: validation is off
+        }
+    }
+
+    /** Bytes of a file's prefix that {@link #versionCountOf} needs. */
+    public static final int COUNT_PREFIX = TABLE_OFF;
+
+    /**
+     * The version count recorded in a file's first {@link #COUNT_PREFIX} bytes, without reading or verifying the rest
+     * (for cheap limits such as the cap on versions per key); -1 when the prefix is not an xl.meta of this version.
+     */
+    public static int versionCountOf(byte[] prefix) {
+        if (prefix == null || prefix.length < COUNT_PREFIX) {
+            return -1;
+        }
+        for (int i = 0; i < MAGIC.length; i++) {
+            if (prefix[i] != MAGIC[i]) {
+                return -1;
+            }
+        }
+        if (u16(prefix, 4) != MAJOR_VERSION || prefix[META_OFF] != UINT32) {
+            return -1;
+        }
+        long v = u32(prefix, META_OFF + 1);
+        return v > Integer.MAX_VALUE ? -1 : (int) v;
+    }
+
     private static byte[] row(ObjectVersion version, byte[] body) {
         if (version.dataShards() < 0
                 || version.dataShards() > 255
