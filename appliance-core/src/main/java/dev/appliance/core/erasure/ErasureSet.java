@@ -69,6 +69,11 @@ final class ErasureSet {
     static final int INLINE_LIMIT = 128 * 1024;
     static final int INLINE_LIMIT_VERSIONED = 16 * 1024;
     static final int DEFAULT_MAX_VERSIONS = 10_000;
+    /**
+     * In versioned buckets every new version rewrites {@code xl.meta}, so inline data stops at a smaller file size
+     * there: a key with thousands of versions keeps a file of tens of kilobytes.
+     */
+    static final int VERSIONED_META_CAP = 64 * 1024;
 
     private final int index;
     private final List<LocalDrive> drives;
@@ -167,7 +172,7 @@ final class ErasureSet {
                     etag,
                     metadata,
                     inline);
-            commit(bucket, key, version, sink);
+            commit(bucket, key, version, sink, versioning);
             return info(bucket, key, version, true);
         } finally {
             sink.discard();
@@ -183,14 +188,14 @@ final class ErasureSet {
                 > (versioned ? INLINE_LIMIT_VERSIONED : INLINE_LIMIT)) {
             return false;
         }
-        return metaHasRoomFor(bucket, key, shardBytes);
+        return metaHasRoomFor(bucket, key, shardBytes, versioned);
     }
 
     /**
      * Inline data must never make {@code xl.meta} big: past the cap, versions keep their data in part files. The file
      * size bounds the inline bytes it holds, so a stat per drive answers without reading the file.
      */
-    private boolean metaHasRoomFor(String bucket, String key, long shardBytes) {
+    private boolean metaHasRoomFor(String bucket, String key, long shardBytes, boolean versioned) {
         long largestMeta = 0;
         for (Outcome<Long> o : calls.onAll(drives, (pos, drive) -> {
             try {
@@ -203,7 +208,7 @@ final class ErasureSet {
                 largestMeta = Math.max(largestMeta, o.value());
             }
         }
-        return largestMeta + shardBytes <= XlMeta.MAX_INLINE_BYTES;
+        return largestMeta + shardBytes <= (versioned ? VERSIONED_META_CAP : XlMeta.MAX_INLINE_BYTES);
     }
 
     /** Erasure-codes a body into per-drive staging part files or inline buffers. */
@@ -406,11 +411,12 @@ final class ErasureSet {
         }
     }
 
-    private void commit(String bucket, String key, ObjectVersion version, ShardSink sink) {
+    private void commit(String bucket, String key, ObjectVersion version, ShardSink sink, VersioningState versioning) {
         int writeQuorum = layout(data, parity).writeQuorum();
         try (var lock = locks.write(bucket, key)) {
             // Another writer may have filled the inline section since this write chose to inline: spill to part files.
-            ObjectVersion v = version.inline() && !metaHasRoomFor(bucket, key, sink.inlineLength())
+            ObjectVersion v = version.inline()
+                            && !metaHasRoomFor(bucket, key, sink.inlineLength(), versioning == VersioningState.ENABLED)
                     ? sink.spillInline(version)
                     : version;
             boolean[] include = new boolean[drives.size()];

@@ -32,8 +32,8 @@ import java.util.UUID;
  */
 final class KeyFiles {
     static final String ARCHIVE_FILE = "xl.meta.archive";
-    static final int HOT_MAX = 128;
-    static final int HOT_KEEP = 32;
+    static final int HOT_MAX = 64;
+    static final int HOT_KEEP = 16;
 
     private final LocalDrive drive;
     private final Path dir;
