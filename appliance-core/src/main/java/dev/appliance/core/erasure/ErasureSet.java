@@ -329,21 +329,7 @@ final class ErasureSet {
                 }
             }
             checkQuorum(layout.writeQuorum());
-            return new ObjectVersion(
-                    v.versionId(),
-                    v.type(),
-                    v.modTimeNanos(),
-                    dataDir,
-                    v.size(),
-                    v.dataShards(),
-                    v.parityShards(),
-                    v.blockSize(),
-                    v.distribution(),
-                    v.bitrotAlgorithm(),
-                    v.parts(),
-                    v.etag(),
-                    v.metadata(),
-                    false);
+            return v.inPartFiles(dataDir);
         }
 
         /** Forces every part file to stable storage (in parallel across drives). */

@@ -233,10 +233,15 @@ public final class XlMeta {
 
     /** Position of {@code versionId} (a scan of the version table comparing 16 bytes per row), or -1. */
     public int indexOf(UUID versionId) {
-        long msb = versionId.getMostSignificantBits();
-        long lsb = versionId.getLeastSignificantBits();
-        for (int i = 0, r = TABLE_OFF; i < count; i++, r += ROW) {
-            if (getLong(buf, r + 8) == lsb && getLong(buf, r) == msb) {
+        return findId(buf, TABLE_OFF, ROW, count, versionId);
+    }
+
+    /** Index of the row of {@code rows} rows of {@code rowSize} bytes from {@code tableOff} that starts with the id. */
+    private static int findId(byte[] b, int tableOff, int rowSize, int rows, UUID id) {
+        long msb = id.getMostSignificantBits();
+        long lsb = id.getLeastSignificantBits();
+        for (int i = 0, r = tableOff; i < rows; i++, r += rowSize) {
+            if (getLong(b, r + 8) == lsb && getLong(b, r) == msb) {
                 return i;
             }
         }
@@ -622,14 +627,7 @@ public final class XlMeta {
     }
 
     private int inlineIndexOf(UUID versionId) {
-        long msb = versionId.getMostSignificantBits();
-        long lsb = versionId.getLeastSignificantBits();
-        for (int i = 0, r = inlineTableOff; i < inlineCount; i++, r += INLINE_ROW) {
-            if (getLong(buf, r + 8) == lsb && getLong(buf, r) == msb) {
-                return i;
-            }
-        }
-        return -1;
+        return findId(buf, inlineTableOff, INLINE_ROW, inlineCount, versionId);
     }
 
     private int rowOff(int index) {
