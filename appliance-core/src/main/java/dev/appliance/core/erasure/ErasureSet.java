@@ -742,26 +742,27 @@ final class ErasureSet {
     }
 
     ErasureReader open(String bucket, String key, UUID versionId, long offset, long length) {
-        Resolved r;
         try (var lock = locks.read(bucket, key)) {
-            r = resolve(bucket, key, versionId);
+            Resolved r = resolve(bucket, key, versionId);
+            ObjectVersion v = r.version();
+            if (v.isDeleteMarker()) {
+                head(bucket, key, versionId); // throws the right not-found / not-allowed answer
+            }
+            if (offset < 0
+                    || offset > v.size()
+                    || (offset == v.size() && v.size() > 0)
+                    || (length >= 0 && offset + length > v.size())) {
+                throw new StorageException(
+                        ErrorKind.INVALID_RANGE,
+                        "range from " + offset + " for " + length + " bytes is outside the object of " + v.size()
+                                + " bytes");
+            }
+            long len = length < 0 ? v.size() - offset : length;
+            ErasureReader reader = new ErasureReader(
+                    this, bucket, key, info(bucket, key, v, r.latest()), v, r.holders(), r.metas(), offset, len);
+            reader.openFirstPart();
+            return reader;
         }
-        ObjectVersion v = r.version();
-        if (v.isDeleteMarker()) {
-            head(bucket, key, versionId); // throws the right not-found / not-allowed answer
-        }
-        if (offset < 0
-                || offset > v.size()
-                || (offset == v.size() && v.size() > 0)
-                || (length >= 0 && offset + length > v.size())) {
-            throw new StorageException(
-                    ErrorKind.INVALID_RANGE,
-                    "range from " + offset + " for " + length + " bytes is outside the object of " + v.size()
-                            + " bytes");
-        }
-        long len = length < 0 ? v.size() - offset : length;
-        return new ErasureReader(
-                this, bucket, key, info(bucket, key, v, r.latest()), v, r.holders(), r.metas(), offset, len);
     }
 
     /** Reports a version whose shards were found missing or corrupt while reading. */

@@ -417,4 +417,20 @@ class ErasureObjectStoreTest {
         }
         assertThat(get(store, "bkt", "hot", null)).isEqualTo(data);
     }
+
+    @Test
+    void readerOpenedBeforeAnOverwrite_stillStreamsTheOldBytes() throws Exception {
+        open(4);
+        store.makeBucket("bkt");
+        byte[] old = random(3_000_000, 1);
+        byte[] fresh = random(3_000_000, 2);
+        put(store, "bkt", "k", old);
+        try (ObjectReader r = store.getObject("bkt", "k", null, 0, -1)) {
+            put(store, "bkt", "k", fresh);
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            r.transferTo(out);
+            assertThat(out.toByteArray()).isEqualTo(old);
+        }
+        assertThat(get(store, "bkt", "k", null)).isEqualTo(fresh);
+    }
 }
