@@ -30,8 +30,10 @@ public final class ApplianceMain {
     public static void main(String[] args) {
         PrintStream out = System.out;
         if (args.length == 0 || !args[0].equals("server")) {
-            System.err.println(args.length == 0 ? ServerOptions.USAGE : "unknown command '" + args[0] + "'\n"
-                    + ServerOptions.USAGE);
+            System.err.println(
+                    args.length == 0
+                            ? ServerOptions.USAGE
+                            : "unknown command '" + args[0] + "'\n" + ServerOptions.USAGE);
             System.exit(2);
         }
         ServerOptions options;
@@ -58,7 +60,9 @@ public final class ApplianceMain {
                 Files.createDirectories(d);
             }
         }
-        List<Path> drives = options.drives().stream().map(p -> p.toAbsolutePath().normalize()).toList();
+        List<Path> drives = options.drives().stream()
+                .map(p -> p.toAbsolutePath().normalize())
+                .toList();
         ErasureObjectStore store = ErasureObjectStore.open(
                 new StoreConfig(drives, 0, options.parity(), options.allowRootDrives(), Clock.systemUTC()));
         var creds = new CredentialStore(store.drives(), store.deploymentId(), CredentialStore.defaultConfigDir(env))
@@ -74,29 +78,41 @@ public final class ApplianceMain {
                         key -> key.equals(accessKey) ? Optional.of(secret) : Optional.empty(),
                         Authorizer.allowAll()));
         var console = ConsoleApplication.start(options.consoleAddress(), store, s3);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            s3.close();
-            console.close();
-            store.close();
-        }, "shutdown"));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            s3.close();
+                            console.close();
+                            store.close();
+                        },
+                        "shutdown"));
 
-        out.printf("Appliance %s: %d drive(s), %d erasure set(s) of %d, EC %d+%d%n",
-                store.deploymentId(), drives.size(), store.setCount(), store.drivesPerSet(),
-                store.drivesPerSet() - store.parity(), store.parity());
+        out.printf(
+                "Appliance %s: %d drive(s), %d erasure set(s) of %d, EC %d+%d%n",
+                store.deploymentId(),
+                drives.size(),
+                store.setCount(),
+                store.drivesPerSet(),
+                store.drivesPerSet() - store.parity(),
+                store.parity());
         for (String w : store.startupWarnings()) {
             out.println("WARNING: " + w);
         }
-        String host = options.address().host().isEmpty() ? "127.0.0.1" : options.address().host();
+        String host = options.address().host().isEmpty()
+                ? "127.0.0.1"
+                : options.address().host();
         out.printf("S3 API:   http://%s:%d%n", host, s3.port());
         out.printf("Console:  http://%s:%d%n", host, console.port());
         if (creds.generated()) {
-            out.println("Root credentials were generated and are shown this once (kept encrypted; see docs/operations.md):");
+            out.println(
+                    "Root credentials were generated and are shown this once (kept encrypted; see docs/operations.md):");
             out.println("  RootUser:     " + accessKey);
             out.println("  RootPassword: " + secret);
         } else {
             out.println("Root user: " + accessKey + " (credentials " + creds.source() + ")");
         }
-        out.printf("Try: AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=... aws --endpoint-url http://%s:%d s3 ls%n",
+        out.printf(
+                "Try: AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=... aws --endpoint-url http://%s:%d s3 ls%n",
                 accessKey, host, s3.port());
         out.flush();
     }

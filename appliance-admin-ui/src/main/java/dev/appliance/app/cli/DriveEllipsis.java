@@ -19,8 +19,8 @@ public final class DriveEllipsis {
         Matcher m = RANGE.matcher(arg);
         if (!m.find()) {
             if (arg.contains("{") || arg.contains("...")) {
-                throw new IllegalArgumentException("drive argument '" + arg
-                        + "': malformed ellipsis (expected e.g. /mnt/disk{1...4})");
+                throw new IllegalArgumentException(
+                        "drive argument '" + arg + "': malformed ellipsis (expected e.g. /mnt/disk{1...4})");
             }
             return List.of(arg);
         }
@@ -33,8 +33,8 @@ public final class DriveEllipsis {
                     + "} runs backwards (expected start <= end)");
         }
         if (to - from >= 1024) {
-            throw new IllegalArgumentException("drive argument '" + arg + "': range of " + (to - from + 1)
-                    + " drives (expected at most 1024)");
+            throw new IllegalArgumentException(
+                    "drive argument '" + arg + "': range of " + (to - from + 1) + " drives (expected at most 1024)");
         }
         int width = fromText.startsWith("0") && fromText.length() > 1 ? fromText.length() : 0;
         String head = arg.substring(0, m.start());

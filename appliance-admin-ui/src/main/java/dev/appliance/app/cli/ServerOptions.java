@@ -108,9 +108,12 @@ public record ServerOptions(
             }
         }
         boolean embedded = driveArgs.isEmpty();
-        List<String> expanded = embedded ? DriveEllipsis.expand("./data/disk{1...4}") : DriveEllipsis.expandAll(driveArgs);
+        List<String> expanded =
+                embedded ? DriveEllipsis.expand("./data/disk{1...4}") : DriveEllipsis.expandAll(driveArgs);
         List<Path> drives = expanded.stream().map(Path::of).toList();
-        if (address.port() != 0 && address.port() == console.port() && address.host().equals(console.host())) {
+        if (address.port() != 0
+                && address.port() == console.port()
+                && address.host().equals(console.host())) {
             throw new IllegalArgumentException("--console-address " + console + " is the same as --address");
         }
         return new ServerOptions(drives, embedded, address, console, allowRoot || embedded, parity);

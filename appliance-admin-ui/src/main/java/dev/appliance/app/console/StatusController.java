@@ -35,5 +35,4 @@ class StatusController {
                 "drives", drives,
                 "healBacklog", store.healQueue().snapshot().size());
     }
-
 }

@@ -31,8 +31,7 @@ public final class CredentialStore {
     private static final String FILE = "root-credentials.enc";
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final String ACCESS_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-    private static final String SECRET_ALPHABET =
-            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    private static final String SECRET_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
     private final List<LocalDrive> drives;
     private final UUID deploymentId;
@@ -109,15 +108,19 @@ public final class CredentialStore {
             byte[] nonce = Base64.getDecoder().decode((String) doc.get("nonce"));
             byte[] sealed = Base64.getDecoder().decode((String) doc.get("ciphertext"));
             Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
-            c.init(Cipher.DECRYPT_MODE, new SecretKeySpec(Files.readAllBytes(keyFile), "AES"),
+            c.init(
+                    Cipher.DECRYPT_MODE,
+                    new SecretKeySpec(Files.readAllBytes(keyFile), "AES"),
                     new GCMParameterSpec(128, nonce));
             c.updateAAD(deploymentId.toString().getBytes(StandardCharsets.UTF_8));
             String plain = new String(c.doFinal(sealed), StandardCharsets.UTF_8);
             int nl = plain.indexOf('\n');
             return new RootCredentials(plain.substring(0, nl), plain.substring(nl + 1));
         } catch (GeneralSecurityException | RuntimeException e) {
-            throw new IllegalStateException("stored root credentials cannot be decrypted with " + keyFile
-                    + " (wrong key?): set APPLIANCE_ROOT_USER and APPLIANCE_ROOT_PASSWORD", e);
+            throw new IllegalStateException(
+                    "stored root credentials cannot be decrypted with " + keyFile
+                            + " (wrong key?): set APPLIANCE_ROOT_USER and APPLIANCE_ROOT_PASSWORD",
+                    e);
         }
     }
 

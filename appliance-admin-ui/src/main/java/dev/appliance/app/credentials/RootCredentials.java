@@ -8,8 +8,8 @@ public record RootCredentials(String accessKey, String secretKey) {
         requireNonNull(accessKey, "accessKey");
         requireNonNull(secretKey, "secretKey");
         if (accessKey.length() < 3 || accessKey.length() > 128 || !accessKey.matches("[A-Za-z0-9._@+=-]+")) {
-            throw new IllegalArgumentException("root user '" + accessKey
-                    + "': expected 3 to 128 characters of letters, digits and . _ @ + = -");
+            throw new IllegalArgumentException(
+                    "root user '" + accessKey + "': expected 3 to 128 characters of letters, digits and . _ @ + = -");
         }
         if (secretKey.length() < 8 || secretKey.length() > 128) {
             throw new IllegalArgumentException(

@@ -72,11 +72,6 @@ public abstract sealed class ReedSolomon permits ScalarReedSolomon, VectorReedSo
         return new VectorReedSolomon(dataShards, parityShards);
     }
 
-    /** True when {@link #of} returns vectorised codecs in this JVM. */
-    public static boolean vectorisedAvailable() {
-        return VECTOR_USABLE;
-    }
-
     public final int dataShards() {
         return dataShards;
     }

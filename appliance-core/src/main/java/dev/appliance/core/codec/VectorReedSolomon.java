@@ -40,11 +40,11 @@ final class VectorReedSolomon extends ReedSolomon {
     }
 
     /**
-     * 512 bits where the CPU has AVX-512 VBMI: there {@code selectFrom} on 64 bytes is a single VPERMB, as fast as
-     * PSHUFB on 16 bytes, so each instruction does four times the work; measured 2+2 encode on an Ice Lake Xeon:
-     * 512 bits clearly fastest (figures in docs/benchmarks-codec.md). Everywhere else 128 bits: {@code selectFrom} on
-     * SPECIES_128 is the classic split-nibble PSHUFB (TBL on ARM), while wider byte permutes without VBMI are
-     * multi-instruction cross-lane sequences (or not intrinsified at all for 512 bits).
+     * 256 bits where the CPU has AVX-512 VBMI: there {@code selectFrom} on 32 bytes is a single VPERMB ymm. On the
+     * Ice Lake Xeon we measured (docs/benchmarks-codec.md) 256 bits matched 512 bits on 2+2 encode and was clearly
+     * faster on 8+4 (512-bit code lowers the clock and loses a vector port); 128 bits was slowest. Everywhere else
+     * 128 bits: {@code selectFrom} on SPECIES_128 is the classic split-nibble PSHUFB (TBL on ARM), while wider byte
+     * permutes without VBMI are multi-instruction cross-lane sequences.
      */
     private static VectorSpecies<Byte> chooseSpecies() {
         String forced = System.getProperty(WIDTH_PROPERTY);
@@ -57,8 +57,8 @@ final class VectorReedSolomon extends ReedSolomon {
                     throw new IllegalArgumentException(WIDTH_PROPERTY + ": " + forced + " (expected 128, 256 or 512)");
             };
         }
-        if (ByteVector.SPECIES_PREFERRED.vectorBitSize() >= 512 && cpuHasVbmi()) {
-            return ByteVector.SPECIES_512;
+        if (ByteVector.SPECIES_PREFERRED.vectorBitSize() >= 256 && cpuHasVbmi()) {
+            return ByteVector.SPECIES_256;
         }
         return ByteVector.SPECIES_128;
     }

@@ -138,8 +138,7 @@ public final class LocalDrive {
 
     /** Writes a new file and forces its data to stable storage (the caller renames and forces the directory). */
     public static void writeAndForce(Path file, byte[] data) throws IOException {
-        try (FileChannel ch = FileChannel.open(
-                file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             ByteBuffer buf = ByteBuffer.wrap(data);
             while (buf.hasRemaining()) {
                 ch.write(buf);

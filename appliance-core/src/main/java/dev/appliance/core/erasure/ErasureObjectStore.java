@@ -147,8 +147,12 @@ public final class ErasureObjectStore implements ObjectStore {
         for (var e : votes.entrySet()) {
             if (e.getValue() >= Math.max(1, quorum)) {
                 BucketRecord r = records.get(e.getKey());
-                buckets.put(r.name(), new BucketInfo(r.name(), Instant.ofEpochMilli(r.createdMillis()),
-                        VersioningState.valueOf(r.versioning())));
+                buckets.put(
+                        r.name(),
+                        new BucketInfo(
+                                r.name(),
+                                Instant.ofEpochMilli(r.createdMillis()),
+                                VersioningState.valueOf(r.versioning())));
             }
         }
     }
@@ -169,7 +173,8 @@ public final class ErasureObjectStore implements ObjectStore {
         BucketNames.validate(bucket);
         try (var lock = bucketLocks.write(bucket, "")) {
             if (buckets.containsKey(bucket)) {
-                throw new StorageException(ErrorKind.BUCKET_ALREADY_OWNED,
+                throw new StorageException(
+                        ErrorKind.BUCKET_ALREADY_OWNED,
                         "Your previous request to create the named bucket succeeded and you already own it.");
             }
             BucketInfo info = new BucketInfo(bucket, Instant.ofEpochMilli(clock.millis()), VersioningState.UNVERSIONED);
@@ -182,7 +187,9 @@ public final class ErasureObjectStore implements ObjectStore {
         byte[] json;
         try {
             json = JSON.writeValueAsBytes(new BucketRecord(
-                    info.name(), info.created().toEpochMilli(), info.versioning().name()));
+                    info.name(),
+                    info.created().toEpochMilli(),
+                    info.versioning().name()));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -209,7 +216,8 @@ public final class ErasureObjectStore implements ObjectStore {
         int quorum = allDrives.size() / 2 + 1;
         if (ok < quorum) {
             boolean full = first != null && ErasureSet.isDiskFull(first);
-            throw new StorageException(full ? ErrorKind.STORAGE_FULL : ErrorKind.WRITE_QUORUM,
+            throw new StorageException(
+                    full ? ErrorKind.STORAGE_FULL : ErrorKind.WRITE_QUORUM,
                     what + ": reached " + ok + " drives, " + quorum + " needed" + (first == null ? "" : ": " + first));
         }
     }
@@ -220,8 +228,8 @@ public final class ErasureObjectStore implements ObjectStore {
         try (var lock = bucketLocks.write(bucket, "")) {
             for (LocalDrive d : allDrives) {
                 if (d.isOnline() && new DriveWalker(d.bucketDir(bucket), "", "", false).hasNext()) {
-                    throw new StorageException(ErrorKind.BUCKET_NOT_EMPTY,
-                            "The bucket you tried to delete is not empty.");
+                    throw new StorageException(
+                            ErrorKind.BUCKET_NOT_EMPTY, "The bucket you tried to delete is not empty.");
                 }
             }
             List<DriveCalls.Outcome<Void>> outcomes = calls.onAll(allDrives, (pos, drive) -> {
@@ -250,7 +258,8 @@ public final class ErasureObjectStore implements ObjectStore {
     @Override
     public void setVersioning(String bucket, VersioningState state) {
         if (state == VersioningState.UNVERSIONED) {
-            throw new StorageException(ErrorKind.INVALID_ARGUMENT,
+            throw new StorageException(
+                    ErrorKind.INVALID_ARGUMENT,
                     "versioning can be Enabled or Suspended, never returned to unversioned");
         }
         try (var lock = bucketLocks.write(bucket, "")) {
@@ -301,8 +310,7 @@ public final class ErasureObjectStore implements ObjectStore {
 
     /** Merges every online drive's sorted walk into one stream of distinct entries. */
     private final class MergedWalk {
-        private final PriorityQueue<Head> heads =
-                new PriorityQueue<>((a, b) -> compareEntries(a.entry, b.entry));
+        private final PriorityQueue<Head> heads = new PriorityQueue<>((a, b) -> compareEntries(a.entry, b.entry));
         private DriveWalker.Entry last;
 
         private record Head(DriveWalker.Entry entry, DriveWalker walker) {}
@@ -463,7 +471,9 @@ public final class ErasureObjectStore implements ObjectStore {
             return "";
         }
         char last = key.charAt(key.length() - 1);
-        return last == 0 ? key.substring(0, key.length() - 1) : key.substring(0, key.length() - 1) + (char) (last - 1) + "\uffff";
+        return last == 0
+                ? key.substring(0, key.length() - 1)
+                : key.substring(0, key.length() - 1) + (char) (last - 1) + "\uffff";
     }
 
     @Override

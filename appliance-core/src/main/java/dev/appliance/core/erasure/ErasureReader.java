@@ -39,6 +39,7 @@ final class ErasureReader implements ObjectReader {
     private final FileChannel[] channels;
     private final int[] positionOfShard;
     private boolean damageReported;
+    private int openPart;
 
     ErasureReader(
             ErasureSet set,
@@ -65,6 +66,29 @@ final class ErasureReader implements ObjectReader {
         for (int pos = 0; pos < n; pos++) {
             positionOfShard[version.shardIndexAt(pos) - 1] = pos;
         }
+    }
+
+    /**
+     * Opens the shard files of the first part now, while the caller holds the key's read lock: an overwrite that
+     * commits afterwards moves the old data directory to trash, and open files keep reading from it.
+     */
+    void openFirstPart() {
+        if (version.inline() || version.parts().isEmpty() || length == 0) {
+            return;
+        }
+        int part = version.parts().getFirst().number();
+        for (int shard = 0; shard < channels.length; shard++) {
+            int pos = positionOfShard[shard];
+            if (usable[pos]) {
+                try {
+                    channel(part, shard, pos);
+                } catch (IOException e) {
+                    usable[pos] = false;
+                    reportDamage(shard, pos, e.toString());
+                }
+            }
+        }
+        openPart = part;
     }
 
     @Override
@@ -102,7 +126,10 @@ final class ErasureReader implements ObjectReader {
             if (partEnd > offset && partStart < end) {
                 long from = Math.max(offset, partStart) - partStart;
                 long to = Math.min(end, partEnd) - partStart;
-                closeChannels();
+                if (openPart != part.number()) {
+                    closeChannels();
+                    openPart = part.number();
+                }
                 long firstBlock = from / layout.blockSize();
                 long lastBlock = (to - 1) / layout.blockSize();
                 for (long b = firstBlock; b <= lastBlock; b++) {
@@ -149,16 +176,14 @@ final class ErasureReader implements ObjectReader {
             } else {
                 usable[pos] = false;
                 closeChannel(shard);
-                if (!damageReported) {
-                    damageReported = true;
-                    set.reportReadDamage(bucket, key, version,
-                            "shard " + (shard + 1) + " on " + set.drives().get(pos).root() + ": " + problem);
-                }
+                reportDamage(shard, pos, problem);
             }
         }
         if (have < layout.data()) {
-            throw new StorageException(ErrorKind.READ_QUORUM, "block " + block + " of part " + partNumber + " of "
-                    + bucket + "/" + key + ": only " + have + " intact shards, " + layout.data() + " needed");
+            throw new StorageException(
+                    ErrorKind.READ_QUORUM,
+                    "block " + block + " of part " + partNumber + " of " + bucket + "/" + key + ": only " + have
+                            + " intact shards, " + layout.data() + " needed");
         }
         boolean dataMissing = false;
         for (int j = 0; j < layout.data(); j++) {
@@ -166,6 +191,17 @@ final class ErasureReader implements ObjectReader {
         }
         if (dataMissing) {
             codec.reconstructData(shards, present, 0, shardLength);
+        }
+    }
+
+    private void reportDamage(int shard, int pos, String problem) {
+        if (!damageReported) {
+            damageReported = true;
+            set.reportReadDamage(
+                    bucket,
+                    key,
+                    version,
+                    "shard " + (shard + 1) + " on " + set.drives().get(pos).root() + ": " + problem);
         }
     }
 

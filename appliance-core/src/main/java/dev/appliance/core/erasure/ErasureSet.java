@@ -69,6 +69,11 @@ final class ErasureSet {
     static final int INLINE_LIMIT = 128 * 1024;
     static final int INLINE_LIMIT_VERSIONED = 16 * 1024;
     static final int DEFAULT_MAX_VERSIONS = 10_000;
+    /**
+     * In versioned buckets every new version rewrites {@code xl.meta}, so inline data stops at a smaller file size
+     * there: a key with thousands of versions keeps a file of tens of kilobytes.
+     */
+    static final int VERSIONED_META_CAP = 64 * 1024;
 
     private final int index;
     private final List<LocalDrive> drives;
@@ -123,8 +128,10 @@ final class ErasureSet {
         int writeQuorum = layout.writeQuorum();
         int online = (int) drives.stream().filter(LocalDrive::isOnline).count();
         if (online < writeQuorum) {
-            throw new StorageException(ErrorKind.WRITE_QUORUM, "erasure set " + (index + 1) + ": " + online + " of "
-                    + drives.size() + " drives online, writes need " + writeQuorum);
+            throw new StorageException(
+                    ErrorKind.WRITE_QUORUM,
+                    "erasure set " + (index + 1) + ": " + online + " of " + drives.size()
+                            + " drives online, writes need " + writeQuorum);
         }
         boolean versioned = versioning == VersioningState.ENABLED;
         UUID versionId = versioned ? UUID.randomUUID() : ObjectVersion.NULL_VERSION_ID;
@@ -135,8 +142,9 @@ final class ErasureSet {
         try {
             long written = sink.stream(body, request.size());
             if (request.size() >= 0 && written < request.size()) {
-                throw new StorageException(ErrorKind.INCOMPLETE_BODY, "the body ended after " + written + " of "
-                        + request.size() + " bytes announced");
+                throw new StorageException(
+                        ErrorKind.INCOMPLETE_BODY,
+                        "the body ended after " + written + " of " + request.size() + " bytes announced");
             }
             byte[] md5 = sink.md5();
             if (request.expectedMd5() != null && !MessageDigest.isEqual(md5, request.expectedMd5())) {
@@ -146,7 +154,8 @@ final class ErasureSet {
             sink.finish(writeQuorum);
             String etag = HexFormat.of().formatHex(md5);
             TreeMap<String, String> metadata = new TreeMap<>(request.userMetadata());
-            metadata.put("content-type", request.contentType() == null ? "application/octet-stream" : request.contentType());
+            metadata.put(
+                    "content-type", request.contentType() == null ? "application/octet-stream" : request.contentType());
             long now = nowNanos();
             ObjectVersion version = new ObjectVersion(
                     versionId,
@@ -163,7 +172,7 @@ final class ErasureSet {
                     etag,
                     metadata,
                     inline);
-            commit(bucket, key, version, sink);
+            commit(bucket, key, version, sink, versioning);
             return info(bucket, key, version, true);
         } finally {
             sink.discard();
@@ -179,7 +188,14 @@ final class ErasureSet {
                 > (versioned ? INLINE_LIMIT_VERSIONED : INLINE_LIMIT)) {
             return false;
         }
-        // Inline data must never make xl.meta big: past the cap, versions keep their data in part files.
+        return metaHasRoomFor(bucket, key, shardBytes, versioned);
+    }
+
+    /**
+     * Inline data must never make {@code xl.meta} big: past the cap, versions keep their data in part files. The file
+     * size bounds the inline bytes it holds, so a stat per drive answers without reading the file.
+     */
+    private boolean metaHasRoomFor(String bucket, String key, long shardBytes, boolean versioned) {
         long largestMeta = 0;
         for (Outcome<Long> o : calls.onAll(drives, (pos, drive) -> {
             try {
@@ -192,7 +208,7 @@ final class ErasureSet {
                 largestMeta = Math.max(largestMeta, o.value());
             }
         }
-        return largestMeta + shardBytes <= XlMeta.MAX_INLINE_BYTES;
+        return largestMeta + shardBytes <= (versioned ? VERSIONED_META_CAP : XlMeta.MAX_INLINE_BYTES);
     }
 
     /** Erasure-codes a body into per-drive staging part files or inline buffers. */
@@ -288,6 +304,34 @@ final class ErasureSet {
             return md5.digest();
         }
 
+        long inlineLength() {
+            long max = 0;
+            for (var b : inlineShards) {
+                max = b == null ? max : Math.max(max, b.size());
+            }
+            return max;
+        }
+
+        /** Writes the inline shards as part files (they have exactly the part file layout) and returns the version. */
+        ObjectVersion spillInline(ObjectVersion v) {
+            boolean[] include = new boolean[drives.size()];
+            for (int i = 0; i < include.length; i++) {
+                include[i] = failed[i] == null;
+            }
+            List<Outcome<Void>> outcomes = calls.on(drives, include, (pos, drive) -> {
+                Path dir = Files.createDirectory(staging[pos].resolve(dataDir.toString()));
+                LocalDrive.writeAndForce(dir.resolve("part.1"), inlineShards[pos].toByteArray());
+                return null;
+            });
+            for (int i = 0; i < include.length; i++) {
+                if (include[i] && !outcomes.get(i).ok()) {
+                    failed[i] = outcomes.get(i).error();
+                }
+            }
+            checkQuorum(layout.writeQuorum());
+            return v.inPartFiles(dataDir);
+        }
+
         /** Forces every part file to stable storage (in parallel across drives). */
         void finish(int writeQuorum) {
             if (inline) {
@@ -353,63 +397,31 @@ final class ErasureSet {
         }
     }
 
-    /** What one drive's commit replaced, so it can be undone or cleaned up. */
-    private record Committed(byte[] previousMeta, UUID replacedDataDir, UUID newDataDir) {}
-
-    private void commit(String bucket, String key, ObjectVersion version, ShardSink sink) {
+    private void commit(String bucket, String key, ObjectVersion version, ShardSink sink, VersioningState versioning) {
         int writeQuorum = layout(data, parity).writeQuorum();
-        boolean[] include = new boolean[drives.size()];
-        for (int i = 0; i < include.length; i++) {
-            include[i] = sink.failed[i] == null;
-        }
         try (var lock = locks.write(bucket, key)) {
-            List<Outcome<Committed>> outcomes = calls.on(drives, include, (pos, drive) -> {
-                byte[] inlineShard = version.inline() ? sink.inlineShards[pos].toByteArray() : null;
-                Path stagedDataDir = version.inline() ? null : sink.staging[pos].resolve(sink.dataDir.toString());
-                return commitOnDrive(drive, bucket, key, version, inlineShard, stagedDataDir);
+            // Another writer may have filled the inline section since this write chose to inline: spill to part files.
+            ObjectVersion v = version.inline()
+                            && !metaHasRoomFor(bucket, key, sink.inlineLength(), versioning == VersioningState.ENABLED)
+                    ? sink.spillInline(version)
+                    : version;
+            boolean[] include = new boolean[drives.size()];
+            for (int i = 0; i < include.length; i++) {
+                include[i] = sink.failed[i] == null;
+            }
+            List<Outcome<KeyFiles.Change>> outcomes = calls.on(drives, include, (pos, drive) -> {
+                byte[] inlineShard = v.inline() ? sink.inlineShards[pos].toByteArray() : null;
+                Path stagedDataDir = v.inline() ? null : sink.staging[pos].resolve(sink.dataDir.toString());
+                return commitOnDrive(drive, bucket, key, v, inlineShard, stagedDataDir);
             });
-            finishMutation(bucket, key, version.versionId(), include, outcomes, writeQuorum, "write");
+            finishMutation(bucket, key, v.versionId(), include, outcomes, writeQuorum, "write");
         }
     }
 
-    private Committed commitOnDrive(
+    private KeyFiles.Change commitOnDrive(
             LocalDrive drive, String bucket, String key, ObjectVersion version, byte[] inlineShard, Path stagedDataDir)
             throws IOException {
-        Path objectDir = drive.objectDir(bucket, key);
-        Path metaFile = objectDir.resolve(LocalDrive.META_FILE);
-        byte[] previous = drive.readOrNull(metaFile);
-        XlMeta meta = parseOrEmpty(previous);
-        UUID replacedDataDir = null;
-        int existing = meta.indexOf(version.versionId());
-        if (existing >= 0) {
-            replacedDataDir = dataDirOf(meta, existing);
-        } else if (meta.versionCount() >= maxVersions) {
-            throw new StorageException(ErrorKind.TOO_MANY_VERSIONS, "object " + bucket + "/" + key + " already has "
-                    + meta.versionCount() + " versions (the limit per key is " + maxVersions + ")");
-        }
-        byte[] next = meta.withVersion(version, inlineShard).toBytes();
-        drive.createDirectoriesDurably(objectDir);
-        if (stagedDataDir != null) {
-            Files.move(stagedDataDir, objectDir.resolve(version.dataDir().toString()),
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-        }
-        // The rename of xl.meta is the commit point; one directory force covers it and the data dir rename.
-        Path staged = drive.newStagingDir().resolve(LocalDrive.META_FILE);
-        LocalDrive.writeAndForce(staged, next);
-        Files.move(staged, metaFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        LocalDrive.forceDirectory(objectDir);
-        Files.delete(staged.getParent());
-        return new Committed(previous, replacedDataDir, stagedDataDir == null ? null : version.dataDir());
-    }
-
-    private static UUID dataDirOf(XlMeta meta, int index) {
-        try {
-            ObjectVersion v = meta.version(index);
-            return v.inline() ? null : v.dataDir();
-        } catch (CorruptMetaException e) {
-            return null;
-        }
+        return KeyFiles.forUpdate(drive, bucket, key).add(version, inlineShard, stagedDataDir, maxVersions);
     }
 
     /**
@@ -421,7 +433,7 @@ final class ErasureSet {
             String key,
             UUID versionId,
             boolean[] include,
-            List<Outcome<Committed>> outcomes,
+            List<Outcome<KeyFiles.Change>> outcomes,
             int quorum,
             String what) {
         int ok = 0;
@@ -442,33 +454,33 @@ final class ErasureSet {
             throw quorumFailure(ErrorKind.WRITE_QUORUM, what, ok, quorum, errors);
         }
         for (int i = 0; i < outcomes.size(); i++) {
-            Outcome<Committed> o = outcomes.get(i);
-            if (include[i] && o.ok() && o.value().replacedDataDir() != null) {
+            Outcome<KeyFiles.Change> o = outcomes.get(i);
+            if (include[i] && o.ok() && o.value() != null && o.value().replacedDataDir() != null) {
                 try {
-                    drives.get(i).moveToTrash(drives.get(i).objectDir(bucket, key)
-                            .resolve(o.value().replacedDataDir().toString()));
+                    drives.get(i)
+                            .moveToTrash(drives.get(i)
+                                    .objectDir(bucket, key)
+                                    .resolve(o.value().replacedDataDir().toString()));
                 } catch (IOException e) {
                     // an unreferenced data dir is harmless and collected later
                 }
             }
         }
         if (ok < drives.size()) {
-            heal.report(bucket, key, VersionIds.format(versionId), what + " reached " + ok + " of " + drives.size()
-                    + " drives");
+            heal.report(
+                    bucket,
+                    key,
+                    VersionIds.format(versionId),
+                    what + " reached " + ok + " of " + drives.size() + " drives");
         }
     }
 
-    private void undo(LocalDrive drive, String bucket, String key, Committed committed) {
-        Path metaFile = drive.metaFile(bucket, key);
+    private void undo(LocalDrive drive, String bucket, String key, KeyFiles.Change change) {
+        if (change == null) {
+            return;
+        }
         try {
-            if (committed.previousMeta() == null) {
-                Files.deleteIfExists(metaFile);
-            } else {
-                drive.writeDurably(metaFile, committed.previousMeta());
-            }
-            if (committed.newDataDir() != null) {
-                drive.moveToTrash(drive.objectDir(bucket, key).resolve(committed.newDataDir().toString()));
-            }
+            KeyFiles.undo(drive, bucket, key, change);
         } catch (IOException e) {
             heal.report(bucket, key, "", "undo of a failed write on " + drive.root() + " failed: " + e.getMessage());
         }
@@ -483,8 +495,10 @@ final class ErasureSet {
         }
         boolean full = errors.stream().anyMatch(ErasureSet::isDiskFull);
         String first = errors.isEmpty() ? "" : ": " + errors.getFirst();
-        return new StorageException(full ? ErrorKind.STORAGE_FULL : kind, what + " reached " + ok + " drive(s), "
-                + quorum + " needed" + (full ? " (drives are full)" : "") + first);
+        return new StorageException(
+                full ? ErrorKind.STORAGE_FULL : kind,
+                what + " reached " + ok + " drive(s), " + quorum + " needed" + (full ? " (drives are full)" : "")
+                        + first);
     }
 
     static boolean isDiskFull(Throwable t) {
@@ -497,24 +511,13 @@ final class ErasureSet {
         return false;
     }
 
-    private static XlMeta parseOrEmpty(byte[] bytes) {
-        if (bytes == null) {
-            return XlMeta.empty();
-        }
-        try {
-            return XlMeta.parse(bytes);
-        } catch (CorruptMetaException e) {
-            // A corrupt copy is replaced by the new state; the other drives hold the history and healing restores it.
-            return XlMeta.empty();
-        }
-    }
-
     // ---------------------------------------------------------------------------------------------------- read
 
-    /** Each drive's parsed {@code xl.meta} for a key (null entries: absent, corrupt or unreadable). */
+    /** Each drive's metadata files for a key (null entries: absent, corrupt or unreadable). */
     final class MetaSnapshot {
         final String bucket;
         final String key;
+        final KeyFiles[] files = new KeyFiles[drives.size()];
         final XlMeta[] metas = new XlMeta[drives.size()];
         int absent;
         int failed;
@@ -522,21 +525,42 @@ final class ErasureSet {
         MetaSnapshot(String bucket, String key) {
             this.bucket = bucket;
             this.key = key;
-            List<Outcome<byte[]>> outcomes = calls.onAll(drives, (pos, drive) -> drive.readOrNull(drive.metaFile(bucket, key)));
+            List<Outcome<KeyFiles>> outcomes =
+                    calls.onAll(drives, (pos, drive) -> KeyFiles.forRead(drive, bucket, key));
             for (int i = 0; i < outcomes.size(); i++) {
-                Outcome<byte[]> o = outcomes.get(i);
+                Outcome<KeyFiles> o = outcomes.get(i);
                 if (!o.ok()) {
                     failed++;
+                    if (o.error() instanceof CorruptMetaException e) {
+                        heal.report(
+                                bucket,
+                                key,
+                                "",
+                                "corrupt xl.meta on " + drives.get(i).root() + ": " + e.getMessage());
+                    }
                 } else if (o.value() == null) {
                     absent++;
                 } else {
-                    try {
-                        metas[i] = XlMeta.parse(o.value());
-                    } catch (CorruptMetaException e) {
-                        failed++;
-                        heal.report(bucket, key, "", "corrupt xl.meta on " + drives.get(i).root() + ": " + e.getMessage());
-                    }
+                    files[i] = o.value();
+                    metas[i] = o.value().hot();
                 }
+            }
+        }
+
+        /** Where drive {@code i} holds a version, or null (a damaged archive counts as not holding it). */
+        XlMeta.Pick locate(int i, UUID versionId) {
+            if (files[i] == null) {
+                return null;
+            }
+            try {
+                return files[i].locate(versionId);
+            } catch (IOException | CorruptMetaException e) {
+                heal.report(
+                        bucket,
+                        key,
+                        VersionIds.format(versionId),
+                        "metadata archive unreadable on " + drives.get(i).root() + ": " + e.getMessage());
+                return null;
             }
         }
     }
@@ -555,15 +579,20 @@ final class ErasureSet {
         if (r != null) {
             int holders = count(r.holders());
             if (holders < drives.size()) {
-                heal.report(bucket, key, VersionIds.format(r.version().versionId()),
+                heal.report(
+                        bucket,
+                        key,
+                        VersionIds.format(r.version().versionId()),
                         "metadata present on " + holders + " of " + drives.size() + " drives");
             }
             return r;
         }
         int readable = drives.size() - snap.failed;
         if (readable < data) {
-            throw new StorageException(ErrorKind.READ_QUORUM, "erasure set " + (index + 1) + ": only " + readable
-                    + " of " + drives.size() + " drives could be read (" + data + " needed)");
+            throw new StorageException(
+                    ErrorKind.READ_QUORUM,
+                    "erasure set " + (index + 1) + ": only " + readable + " of " + drives.size()
+                            + " drives could be read (" + data + " needed)");
         }
         if (versionId != null) {
             throw new StorageException(ErrorKind.VERSION_NOT_FOUND, "The specified version does not exist.");
@@ -572,14 +601,21 @@ final class ErasureSet {
     }
 
     private Resolved resolveVersion(MetaSnapshot snap, UUID versionId) {
+        XlMeta.Pick[] found = new XlMeta.Pick[drives.size()];
+        for (int i = 0; i < found.length; i++) {
+            found[i] = snap.locate(i, versionId);
+        }
+        return agree(snap, versionId, found);
+    }
+
+    /** The version as held by a quorum of drives with the same body checksum, decoded once; null without quorum. */
+    private Resolved agree(MetaSnapshot snap, UUID versionId, XlMeta.Pick[] found) {
         Map<Integer, boolean[]> holdersByChecksum = new HashMap<>();
         VersionType type = null;
         int dataShards = data;
-        for (int i = 0; i < snap.metas.length; i++) {
-            XlMeta m = snap.metas[i];
-            int idx = m == null ? -1 : m.indexOf(versionId);
-            if (idx >= 0) {
-                var h = m.header(idx);
+        for (int i = 0; i < found.length; i++) {
+            if (found[i] != null) {
+                var h = found[i].file().header(found[i].index());
                 holdersByChecksum.computeIfAbsent(h.bodyChecksum(), k -> new boolean[drives.size()])[i] = true;
                 type = h.type();
                 dataShards = h.dataShards();
@@ -598,17 +634,18 @@ final class ErasureSet {
                 if (!holders[i]) {
                     continue;
                 }
-                XlMeta m = snap.metas[i];
-                int idx = m.indexOf(versionId);
                 try {
-                    ObjectVersion v = m.version(idx);
+                    ObjectVersion v = found[i].file().version(found[i].index());
                     if (decoded == null) {
                         decoded = v;
-                        latest = idx == 0;
+                        latest = found[i].index() == 0 && found[i].file() == snap.metas[i];
                     }
                 } catch (CorruptMetaException ex) {
                     holders[i] = false;
-                    heal.report(snap.bucket, snap.key, VersionIds.format(versionId),
+                    heal.report(
+                            snap.bucket,
+                            snap.key,
+                            VersionIds.format(versionId),
                             "corrupt version body on " + drives.get(i).root() + ": " + ex.getMessage());
                 }
             }
@@ -621,39 +658,55 @@ final class ErasureSet {
 
     private Resolved resolveLatest(MetaSnapshot snap) {
         // Candidates are each drive's newest version; a drive carrying a dangling newer version is outvoted.
-        List<UUID> candidates = new ArrayList<>();
+        java.util.Set<UUID> candidates = new java.util.LinkedHashSet<>();
         for (XlMeta m : snap.metas) {
-            if (m != null && m.versionCount() > 0 && !candidates.contains(m.header(0).versionId())) {
+            if (m != null && m.versionCount() > 0) {
                 candidates.add(m.header(0).versionId());
             }
         }
+        Resolved best = newestAgreed(snap, candidates);
+        if (best == null) {
+            // Rare: every drive's newest version lacks quorum. Consider every version to find the newest agreed one.
+            java.util.Set<UUID> all = new java.util.LinkedHashSet<>();
+            for (int i = 0; i < drives.size(); i++) {
+                for (XlMeta.Pick p : allVersions(snap, i)) {
+                    all.add(p.file().header(p.index()).versionId());
+                }
+            }
+            best = newestAgreed(snap, all);
+        }
+        return best == null ? null : new Resolved(best.version(), true, best.holders(), best.metas());
+    }
+
+    private Resolved newestAgreed(MetaSnapshot snap, java.util.Collection<UUID> ids) {
         Resolved best = null;
-        for (UUID id : candidates) {
+        for (UUID id : ids) {
             Resolved r = resolveVersion(snap, id);
             if (r != null && (best == null || sortsBefore(r.version(), best.version()))) {
                 best = r;
             }
         }
-        if (best == null) {
-            // Rare: every drive's newest version lacks quorum. Walk all versions to find the newest agreed one.
-            List<UUID> all = new ArrayList<>();
-            for (XlMeta m : snap.metas) {
-                if (m != null) {
-                    for (var h : m.headers()) {
-                        if (!all.contains(h.versionId())) {
-                            all.add(h.versionId());
-                        }
-                    }
-                }
-            }
-            for (UUID id : all) {
-                Resolved r = resolveVersion(snap, id);
-                if (r != null && (best == null || sortsBefore(r.version(), best.version()))) {
-                    best = r;
-                }
-            }
+        return best;
+    }
+
+    private List<XlMeta.Pick> allVersions(MetaSnapshot snap, int i) {
+        if (snap.files[i] == null) {
+            return List.of();
         }
-        return best == null ? null : new Resolved(best.version(), true, best.holders(), best.metas());
+        try {
+            return snap.files[i].allVersions();
+        } catch (IOException | CorruptMetaException e) {
+            heal.report(
+                    snap.bucket,
+                    snap.key,
+                    "",
+                    "metadata archive unreadable on " + drives.get(i).root());
+            List<XlMeta.Pick> hotOnly = new ArrayList<>();
+            for (int j = 0; j < snap.metas[i].versionCount(); j++) {
+                hotOnly.add(new XlMeta.Pick(snap.metas[i], j));
+            }
+            return hotOnly;
+        }
     }
 
     private static boolean sortsBefore(ObjectVersion a, ObjectVersion b) {
@@ -676,8 +729,12 @@ final class ErasureSet {
         if (v.isDeleteMarker()) {
             String id = VersionIds.format(v.versionId());
             if (versionId != null) {
-                throw new StorageException(ErrorKind.METHOD_NOT_ALLOWED,
-                        "The specified method is not allowed against this resource.", null, true, id);
+                throw new StorageException(
+                        ErrorKind.METHOD_NOT_ALLOWED,
+                        "The specified method is not allowed against this resource.",
+                        null,
+                        true,
+                        id);
             }
             throw new StorageException(ErrorKind.OBJECT_NOT_FOUND, "The specified key does not exist.", null, true, id);
         }
@@ -685,21 +742,27 @@ final class ErasureSet {
     }
 
     ErasureReader open(String bucket, String key, UUID versionId, long offset, long length) {
-        Resolved r;
         try (var lock = locks.read(bucket, key)) {
-            r = resolve(bucket, key, versionId);
+            Resolved r = resolve(bucket, key, versionId);
+            ObjectVersion v = r.version();
+            if (v.isDeleteMarker()) {
+                head(bucket, key, versionId); // throws the right not-found / not-allowed answer
+            }
+            if (offset < 0
+                    || offset > v.size()
+                    || (offset == v.size() && v.size() > 0)
+                    || (length >= 0 && offset + length > v.size())) {
+                throw new StorageException(
+                        ErrorKind.INVALID_RANGE,
+                        "range from " + offset + " for " + length + " bytes is outside the object of " + v.size()
+                                + " bytes");
+            }
+            long len = length < 0 ? v.size() - offset : length;
+            ErasureReader reader = new ErasureReader(
+                    this, bucket, key, info(bucket, key, v, r.latest()), v, r.holders(), r.metas(), offset, len);
+            reader.openFirstPart();
+            return reader;
         }
-        ObjectVersion v = r.version();
-        if (v.isDeleteMarker()) {
-            head(bucket, key, versionId); // throws the right not-found / not-allowed answer
-        }
-        if (offset < 0 || offset > v.size() || (offset == v.size() && v.size() > 0) || (length >= 0 && offset + length > v.size())) {
-            throw new StorageException(ErrorKind.INVALID_RANGE, "range from " + offset + " for " + length
-                    + " bytes is outside the object of " + v.size() + " bytes");
-        }
-        long len = length < 0 ? v.size() - offset : length;
-        return new ErasureReader(this, bucket, key, info(bucket, key, v, r.latest()), v, r.holders(), r.metas(),
-                offset, len);
     }
 
     /** Reports a version whose shards were found missing or corrupt while reading. */
@@ -712,8 +775,8 @@ final class ErasureSet {
     }
 
     ErasureLayout layoutOf(ObjectVersion v) {
-        return new ErasureLayout(v.dataShards(), v.parityShards(), v.blockSize(),
-                bitrotFor(v).checksumLength());
+        return new ErasureLayout(
+                v.dataShards(), v.parityShards(), v.blockSize(), bitrotFor(v).checksumLength());
     }
 
     // ---------------------------------------------------------------------------------------------------- delete
@@ -743,8 +806,8 @@ final class ErasureSet {
     private DeleteResult addDeleteMarker(String bucket, String key, UUID markerId, int quorum) {
         ObjectVersion marker = ObjectVersion.deleteMarker(markerId, nowNanos());
         boolean[] include = onlineMask();
-        List<Outcome<Committed>> outcomes = calls.on(drives, include,
-                (pos, drive) -> commitOnDrive(drive, bucket, key, marker, null, null));
+        List<Outcome<KeyFiles.Change>> outcomes =
+                calls.on(drives, include, (pos, drive) -> commitOnDrive(drive, bucket, key, marker, null, null));
         finishMutation(bucket, key, markerId, include, outcomes, quorum, "delete marker");
         return new DeleteResult(VersionIds.format(markerId), true);
     }
@@ -752,28 +815,10 @@ final class ErasureSet {
     private DeleteResult removeVersion(String bucket, String key, UUID versionId, int quorum) {
         boolean[] include = onlineMask();
         boolean[] wasMarker = new boolean[drives.size()];
-        List<Outcome<Committed>> outcomes = calls.on(drives, include, (pos, drive) -> {
-            Path objectDir = drive.objectDir(bucket, key);
-            Path metaFile = objectDir.resolve(LocalDrive.META_FILE);
-            byte[] previous = drive.readOrNull(metaFile);
-            if (previous == null) {
-                return new Committed(null, null, null);
-            }
-            XlMeta meta = parseOrEmpty(previous);
-            int idx = meta.indexOf(versionId);
-            if (idx < 0) {
-                return new Committed(previous, null, null);
-            }
-            wasMarker[pos] = meta.header(idx).isDeleteMarker();
-            UUID dataDir = dataDirOf(meta, idx);
-            XlMeta next = meta.withoutVersion(versionId);
-            if (next.versionCount() == 0) {
-                drive.moveToTrash(metaFile);
-                LocalDrive.forceDirectory(objectDir);
-            } else {
-                drive.writeDurably(metaFile, next.toBytes());
-            }
-            return new Committed(previous, dataDir, null);
+        List<Outcome<KeyFiles.Change>> outcomes = calls.on(drives, include, (pos, drive) -> {
+            KeyFiles.Change change = KeyFiles.forUpdate(drive, bucket, key).remove(versionId);
+            wasMarker[pos] = change != null && change.removedDeleteMarker();
+            return change;
         });
         finishMutation(bucket, key, versionId, include, outcomes, quorum, "delete");
         // Prune the key's directory (and empty parents) once no version is left on a drive.
@@ -803,19 +848,24 @@ final class ErasureSet {
     /** Every version of a key agreed by quorum, newest first (empty when the key has none). */
     List<ObjectInfo> versions(String bucket, String key) {
         MetaSnapshot snap = new MetaSnapshot(bucket, key);
-        List<UUID> ids = new ArrayList<>();
-        for (XlMeta m : snap.metas) {
-            if (m != null) {
-                for (var h : m.headers()) {
-                    if (!ids.contains(h.versionId())) {
-                        ids.add(h.versionId());
-                    }
-                }
+        List<Map<UUID, XlMeta.Pick>> byDrive = new ArrayList<>();
+        java.util.Set<UUID> ids = new java.util.LinkedHashSet<>();
+        for (int i = 0; i < drives.size(); i++) {
+            Map<UUID, XlMeta.Pick> m = new HashMap<>();
+            for (XlMeta.Pick p : allVersions(snap, i)) {
+                UUID id = p.file().header(p.index()).versionId();
+                m.putIfAbsent(id, p);
+                ids.add(id);
             }
+            byDrive.add(m);
         }
         List<ObjectVersion> agreed = new ArrayList<>();
         for (UUID id : ids) {
-            Resolved r = resolveVersion(snap, id);
+            XlMeta.Pick[] found = new XlMeta.Pick[drives.size()];
+            for (int i = 0; i < found.length; i++) {
+                found[i] = byDrive.get(i).get(id);
+            }
+            Resolved r = agree(snap, id, found);
             if (r != null) {
                 agreed.add(r.version());
             }

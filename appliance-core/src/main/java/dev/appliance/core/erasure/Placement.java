@@ -38,40 +38,45 @@ final class Placement {
 
     /** SipHash-2-4 (Aumasson and Bernstein) with a 128-bit key given as two little-endian 64-bit words. */
     static long sipHash24(long k0, long k1, byte[] data) {
-        long v0 = 0x736f6d6570736575L ^ k0;
-        long v1 = 0x646f72616e646f6dL ^ k1;
-        long v2 = 0x6c7967656e657261L ^ k0;
-        long v3 = 0x7465646279746573L ^ k1;
+        long[] v = {
+            0x736f6d6570736575L ^ k0, 0x646f72616e646f6dL ^ k1, 0x6c7967656e657261L ^ k0, 0x7465646279746573L ^ k1
+        };
         int len = data.length;
         int end = len - (len % 8);
         for (int i = 0; i < end; i += 8) {
-            long m = littleEndian(data, i, 8);
-            v3 ^= m;
-            for (int r = 0; r < 2; r++) {
-                v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-                v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-                v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-                v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-            }
-            v0 ^= m;
+            compress(v, littleEndian(data, i, 8));
         }
-        long b = ((long) len) << 56 | littleEndian(data, end, len - end);
-        v3 ^= b;
-        for (int r = 0; r < 2; r++) {
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
-        }
-        v0 ^= b;
-        v2 ^= 0xff;
+        compress(v, ((long) len) << 56 | littleEndian(data, end, len - end));
+        v[2] ^= 0xff;
         for (int r = 0; r < 4; r++) {
-            v0 += v1; v1 = Long.rotateLeft(v1, 13); v1 ^= v0; v0 = Long.rotateLeft(v0, 32);
-            v2 += v3; v3 = Long.rotateLeft(v3, 16); v3 ^= v2;
-            v0 += v3; v3 = Long.rotateLeft(v3, 21); v3 ^= v0;
-            v2 += v1; v1 = Long.rotateLeft(v1, 17); v1 ^= v2; v2 = Long.rotateLeft(v2, 32);
+            sipRound(v);
         }
-        return v0 ^ v1 ^ v2 ^ v3;
+        return v[0] ^ v[1] ^ v[2] ^ v[3];
+    }
+
+    /** Absorbs one 64-bit message word with two rounds. */
+    private static void compress(long[] v, long m) {
+        v[3] ^= m;
+        sipRound(v);
+        sipRound(v);
+        v[0] ^= m;
+    }
+
+    private static void sipRound(long[] v) {
+        v[0] += v[1];
+        v[1] = Long.rotateLeft(v[1], 13);
+        v[1] ^= v[0];
+        v[0] = Long.rotateLeft(v[0], 32);
+        v[2] += v[3];
+        v[3] = Long.rotateLeft(v[3], 16);
+        v[3] ^= v[2];
+        v[0] += v[3];
+        v[3] = Long.rotateLeft(v[3], 21);
+        v[3] ^= v[0];
+        v[2] += v[1];
+        v[1] = Long.rotateLeft(v[1], 17);
+        v[1] ^= v[2];
+        v[2] = Long.rotateLeft(v[2], 32);
     }
 
     private static long littleEndian(byte[] data, int off, int n) {

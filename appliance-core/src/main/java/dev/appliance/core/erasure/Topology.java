@@ -129,7 +129,10 @@ final class Topology {
         StringBuilder sb = new StringBuilder();
         for (LocalDrive d : set) {
             if (!d.isOnline()) {
-                sb.append(sb.isEmpty() ? "" : "; ").append(d.root()).append(": ").append(d.offlineReason());
+                sb.append(sb.isEmpty() ? "" : "; ")
+                        .append(d.root())
+                        .append(": ")
+                        .append(d.offlineReason());
             }
         }
         return sb.toString();
@@ -149,7 +152,8 @@ final class Topology {
         } catch (NoSuchFileException e) {
             if (!isEmptyDrive(root)) {
                 drive.markOffline("not empty but has no format.json");
-                warnings.add("drive " + root + " is not empty but has no " + drive.formatFile().getFileName()
+                warnings.add("drive " + root + " is not empty but has no "
+                        + drive.formatFile().getFileName()
                         + ": refusing to use it (move its content away to let it be formatted)");
             }
             return null;
@@ -210,8 +214,9 @@ final class Topology {
         int agree = votes.get(winner);
         int formatted = votes.values().stream().mapToInt(Integer::intValue).sum();
         if (votes.size() > 1 && agree * 2 <= formatted) {
-            throw new IllegalStateException("no deployment is recorded on a majority of the " + formatted
-                    + " formatted drives (best: " + winner + " on " + agree + "): refusing to start on a mix of drives");
+            throw new IllegalStateException(
+                    "no deployment is recorded on a majority of the " + formatted + " formatted drives (best: " + winner
+                            + " on " + agree + "): refusing to start on a mix of drives");
         }
         return byDeployment.get(winner);
     }
@@ -243,7 +248,9 @@ final class Topology {
         for (int i = 0; i < drives.size(); i++) {
             LocalDrive d = drives.get(i);
             Files.createDirectories(d.sysDir().resolve("tmp"));
-            d.writeDurably(d.formatFile(), base.forDrive(sets.get(i / setSize).get(i % setSize)).toJson());
+            d.writeDurably(
+                    d.formatFile(),
+                    base.forDrive(sets.get(i / setSize).get(i % setSize)).toJson());
         }
         LOG.info("formatted a new deployment " + deployment + ": " + drives.size() + " drives in " + sets.size()
                 + " set(s) of " + setSize + ", parity " + parity);
@@ -254,9 +261,10 @@ final class Topology {
             DriveFormat ref, List<DriveFormat> formats, List<LocalDrive> drives, int setSize, List<String> warnings) {
         int refDrives = ref.sets().stream().mapToInt(List::size).sum();
         if (refDrives != drives.size() || ref.sets().getFirst().size() != setSize) {
-            throw new IllegalStateException("the drives were formatted as " + ref.sets().size() + " set(s) of "
-                    + ref.sets().getFirst().size() + " drives (" + refDrives + " in all), but " + drives.size()
-                    + " drives in sets of " + setSize + " were given");
+            throw new IllegalStateException(
+                    "the drives were formatted as " + ref.sets().size() + " set(s) of "
+                            + ref.sets().getFirst().size() + " drives (" + refDrives + " in all), but " + drives.size()
+                            + " drives in sets of " + setSize + " were given");
         }
         for (int i = 0; i < drives.size(); i++) {
             DriveFormat f = formats.get(i);

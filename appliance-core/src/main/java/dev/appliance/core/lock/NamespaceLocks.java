@@ -52,7 +52,8 @@ public final class NamespaceLocks {
         if (!acquired) {
             release(name);
             throw new StorageException(
-                    ErrorKind.WRITE_QUORUM, "timed out after " + TIMEOUT_SECONDS + " s waiting for the lock on " + name);
+                    ErrorKind.WRITE_QUORUM,
+                    "timed out after " + TIMEOUT_SECONDS + " s waiting for the lock on " + name);
         }
         return () -> {
             lock.unlock();

@@ -67,6 +67,25 @@ public record ObjectVersion(
                 versionId, VersionType.DELETE_MARKER, modTimeNanos, null, 0, 0, 0, 0, null, 0, null, null, null, false);
     }
 
+    /** This version with its shard data in part files under {@code newDataDir} instead of inline. */
+    public ObjectVersion inPartFiles(UUID newDataDir) {
+        return new ObjectVersion(
+                versionId,
+                type,
+                modTimeNanos,
+                newDataDir,
+                size,
+                dataShards,
+                parityShards,
+                blockSize,
+                distribution,
+                bitrotAlgorithm,
+                parts,
+                etag,
+                metadata,
+                false);
+    }
+
     public boolean isDeleteMarker() {
         return type == VersionType.DELETE_MARKER;
     }

@@ -42,7 +42,10 @@ public final class BucketNames {
         if (name.startsWith("xn--") || name.startsWith("sthree-") || name.startsWith("amzn-s3-demo-")) {
             return "must not start with a reserved prefix (xn--, sthree-, amzn-s3-demo-)";
         }
-        if (name.endsWith("-s3alias") || name.endsWith("--ol-s3") || name.endsWith(".mrap") || name.endsWith("--x-s3")) {
+        if (name.endsWith("-s3alias")
+                || name.endsWith("--ol-s3")
+                || name.endsWith(".mrap")
+                || name.endsWith("--x-s3")) {
             return "must not end with a reserved suffix";
         }
         return null;

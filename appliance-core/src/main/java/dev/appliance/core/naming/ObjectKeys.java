@@ -32,7 +32,8 @@ public final class ObjectKeys {
         int bytes = key.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_KEY_BYTES) {
             throw new StorageException(
-                    ErrorKind.KEY_TOO_LONG, "object key of " + bytes + " bytes (expected at most " + MAX_KEY_BYTES + ")");
+                    ErrorKind.KEY_TOO_LONG,
+                    "object key of " + bytes + " bytes (expected at most " + MAX_KEY_BYTES + ")");
         }
         if (key.indexOf('\0') >= 0) {
             throw invalid(key, "must not contain NUL");
@@ -52,8 +53,9 @@ public final class ObjectKeys {
                 throw invalid(key, "must not use the reserved suffix " + DIR_SUFFIX);
             }
             if (segment.getBytes(StandardCharsets.UTF_8).length + DIR_SUFFIX.length() > MAX_SEGMENT_BYTES) {
-                throw invalid(key, "path segments must be shorter than " + (MAX_SEGMENT_BYTES - DIR_SUFFIX.length())
-                        + " bytes");
+                throw invalid(
+                        key,
+                        "path segments must be shorter than " + (MAX_SEGMENT_BYTES - DIR_SUFFIX.length()) + " bytes");
             }
         }
     }

@@ -48,16 +48,14 @@ class ReedSolomonVectorsTest {
     /** One test per configuration and implementation; each erasure pattern is checked against every shard size. */
     @TestFactory
     Stream<DynamicNode> reconstruct_forEveryErasureOfUpToParityShards_rebuildsOriginalBytes() throws IOException {
-        return byConfig().entrySet().stream().flatMap(config -> IMPLEMENTATIONS.entrySet().stream()
-                .map(impl -> dynamicTest(
-                        config.getKey() + " [" + impl.getKey() + "]: every erasure of 1.."
-                                + config.getValue().getFirst().parity() + " shards",
-                        () -> assertReconstructsEveryErasure(
-                                impl.getValue()
-                                        .apply(
-                                                config.getValue().getFirst().data(),
-                                                config.getValue().getFirst().parity()),
-                                config.getValue()))));
+        return byConfig().entrySet().stream().flatMap(config -> {
+            int d = config.getValue().getFirst().data();
+            int p = config.getValue().getFirst().parity();
+            return IMPLEMENTATIONS.entrySet().stream()
+                    .map(impl -> dynamicTest(
+                            config.getKey() + " [" + impl.getKey() + "]: every erasure of 1.." + p + " shards",
+                            () -> assertReconstructsEveryErasure(impl.getValue().apply(d, p), config.getValue())));
+        });
     }
 
     private static void assertEncodesParity(ReedSolomon codec, Vector v) {

@@ -88,7 +88,9 @@ class DegradedDrivesTest {
     }
 
     private ErasureObjectStore open(int drives, int parity) throws IOException {
-        List<Path> paths = IntStream.rangeClosed(1, drives).mapToObj(i -> tmp.resolve("d" + i)).toList();
+        List<Path> paths = IntStream.rangeClosed(1, drives)
+                .mapToObj(i -> tmp.resolve("d" + i))
+                .toList();
         for (Path p : paths) {
             Files.createDirectories(p);
         }
@@ -119,7 +121,9 @@ class DegradedDrivesTest {
         assertThat(read("dir/key", info.versionId())).isEqualTo(data);
         assertThat(store.headObject("bucket", "dir/key", null).etag()).isEqualTo(info.etag());
         if (dataShardDamaged && fault != Fault.DRIVE_REMOVED) {
-            assertThat(store.healQueue().snapshot()).as("damage reported for healing").isNotEmpty();
+            assertThat(store.healQueue().snapshot())
+                    .as("damage reported for healing")
+                    .isNotEmpty();
         }
     }
 
@@ -133,8 +137,8 @@ class DegradedDrivesTest {
             damage(store.drives().get(d), Fault.SHARD_CORRUPTED, "bucket", "k");
         }
         assertThatThrownBy(() -> read("k", null))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind())
-                        .isEqualTo(ErrorKind.READ_QUORUM));
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.READ_QUORUM));
     }
 
     @Test
@@ -157,11 +161,13 @@ class DegradedDrivesTest {
         LocalDrive.deleteTree(store.drives().get(0).root());
         LocalDrive.deleteTree(store.drives().get(3).root());
         byte[] data = new byte[100_000];
-        assertThatThrownBy(() -> store.putObject("bucket", "k", PutRequest.of(data.length), new ByteArrayInputStream(data)))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind())
-                        .isEqualTo(ErrorKind.WRITE_QUORUM));
+        assertThatThrownBy(() ->
+                        store.putObject("bucket", "k", PutRequest.of(data.length), new ByteArrayInputStream(data)))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.WRITE_QUORUM));
         for (int d : new int[] {1, 2}) {
-            assertThat(Files.exists(store.drives().get(d).metaFile("bucket", "k"))).isFalse();
+            assertThat(Files.exists(store.drives().get(d).metaFile("bucket", "k")))
+                    .isFalse();
         }
     }
 
@@ -183,7 +189,9 @@ class DegradedDrivesTest {
             case DRIVE_REMOVED -> LocalDrive.deleteTree(drive.root());
             case FILES_REMOVED -> {
                 // Remove the shard data; keep xl.meta so the drive still claims the version.
-                List<Path> parts = files.stream().filter(f -> f.getFileName().toString().startsWith("part.")).toList();
+                List<Path> parts = files.stream()
+                        .filter(f -> f.getFileName().toString().startsWith("part."))
+                        .toList();
                 for (Path p : parts.isEmpty() ? files : parts) {
                     Files.delete(p);
                 }
@@ -197,7 +205,9 @@ class DegradedDrivesTest {
                 }
             }
             case SHARD_CORRUPTED -> {
-                List<Path> parts = files.stream().filter(f -> f.getFileName().toString().startsWith("part.")).toList();
+                List<Path> parts = files.stream()
+                        .filter(f -> f.getFileName().toString().startsWith("part."))
+                        .toList();
                 Random r = new Random(drive.root().hashCode());
                 for (Path p : parts.isEmpty() ? files : parts) {
                     try (RandomAccessFile raf = new RandomAccessFile(p.toFile(), "rw")) {

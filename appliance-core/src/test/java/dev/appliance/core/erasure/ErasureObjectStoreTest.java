@@ -49,7 +49,9 @@ class ErasureObjectStoreTest {
     }
 
     private List<Path> drives(int n) {
-        return IntStream.rangeClosed(1, n).mapToObj(i -> tmp.resolve("disk" + i)).toList();
+        return IntStream.rangeClosed(1, n)
+                .mapToObj(i -> tmp.resolve("disk" + i))
+                .toList();
     }
 
     private ErasureObjectStore open(int n) throws IOException {
@@ -102,7 +104,9 @@ class ErasureObjectStoreTest {
         store.makeBucket("bucket");
         byte[] data = random(size, size);
         ObjectInfo info = put(store, "bucket", "dir/object", data);
-        assertThat(info.etag()).isEqualTo(HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(data)));
+        assertThat(info.etag())
+                .isEqualTo(HexFormat.of()
+                        .formatHex(MessageDigest.getInstance("MD5").digest(data)));
         assertThat(get(store, "bucket", "dir/object", null)).isEqualTo(data);
         ObjectInfo head = store.headObject("bucket", "dir/object", null);
         assertThat(head.size()).isEqualTo(size);
@@ -116,7 +120,8 @@ class ErasureObjectStoreTest {
         store.makeBucket("bucket");
         byte[] data = random(3 * (1 << 20) + 77, 7);
         put(store, "bucket", "k", data);
-        long[][] ranges = {{0, 1}, {5, 100}, {(1 << 20) - 3, 10}, {(2 << 20) + 5, (1 << 20) + 72}, {data.length - 1, 1}};
+        long[][] ranges = {{0, 1}, {5, 100}, {(1 << 20) - 3, 10}, {(2 << 20) + 5, (1 << 20) + 72}, {data.length - 1, 1}
+        };
         for (long[] r : ranges) {
             try (ObjectReader reader = store.getObject("bucket", "k", null, r[0], r[1])) {
                 ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -172,7 +177,8 @@ class ErasureObjectStoreTest {
     void shortBody_isIncompleteBody() throws Exception {
         open(4);
         store.makeBucket("bucket");
-        assertThatThrownBy(() -> store.putObject("bucket", "k", PutRequest.of(100), new ByteArrayInputStream(new byte[10])))
+        assertThatThrownBy(() ->
+                        store.putObject("bucket", "k", PutRequest.of(100), new ByteArrayInputStream(new byte[10])))
                 .extracting(e -> ((StorageException) e).kind())
                 .isEqualTo(ErrorKind.INCOMPLETE_BODY);
     }
@@ -205,15 +211,17 @@ class ErasureObjectStoreTest {
                     assertThat(e.versionId()).isEqualTo(del.versionId());
                 });
         assertThatThrownBy(() -> store.headObject("versioned", "k", del.versionId()))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind())
-                        .isEqualTo(ErrorKind.METHOD_NOT_ALLOWED));
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.METHOD_NOT_ALLOWED));
 
         ListVersionsResult versions = store.listObjectVersions("versioned", "", null, null, null, 1000);
-        assertThat(versions.versions()).extracting(ObjectInfo::versionId)
+        assertThat(versions.versions())
+                .extracting(ObjectInfo::versionId)
                 .containsExactly(del.versionId(), v2.versionId(), v1.versionId());
         assertThat(versions.versions().get(0).deleteMarker()).isTrue();
         assertThat(versions.versions().get(0).latest()).isTrue();
-        assertThat(store.listObjects("versioned", "", null, null, 1000).objects()).isEmpty();
+        assertThat(store.listObjects("versioned", "", null, null, 1000).objects())
+                .isEmpty();
 
         // Removing the marker by id brings the key back.
         store.deleteObject("versioned", "k", del.versionId());
@@ -231,7 +239,8 @@ class ErasureObjectStoreTest {
         store.setVersioning("bkt", VersioningState.SUSPENDED);
         assertThat(put(store, "bkt", "k", "null-1".getBytes()).versionId()).isEqualTo("null");
         put(store, "bkt", "k", "null-2".getBytes());
-        List<ObjectInfo> versions = store.listObjectVersions("bkt", "", null, null, null, 1000).versions();
+        List<ObjectInfo> versions =
+                store.listObjectVersions("bkt", "", null, null, null, 1000).versions();
         assertThat(versions).extracting(ObjectInfo::versionId).containsExactly("null", kept.versionId());
         assertThat(get(store, "bkt", "k", "null")).isEqualTo("null-2".getBytes());
         var marker = store.deleteObject("bkt", "k", null);
@@ -270,11 +279,14 @@ class ErasureObjectStoreTest {
             put(store, "bkt", k, k.getBytes());
         }
         ListObjectsResult all = store.listObjects("bkt", "", null, null, 1000);
-        assertThat(all.objects()).extracting(ObjectInfo::key)
+        assertThat(all.objects())
+                .extracting(ObjectInfo::key)
                 .containsExactly("a", "a-b", "a/", "a/x", "a/y/z", "b/c", "c", "z/", "\uFFFD", "\uD83D\uDE00");
 
         ListObjectsResult top = store.listObjects("bkt", "", "/", null, 1000);
-        assertThat(top.objects()).extracting(ObjectInfo::key).containsExactly("a", "a-b", "c", "\uFFFD", "\uD83D\uDE00");
+        assertThat(top.objects())
+                .extracting(ObjectInfo::key)
+                .containsExactly("a", "a-b", "c", "\uFFFD", "\uD83D\uDE00");
         assertThat(top.commonPrefixes()).containsExactly("a/", "b/", "z/");
 
         ListObjectsResult inA = store.listObjects("bkt", "a/", "/", null, 1000);
@@ -325,7 +337,8 @@ class ErasureObjectStoreTest {
         for (String key : List.of("a", "b", "c")) {
             List<String> ids = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
-                ids.addFirst(key + ":" + put(store, "bkt", key, new byte[] {(byte) i}).versionId());
+                ids.addFirst(key + ":"
+                        + put(store, "bkt", key, new byte[] {(byte) i}).versionId());
             }
             expected.addAll(ids);
         }
@@ -376,5 +389,48 @@ class ErasureObjectStoreTest {
         reopen(4);
         assertThat(store.versioning("bkt")).isEqualTo(VersioningState.ENABLED);
         assertThat(get(store, "bkt", "k", null)).isEqualTo(data);
+    }
+
+    @Test
+    void concurrentSmallVersions_neverOverfillTheInlineSectionAndAllSucceed() throws Exception {
+        open(4);
+        store.makeBucket("bkt");
+        store.setVersioning("bkt", VersioningState.ENABLED);
+        byte[] data = random(18 * 1024, 9);
+        int writers = 8;
+        int perWriter = 8;
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(writers);
+        List<java.util.concurrent.Future<ObjectInfo>> results = new ArrayList<>();
+        for (int i = 0; i < writers * perWriter; i++) {
+            results.add(pool.submit(() -> put(store, "bkt", "hot", data)));
+        }
+        for (var f : results) {
+            assertThat(f.get().etag()).isNotNull();
+        }
+        pool.shutdown();
+        assertThat(store.listObjectVersions("bkt", "hot", null, null, null, 1000)
+                        .versions())
+                .hasSize(writers * perWriter);
+        for (LocalDrive d : store.drives()) {
+            var meta = dev.appliance.core.meta.XlMeta.parse(Files.readAllBytes(d.metaFile("bkt", "hot")));
+            assertThat(meta.inlineBytes()).isLessThanOrEqualTo(dev.appliance.core.meta.XlMeta.MAX_INLINE_BYTES);
+        }
+        assertThat(get(store, "bkt", "hot", null)).isEqualTo(data);
+    }
+
+    @Test
+    void readerOpenedBeforeAnOverwrite_stillStreamsTheOldBytes() throws Exception {
+        open(4);
+        store.makeBucket("bkt");
+        byte[] old = random(3_000_000, 1);
+        byte[] fresh = random(3_000_000, 2);
+        put(store, "bkt", "k", old);
+        try (ObjectReader r = store.getObject("bkt", "k", null, 0, -1)) {
+            put(store, "bkt", "k", fresh);
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            r.transferTo(out);
+            assertThat(out.toByteArray()).isEqualTo(old);
+        }
+        assertThat(get(store, "bkt", "k", null)).isEqualTo(fresh);
     }
 }

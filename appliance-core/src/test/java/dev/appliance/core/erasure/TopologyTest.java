@@ -22,7 +22,9 @@ class TopologyTest {
     Path tmp;
 
     private List<Path> drives(String prefix, int n) throws Exception {
-        List<Path> paths = IntStream.rangeClosed(1, n).mapToObj(i -> tmp.resolve(prefix + i)).toList();
+        List<Path> paths = IntStream.rangeClosed(1, n)
+                .mapToObj(i -> tmp.resolve(prefix + i))
+                .toList();
         for (Path p : paths) {
             Files.createDirectories(p);
         }
@@ -107,7 +109,8 @@ class TopologyTest {
         }
         LocalDrive.deleteTree(paths.get(3));
         try (var store = ErasureObjectStore.open(StoreConfig.of(paths))) {
-            assertThat(store.startupWarnings()).anyMatch(w -> w.contains(paths.get(3).toString()));
+            assertThat(store.startupWarnings())
+                    .anyMatch(w -> w.contains(paths.get(3).toString()));
             assertThat(store.headObject("bucket", "k", null).size()).isEqualTo(8);
         }
         LocalDrive.deleteTree(paths.get(2));

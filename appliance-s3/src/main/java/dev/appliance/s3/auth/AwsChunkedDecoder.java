@@ -157,6 +157,7 @@ public final class AwsChunkedDecoder {
                     }
                     String text = new String(line, 0, lineLength, StandardCharsets.ISO_8859_1);
                     lineLength = 0;
+                    state = State.LINE;
                     if (inTrailers) {
                         trailerLine(text);
                     } else {

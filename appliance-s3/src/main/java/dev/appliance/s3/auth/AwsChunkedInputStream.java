@@ -2,6 +2,7 @@ package dev.appliance.s3.auth;
 
 import dev.appliance.s3.error.BodyException;
 import dev.appliance.s3.error.S3ErrorCode;
+import dev.appliance.s3.io.BulkInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Map;
@@ -10,7 +11,7 @@ import java.util.Map;
  * Pull adapter over {@link AwsChunkedDecoder}: reads the raw body, yields decoded data, and returns -1 only after the
  * whole body decoded, every signature verified and the decoded length matched {@code x-amz-decoded-content-length}.
  */
-final class AwsChunkedInputStream extends InputStream {
+final class AwsChunkedInputStream extends BulkInputStream {
     private final InputStream raw;
     private final AwsChunkedDecoder decoder;
     private final long expectedLength;
@@ -28,13 +29,6 @@ final class AwsChunkedInputStream extends InputStream {
 
     Map<String, String> trailers() {
         return decoder.trailers();
-    }
-
-    @Override
-    public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n < 0 ? -1 : one[0] & 0xff;
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.appliance.s3.auth;
 
 import dev.appliance.s3.error.BodyException;
 import dev.appliance.s3.error.S3ErrorCode;
+import dev.appliance.s3.io.BulkInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.security.MessageDigest;
@@ -13,7 +14,7 @@ import java.util.function.Supplier;
  * Hashes the body as it passes and, at its end, checks the payload SHA-256 and/or an additional checksum before
  * returning -1: a mismatch is thrown instead, so a consumer that commits on end-of-stream never commits a bad body.
  */
-final class VerifyingInputStream extends InputStream {
+final class VerifyingInputStream extends BulkInputStream {
     private final InputStream in;
     private final MessageDigest sha256;
     private final byte[] expectedSha256;
@@ -35,13 +36,6 @@ final class VerifyingInputStream extends InputStream {
         this.algorithm = algorithm;
         this.checksum = algorithm == null ? null : algorithm.newRunning();
         this.expectedChecksum = expectedChecksum;
-    }
-
-    @Override
-    public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n < 0 ? -1 : one[0] & 0xff;
     }
 
     @Override

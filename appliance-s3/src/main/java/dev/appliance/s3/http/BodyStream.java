@@ -1,5 +1,6 @@
 package dev.appliance.s3.http;
 
+import dev.appliance.s3.io.BulkInputStream;
 import io.netty.buffer.ByteBuf;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,7 +21,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * caller stops reading from the socket. When the worker drains it below {@link #LOW_WATER}, {@code resume} runs (on
  * the worker thread; it must only schedule work on the event loop).
  */
-final class BodyStream extends InputStream {
+final class BodyStream extends BulkInputStream {
     static final int HIGH_WATER = 1 << 20;
     static final int LOW_WATER = 256 << 10;
 
@@ -102,13 +103,6 @@ final class BodyStream extends InputStream {
             b.release();
         }
         queued = 0;
-    }
-
-    @Override
-    public int read() throws IOException {
-        byte[] one = new byte[1];
-        int n = read(one, 0, 1);
-        return n < 0 ? -1 : one[0] & 0xff;
     }
 
     @Override

@@ -58,7 +58,7 @@ final class Exchange implements Runnable {
 
     private S3Response error(Throwable t) {
         S3Exception e = ErrorMapper.map(t);
-        if (e.code().status() >= 500) {
+        if (e.code().status() >= 500 && e.code().status() != 501) {
             LOG.log(
                     System.Logger.Level.WARNING,
                     "request " + request.requestId() + " failed: " + request.method() + " " + request.resource(),

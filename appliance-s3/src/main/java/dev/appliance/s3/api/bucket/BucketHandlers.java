@@ -43,7 +43,7 @@ public final class BucketHandlers {
     }
 
     public S3Response createBucket(S3Request r) throws IOException {
-        BucketNames.validate(r.bucket());
+        dev.appliance.core.naming.BucketNames.validate(r.bucket());
         if ("true".equalsIgnoreCase(r.header("x-amz-bucket-object-lock-enabled"))) {
             throw new S3Exception(S3ErrorCode.NotImplemented, "Object lock is not supported yet.");
         }

@@ -1,0 +1,69 @@
+package dev.appliance.app.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class ServerOptionsTest {
+
+    @Test
+    void ellipsis_expandsRangesWithPaddingAndProducts() {
+        assertThat(DriveEllipsis.expand("/mnt/disk{1...4}"))
+                .containsExactly("/mnt/disk1", "/mnt/disk2", "/mnt/disk3", "/mnt/disk4");
+        assertThat(DriveEllipsis.expand("/d{08...10}")).containsExactly("/d08", "/d09", "/d10");
+        assertThat(DriveEllipsis.expand("/h{1...2}/d{1...2}")).containsExactly("/h1/d1", "/h1/d2", "/h2/d1", "/h2/d2");
+        assertThat(DriveEllipsis.expand("/plain")).containsExactly("/plain");
+    }
+
+    @Test
+    void ellipsis_rejectsMalformedAndBackwardRanges() {
+        assertThatThrownBy(() -> DriveEllipsis.expand("/mnt/disk{4...1}")).hasMessageContaining("runs backwards");
+        assertThatThrownBy(() -> DriveEllipsis.expand("/mnt/disk{1..4}")).hasMessageContaining("malformed ellipsis");
+        assertThatThrownBy(() -> DriveEllipsis.expand("/mnt/disk{1...5000}")).hasMessageContaining("at most 1024");
+    }
+
+    @Test
+    void noDrives_meansTheEmbeddedDefault() {
+        ServerOptions o = ServerOptions.parse(List.of());
+        assertThat(o.embeddedDefault()).isTrue();
+        assertThat(o.drives())
+                .containsExactly(
+                        Path.of("./data/disk1"),
+                        Path.of("./data/disk2"),
+                        Path.of("./data/disk3"),
+                        Path.of("./data/disk4"));
+        assertThat(o.address()).isEqualTo(new ServerOptions.HostPort("", 9000));
+        assertThat(o.consoleAddress()).isEqualTo(new ServerOptions.HostPort("", 9001));
+        assertThat(o.allowRootDrives()).isTrue();
+    }
+
+    @Test
+    void flags_areParsedInBothForms() {
+        ServerOptions o = ServerOptions.parse(
+                List.of("/mnt/d{1...8}", "--address", "127.0.0.1:9100", "--console-address=:9101", "--parity", "3"));
+        assertThat(o.drives()).hasSize(8);
+        assertThat(o.embeddedDefault()).isFalse();
+        assertThat(o.allowRootDrives()).isFalse();
+        assertThat(o.address()).isEqualTo(new ServerOptions.HostPort("127.0.0.1", 9100));
+        assertThat(o.address().bindHost()).isEqualTo("127.0.0.1");
+        assertThat(o.consoleAddress().bindHost()).isEqualTo("0.0.0.0");
+        assertThat(o.parity()).isEqualTo(3);
+    }
+
+    @Test
+    void badValues_areNamedInTheMessage() {
+        assertThatThrownBy(() -> ServerOptions.parse(List.of("--address", "9000")))
+                .hasMessageContaining("--address '9000'");
+        assertThatThrownBy(() -> ServerOptions.parse(List.of("--address", ":99999")))
+                .hasMessageContaining("port 99999");
+        assertThatThrownBy(() -> ServerOptions.parse(List.of("--parity", "two")))
+                .hasMessageContaining("'two'");
+        assertThatThrownBy(() -> ServerOptions.parse(List.of("--bogus"))).hasMessageContaining("'--bogus'");
+        assertThatThrownBy(() -> ServerOptions.parse(List.of("--address", ":9000", "--console-address", ":9000")))
+                .hasMessageContaining("same as --address");
+        assertThatThrownBy(() -> ServerOptions.parse(List.of("--address"))).hasMessageContaining("missing value");
+    }
+}

@@ -1,0 +1,320 @@
+package dev.appliance.core.erasure;
+
+import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.meta.CorruptMetaException;
+import dev.appliance.core.meta.ObjectVersion;
+import dev.appliance.core.meta.XlMeta;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * One drive's metadata files of one key, and how versions move between them.
+ *
+ * <p>{@code xl.meta} holds the newest versions and every inline version; {@code xl.meta.archive} (same format, never
+ * inline data) holds older versions. When {@code xl.meta} grows past {@link #HOT_MAX} versions, all but the newest
+ * {@link #HOT_KEEP} that are not inline move to the archive in one batch. So a PUT, HEAD or GET of the latest version
+ * of a key with 10,000 versions reads and rewrites a file of at most {@code HOT_MAX} versions (plus the capped inline
+ * section), and the archive is rewritten once every {@code HOT_MAX - HOT_KEEP} new versions: adding a version costs
+ * the same whether the key has ten versions or ten thousand, as for a key with one.
+ *
+ * <p>Invariants: the newest version of a key is always in {@code xl.meta}; the archive exists only beside a non-empty
+ * {@code xl.meta} (removing the last version of {@code xl.meta} folds the archive back). A version found in both files
+ * (a crash between the two renames of a batch move) is the same version: readers take {@code xl.meta}'s copy.
+ * Writes go archive first, then {@code xl.meta}, each atomically (staging, force, rename, directory force).
+ */
+final class KeyFiles {
+    static final String ARCHIVE_FILE = "xl.meta.archive";
+    static final int HOT_MAX = 64;
+    static final int HOT_KEEP = 16;
+
+    private final LocalDrive drive;
+    private final Path dir;
+    private final byte[] hotBytes;
+    private final XlMeta hot;
+    private boolean archiveLoaded;
+    private byte[] archiveBytes;
+    private XlMeta archive;
+
+    /** What a mutation replaced on this drive, to undo it or clean up after it. */
+    record Change(
+            boolean hotChanged,
+            byte[] previousHot,
+            boolean archiveChanged,
+            byte[] previousArchive,
+            UUID replacedDataDir,
+            UUID newDataDir,
+            boolean removedDeleteMarker) {}
+
+    private KeyFiles(LocalDrive drive, Path dir, byte[] hotBytes, XlMeta hot) {
+        this.drive = drive;
+        this.dir = dir;
+        this.hotBytes = hotBytes;
+        this.hot = hot;
+    }
+
+    /** Reads {@code xl.meta} for a mutation: a corrupt copy is treated as empty (quorum and healing restore it). */
+    static KeyFiles forUpdate(LocalDrive drive, String bucket, String key) throws IOException {
+        Path dir = drive.objectDir(bucket, key);
+        byte[] bytes = drive.readOrNull(dir.resolve(LocalDrive.META_FILE));
+        XlMeta meta;
+        try {
+            meta = bytes == null ? XlMeta.empty() : XlMeta.parse(bytes);
+        } catch (CorruptMetaException e) {
+            meta = XlMeta.empty();
+        }
+        return new KeyFiles(drive, dir, bytes, meta);
+    }
+
+    /** Reads {@code xl.meta} for a read; null when the key has no metadata on this drive. */
+    static KeyFiles forRead(LocalDrive drive, String bucket, String key) throws IOException, CorruptMetaException {
+        Path dir = drive.objectDir(bucket, key);
+        byte[] bytes = drive.readOrNull(dir.resolve(LocalDrive.META_FILE));
+        return bytes == null ? null : new KeyFiles(drive, dir, bytes, XlMeta.parse(bytes));
+    }
+
+    XlMeta hot() {
+        return hot;
+    }
+
+    /** The archive, read on first use; empty when there is none. */
+    XlMeta archive() throws IOException, CorruptMetaException {
+        if (!archiveLoaded) {
+            archiveBytes = drive.readOrNull(dir.resolve(ARCHIVE_FILE));
+            archive = archiveBytes == null ? XlMeta.empty() : XlMeta.parse(archiveBytes);
+            archiveLoaded = true;
+        }
+        return archive;
+    }
+
+    /** Versions in the archive, from its first bytes only. */
+    private int archiveCount() throws IOException {
+        if (archiveLoaded) {
+            return archive.versionCount();
+        }
+        try (FileChannel ch = FileChannel.open(dir.resolve(ARCHIVE_FILE), StandardOpenOption.READ)) {
+            ByteBuffer b = ByteBuffer.allocate(XlMeta.COUNT_PREFIX);
+            while (b.hasRemaining() && ch.read(b) >= 0) {
+                // read the fixed prefix
+            }
+            return Math.max(0, XlMeta.versionCountOf(b.array()));
+        } catch (NoSuchFileException e) {
+            return 0;
+        }
+    }
+
+    int totalVersions() throws IOException {
+        return hot.versionCount() + archiveCount();
+    }
+
+    /** Every version of the key on this drive, newest first, xl.meta's copy winning over the archive's. */
+    List<XlMeta.Pick> allVersions() throws IOException, CorruptMetaException {
+        List<XlMeta.Pick> out = new ArrayList<>(hot.versionCount());
+        for (int i = 0; i < hot.versionCount(); i++) {
+            out.add(new XlMeta.Pick(hot, i));
+        }
+        XlMeta a = archive();
+        for (int i = 0; i < a.versionCount(); i++) {
+            if (hot.indexOf(a.header(i).versionId()) < 0) {
+                out.add(new XlMeta.Pick(a, i));
+            }
+        }
+        return out;
+    }
+
+    /** Where a version is on this drive, or null. */
+    XlMeta.Pick locate(UUID versionId) throws IOException, CorruptMetaException {
+        int i = hot.indexOf(versionId);
+        if (i >= 0) {
+            return new XlMeta.Pick(hot, i);
+        }
+        if (hot.versionCount() < HOT_KEEP && !Files.exists(dir.resolve(ARCHIVE_FILE))) {
+            return null;
+        }
+        int j = archive().indexOf(versionId);
+        return j < 0 ? null : new XlMeta.Pick(archive, j);
+    }
+
+    /**
+     * Adds {@code version} (replacing the version with the same id wherever it is), moves older versions to the
+     * archive when {@code xl.meta} is full, and writes the files durably. {@code stagedDataDir}, when given, is renamed
+     * into the object directory first.
+     */
+    Change add(ObjectVersion version, byte[] inlineShard, Path stagedDataDir, int maxVersions) throws IOException {
+        UUID id = version.versionId();
+        UUID replacedDataDir = null;
+        XlMeta newArchive = null;
+        int existing = hot.indexOf(id);
+        if (existing >= 0) {
+            replacedDataDir = dataDirOf(hot, existing);
+        } else {
+            XlMeta.Pick archived = locateQuietly(id);
+            if (archived != null) {
+                replacedDataDir = dataDirOf(archived.file(), archived.index());
+                newArchive = archived.file().withoutVersion(id);
+            } else if (totalVersions() >= maxVersions) {
+                throw new dev.appliance.core.StorageException(
+                        dev.appliance.core.ErrorKind.TOO_MANY_VERSIONS,
+                        "the object already has " + totalVersions() + " versions (the limit per key is " + maxVersions
+                                + "): remove old versions, e.g. with a NoncurrentVersionExpiration lifecycle rule");
+            }
+        }
+        XlMeta next = hot.withVersion(version, inlineShard);
+        if (next.versionCount() > HOT_MAX) {
+            XlMeta base = newArchive != null ? newArchive : archiveQuietly();
+            List<XlMeta.Pick> toArchive = new ArrayList<>();
+            List<XlMeta.Pick> toKeep = new ArrayList<>();
+            for (int i = 0; i < base.versionCount(); i++) {
+                toArchive.add(new XlMeta.Pick(base, i));
+            }
+            for (int i = 0; i < next.versionCount(); i++) {
+                boolean move = i >= HOT_KEEP && !next.header(i).inline();
+                (move ? toArchive : toKeep).add(new XlMeta.Pick(next, i));
+            }
+            newArchive = XlMeta.assemble(toArchive);
+            next = XlMeta.assemble(toKeep);
+        }
+        drive.createDirectoriesDurably(dir);
+        byte[] previousArchive = newArchive != null ? archiveBytesQuietly() : null;
+        if (newArchive != null) {
+            writeStaged(ARCHIVE_FILE, newArchive.asReadOnlyBuffer());
+        }
+        if (stagedDataDir != null) {
+            Files.move(
+                    stagedDataDir,
+                    dir.resolve(version.dataDir().toString()),
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        }
+        // The rename of xl.meta is the commit point; one directory force covers it and the data dir rename.
+        writeStaged(LocalDrive.META_FILE, next.asReadOnlyBuffer());
+        LocalDrive.forceDirectory(dir);
+        return new Change(
+                true,
+                hotBytes,
+                newArchive != null,
+                previousArchive,
+                replacedDataDir,
+                stagedDataDir == null ? null : version.dataDir(),
+                false);
+    }
+
+    /** Removes a version from whichever file holds it; null when this drive does not have it. */
+    Change remove(UUID versionId) throws IOException {
+        int i = hot.indexOf(versionId);
+        if (i >= 0) {
+            UUID dataDir = dataDirOf(hot, i);
+            boolean marker = hot.header(i).isDeleteMarker();
+            XlMeta next = hot.withoutVersion(versionId);
+            boolean archiveChanged = false;
+            byte[] previousArchive = null;
+            if (next.versionCount() == 0 && Files.exists(dir.resolve(ARCHIVE_FILE))) {
+                // Keep the invariant: the archive exists only beside a non-empty xl.meta. Fold it back.
+                next = archiveQuietly();
+                previousArchive = archiveBytesQuietly();
+                archiveChanged = true;
+            }
+            if (next.versionCount() == 0) {
+                drive.moveToTrash(dir.resolve(LocalDrive.META_FILE));
+            } else {
+                writeStaged(LocalDrive.META_FILE, next.asReadOnlyBuffer());
+            }
+            if (archiveChanged) {
+                drive.moveToTrash(dir.resolve(ARCHIVE_FILE));
+            }
+            LocalDrive.forceDirectory(dir);
+            return new Change(true, hotBytes, archiveChanged, previousArchive, dataDir, null, marker);
+        }
+        XlMeta.Pick archived = locateQuietly(versionId);
+        if (archived == null) {
+            return null;
+        }
+        UUID dataDir = dataDirOf(archived.file(), archived.index());
+        boolean marker = archived.file().header(archived.index()).isDeleteMarker();
+        XlMeta next = archived.file().withoutVersion(versionId);
+        byte[] previousArchive = archiveBytesQuietly();
+        if (next.versionCount() == 0) {
+            drive.moveToTrash(dir.resolve(ARCHIVE_FILE));
+        } else {
+            writeStaged(ARCHIVE_FILE, next.asReadOnlyBuffer());
+        }
+        LocalDrive.forceDirectory(dir);
+        return new Change(false, null, true, previousArchive, dataDir, null, marker);
+    }
+
+    /** Puts back what {@code change} replaced on this drive (best effort: healing repairs what this cannot). */
+    static void undo(LocalDrive drive, String bucket, String key, Change change) throws IOException {
+        Path dir = drive.objectDir(bucket, key);
+        if (change.archiveChanged()) {
+            restore(drive, dir.resolve(ARCHIVE_FILE), change.previousArchive());
+        }
+        if (change.hotChanged()) {
+            restore(drive, dir.resolve(LocalDrive.META_FILE), change.previousHot());
+        }
+        if (change.newDataDir() != null) {
+            drive.moveToTrash(dir.resolve(change.newDataDir().toString()));
+        }
+    }
+
+    private static void restore(LocalDrive drive, Path file, byte[] previous) throws IOException {
+        if (previous == null) {
+            Files.deleteIfExists(file);
+            LocalDrive.forceDirectory(file.getParent());
+        } else {
+            drive.writeDurably(file, previous);
+        }
+    }
+
+    private void writeStaged(String name, ByteBuffer content) throws IOException {
+        Path staging = drive.newStagingDir();
+        Path staged = staging.resolve(name);
+        try (FileChannel ch = FileChannel.open(staged, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            while (content.hasRemaining()) {
+                ch.write(content);
+            }
+            ch.force(false);
+        }
+        Files.move(
+                staged,
+                dir.resolve(name),
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.delete(staging);
+    }
+
+    private XlMeta.Pick locateQuietly(UUID id) throws IOException {
+        try {
+            return locate(id);
+        } catch (CorruptMetaException e) {
+            return null;
+        }
+    }
+
+    private XlMeta archiveQuietly() throws IOException {
+        try {
+            return archive();
+        } catch (CorruptMetaException e) {
+            return XlMeta.empty();
+        }
+    }
+
+    private byte[] archiveBytesQuietly() throws IOException {
+        archiveQuietly();
+        return archiveBytes;
+    }
+
+    static UUID dataDirOf(XlMeta meta, int index) {
+        try {
+            ObjectVersion v = meta.version(index);
+            return v.inline() ? null : v.dataDir();
+        } catch (CorruptMetaException e) {
+            return null;
+        }
+    }
+}

@@ -1,0 +1,416 @@
+package dev.appliance.s3.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.appliance.core.ObjectStore;
+import dev.appliance.core.StoreConfig;
+import dev.appliance.s3.S3Server;
+import dev.appliance.s3.S3ServerConfig;
+import dev.appliance.s3.auth.Authorizer;
+import dev.appliance.s3.auth.SigV4;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.ResponseBytes;
+import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
+import software.amazon.awssdk.services.s3.model.BucketVersioningStatus;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
+import software.amazon.awssdk.services.s3.model.GetObjectResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectVersionsResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
+import software.amazon.awssdk.services.s3.model.PutObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/** The server over the real erasure-coded engine on 4 temp drives, driven by the AWS SDK v2 client in three configurations. */
+class S3ServerTest {
+    static {
+        LeakWatch.install();
+    }
+
+    private static final String AK = "root";
+    private static final String SK = "root-secret-key-123";
+
+    private static ObjectStore store;
+    private static S3Server server;
+    private static final List<S3Client> clients = new ArrayList<>();
+    private static int bucketCounter;
+
+    @TempDir
+    static Path drives;
+
+    @BeforeAll
+    static void start() throws Exception {
+        List<Path> dirs = new ArrayList<>();
+        for (int i = 1; i <= 4; i++) {
+            dirs.add(Files.createDirectories(drives.resolve("drive" + i)));
+        }
+        store = ObjectStore.open(StoreConfig.of(dirs));
+        server = S3Server.start(
+                store,
+                new S3ServerConfig(
+                        "127.0.0.1",
+                        0,
+                        null,
+                        ak -> AK.equals(ak) ? Optional.of(SK) : Optional.empty(),
+                        Authorizer.allowAll()));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        clients.forEach(S3Client::close);
+        server.close();
+        store.close();
+        assertThat(LeakWatch.collect()).as("Netty leak reports").isEmpty();
+    }
+
+    private static S3Client client(String secret, boolean chunked, RequestChecksumCalculation checksums) {
+        S3Client c = S3Client.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(AK, secret)))
+                .forcePathStyle(true)
+                .httpClient(UrlConnectionHttpClient.create())
+                .requestChecksumCalculation(checksums)
+                .serviceConfiguration(S3Configuration.builder()
+                        .chunkedEncodingEnabled(chunked)
+                        .build())
+                .build();
+        clients.add(c);
+        return c;
+    }
+
+    static Stream<String> clientKinds() {
+        return Stream.of("default", "whenRequired", "notChunked");
+    }
+
+    private static S3Client client(String kind) {
+        return switch (kind) {
+            case "default" -> client(SK, true, RequestChecksumCalculation.WHEN_SUPPORTED);
+            case "whenRequired" -> client(SK, true, RequestChecksumCalculation.WHEN_REQUIRED);
+            default -> client(SK, false, RequestChecksumCalculation.WHEN_SUPPORTED);
+        };
+    }
+
+    private static synchronized String newBucket(S3Client s3) {
+        String name = "bucket-" + (++bucketCounter);
+        s3.createBucket(b -> b.bucket(name));
+        return name;
+    }
+
+    private static byte[] random(int n) {
+        byte[] d = new byte[n];
+        new Random(n).nextBytes(d);
+        return d;
+    }
+
+    @ParameterizedTest
+    @MethodSource("clientKinds")
+    void putGetHeadDelete_roundTripsDataAndMetadata(String kind) throws Exception {
+        S3Client s3 = client(kind);
+        String bucket = newBucket(s3);
+        byte[] data = random(300_000);
+        String key = "dir/a b+c€.bin";
+        PutObjectResponse put = s3.putObject(
+                b -> b.bucket(bucket)
+                        .key(key)
+                        .contentType("application/x-test")
+                        .metadata(Map.of("color", "blue"))
+                        .cacheControl("no-cache"),
+                RequestBody.fromBytes(data));
+        assertThat(put.eTag()).startsWith("\"").hasSize(34);
+
+        ResponseBytes<GetObjectResponse> got =
+                s3.getObjectAsBytes(b -> b.bucket(bucket).key(key));
+        assertThat(got.asByteArray()).isEqualTo(data);
+        assertThat(got.response().eTag()).isEqualTo(put.eTag());
+        assertThat(got.response().contentType()).isEqualTo("application/x-test");
+        assertThat(got.response().metadata()).containsEntry("color", "blue");
+        assertThat(got.response().cacheControl()).isEqualTo("no-cache");
+        assertThat(got.response().contentEncoding()).isNull();
+
+        HeadObjectResponse head = s3.headObject(b -> b.bucket(bucket).key(key));
+        assertThat(head.contentLength()).isEqualTo(data.length);
+        assertThat(head.acceptRanges()).isEqualTo("bytes");
+        assertThat(head.lastModified()).isNotNull();
+
+        s3.deleteObject(b -> b.bucket(bucket).key(key));
+        assertThatThrownBy(() -> s3.headObject(b -> b.bucket(bucket).key(key)))
+                .isInstanceOf(S3Exception.class)
+                .extracting(e -> ((S3Exception) e).statusCode())
+                .isEqualTo(404);
+        S3Exception missing = (S3Exception) org.assertj.core.api.Assertions.catchThrowable(
+                () -> s3.getObject(b -> b.bucket(bucket).key(key)));
+        assertThat(missing.awsErrorDetails().errorCode()).isEqualTo("NoSuchKey");
+    }
+
+    @ParameterizedTest
+    @MethodSource("clientKinds")
+    void putWithEveryChecksumAlgorithm_isAccepted(String kind) {
+        S3Client s3 = client(kind);
+        String bucket = newBucket(s3);
+        byte[] data = random(70_000);
+        for (ChecksumAlgorithm a : List.of(
+                ChecksumAlgorithm.CRC32,
+                ChecksumAlgorithm.CRC32_C,
+                // CRC64NVME needs the AWS CRT on the client side; the server's CRC-64/NVME is unit-tested
+                ChecksumAlgorithm.SHA1,
+                ChecksumAlgorithm.SHA256)) {
+            s3.putObject(b -> b.bucket(bucket).key("k-" + a).checksumAlgorithm(a), RequestBody.fromBytes(data));
+            assertThat(s3.getObjectAsBytes(b -> b.bucket(bucket).key("k-" + a)).asByteArray())
+                    .isEqualTo(data);
+        }
+    }
+
+    @Test
+    void bucketLifecycle_createListHeadDelete() {
+        S3Client s3 = client("default");
+        String bucket = newBucket(s3);
+        assertThat(s3.listBuckets().buckets()).anyMatch(b -> b.name().equals(bucket));
+        s3.headBucket(b -> b.bucket(bucket));
+        S3Exception again = (S3Exception)
+                org.assertj.core.api.Assertions.catchThrowable(() -> s3.createBucket(b -> b.bucket(bucket)));
+        assertThat(again.awsErrorDetails().errorCode()).isEqualTo("BucketAlreadyOwnedByYou");
+        s3.putObject(b -> b.bucket(bucket).key("x"), RequestBody.fromString("x"));
+        S3Exception notEmpty = (S3Exception)
+                org.assertj.core.api.Assertions.catchThrowable(() -> s3.deleteBucket(b -> b.bucket(bucket)));
+        assertThat(notEmpty.awsErrorDetails().errorCode()).isEqualTo("BucketNotEmpty");
+        s3.deleteObject(b -> b.bucket(bucket).key("x"));
+        s3.deleteBucket(b -> b.bucket(bucket));
+        assertThatThrownBy(() -> s3.headBucket(b -> b.bucket(bucket)))
+                .extracting(e -> ((S3Exception) e).statusCode())
+                .isEqualTo(404);
+    }
+
+    @Test
+    void raw_invalidBucketName_isRefusedOnCreate() throws Exception {
+        assertThat(raw(signed("PUT", "/Bad_Name", null, "")))
+                .startsWith("HTTP/1.1 400")
+                .contains("InvalidBucketName");
+    }
+
+    @Test
+    void rangeGet_returnsPartialContent() {
+        S3Client s3 = client("default");
+        String bucket = newBucket(s3);
+        byte[] data = random(1000);
+        s3.putObject(b -> b.bucket(bucket).key("r"), RequestBody.fromBytes(data));
+        ResponseBytes<GetObjectResponse> part =
+                s3.getObjectAsBytes(b -> b.bucket(bucket).key("r").range("bytes=10-19"));
+        assertThat(part.asByteArray()).isEqualTo(java.util.Arrays.copyOfRange(data, 10, 20));
+        assertThat(part.response().contentRange()).isEqualTo("bytes 10-19/1000");
+        assertThat(s3.getObjectAsBytes(b -> b.bucket(bucket).key("r").range("bytes=-5"))
+                        .asByteArray())
+                .isEqualTo(java.util.Arrays.copyOfRange(data, 995, 1000));
+        S3Exception bad = (S3Exception) org.assertj.core.api.Assertions.catchThrowable(
+                () -> s3.getObject(b -> b.bucket(bucket).key("r").range("bytes=1000-")));
+        assertThat(bad.statusCode()).isEqualTo(416);
+        assertThat(bad.awsErrorDetails().errorCode()).isEqualTo("InvalidRange");
+    }
+
+    @Test
+    void versioning_enableListVersionsDeleteMarkerSuspend() {
+        S3Client s3 = client("default");
+        String bucket = newBucket(s3);
+        assertThat(s3.getBucketVersioning(b -> b.bucket(bucket)).status()).isNull();
+        s3.putBucketVersioning(
+                b -> b.bucket(bucket).versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
+        assertThat(s3.getBucketVersioning(b -> b.bucket(bucket)).status()).isEqualTo(BucketVersioningStatus.ENABLED);
+
+        String v1 = s3.putObject(b -> b.bucket(bucket).key("k"), RequestBody.fromString("one"))
+                .versionId();
+        String v2 = s3.putObject(b -> b.bucket(bucket).key("k"), RequestBody.fromString("two"))
+                .versionId();
+        assertThat(v1).isNotNull().isNotEqualTo(v2);
+        assertThat(s3.getObjectAsBytes(b -> b.bucket(bucket).key("k").versionId(v1))
+                        .asUtf8String())
+                .isEqualTo("one");
+
+        var del = s3.deleteObject(b -> b.bucket(bucket).key("k"));
+        assertThat(del.deleteMarker()).isTrue();
+        String marker = del.versionId();
+        S3Exception gone = (S3Exception) org.assertj.core.api.Assertions.catchThrowable(
+                () -> s3.getObject(b -> b.bucket(bucket).key("k")));
+        assertThat(gone.statusCode()).isEqualTo(404);
+        assertThat(gone.awsErrorDetails().sdkHttpResponse().firstMatchingHeader("x-amz-delete-marker"))
+                .contains("true");
+        S3Exception onMarker = (S3Exception) org.assertj.core.api.Assertions.catchThrowable(
+                () -> s3.getObject(b -> b.bucket(bucket).key("k").versionId(marker)));
+        assertThat(onMarker.statusCode()).isEqualTo(405);
+
+        ListObjectVersionsResponse versions = s3.listObjectVersions(b -> b.bucket(bucket));
+        assertThat(versions.deleteMarkers()).hasSize(1);
+        assertThat(versions.deleteMarkers().getFirst().isLatest()).isTrue();
+        assertThat(versions.versions()).extracting(v -> v.versionId()).containsExactly(v2, v1);
+        assertThat(versions.versions()).allMatch(v -> !v.isLatest() && v.size() == 3);
+
+        s3.putBucketVersioning(
+                b -> b.bucket(bucket).versioningConfiguration(v -> v.status(BucketVersioningStatus.SUSPENDED)));
+        assertThat(s3.getBucketVersioning(b -> b.bucket(bucket)).status()).isEqualTo(BucketVersioningStatus.SUSPENDED);
+        s3.deleteObject(b -> b.bucket(bucket).key("k").versionId(v1));
+        assertThat(s3.listObjectVersions(b -> b.bucket(bucket)).versions()).hasSize(1);
+    }
+
+    @Test
+    void listObjectsV2_delimiterAndPagination() {
+        S3Client s3 = client("default");
+        String bucket = newBucket(s3);
+        List<String> keys = List.of("a/1", "a/2", "b/1", "c", "d", "e/x/y", "f");
+        for (String k : keys) {
+            s3.putObject(b -> b.bucket(bucket).key(k), RequestBody.fromString(k));
+        }
+        ListObjectsV2Response top = s3.listObjectsV2(b -> b.bucket(bucket).delimiter("/"));
+        assertThat(top.contents()).extracting(o -> o.key()).containsExactly("c", "d", "f");
+        assertThat(top.commonPrefixes()).extracting(p -> p.prefix()).containsExactly("a/", "b/", "e/");
+        assertThat(top.keyCount()).isEqualTo(6);
+
+        List<String> all = new ArrayList<>();
+        s3.listObjectsV2Paginator(b -> b.bucket(bucket).maxKeys(2)).contents().forEach(o -> all.add(o.key()));
+        assertThat(all).containsExactlyElementsOf(keys);
+
+        List<String> entries = new ArrayList<>();
+        for (ListObjectsV2Response page :
+                s3.listObjectsV2Paginator(b -> b.bucket(bucket).delimiter("/").maxKeys(2))) {
+            assertThat(page.keyCount()).isLessThanOrEqualTo(2);
+            page.contents().forEach(o -> entries.add(o.key()));
+            page.commonPrefixes().forEach(p -> entries.add(p.prefix()));
+        }
+        assertThat(entries).containsExactlyInAnyOrder("a/", "b/", "c", "d", "e/", "f");
+
+        ListObjectsV2Response prefixed = s3.listObjectsV2(b -> b.bucket(bucket).prefix("a/"));
+        assertThat(prefixed.contents()).extracting(o -> o.key()).containsExactly("a/1", "a/2");
+        var v1 = s3.listObjects(b -> b.bucket(bucket).maxKeys(3));
+        assertThat(v1.contents()).hasSize(3);
+        assertThat(v1.isTruncated()).isTrue();
+    }
+
+    @Test
+    void wrongSecret_isRejected() {
+        S3Client bad = client("wrong-secret", true, RequestChecksumCalculation.WHEN_SUPPORTED);
+        S3Exception e = (S3Exception) org.assertj.core.api.Assertions.catchThrowable(bad::listBuckets);
+        assertThat(e.statusCode()).isEqualTo(403);
+        assertThat(e.awsErrorDetails().errorCode()).isEqualTo("SignatureDoesNotMatch");
+        S3Exception put = (S3Exception) org.assertj.core.api.Assertions.catchThrowable(
+                () -> bad.putObject(b -> b.bucket("nobucket").key("k"), RequestBody.fromBytes(random(100_000))));
+        assertThat(put.statusCode()).isEqualTo(403);
+    }
+
+    // ---- raw HTTP: what an SDK never sends ----
+
+    private static String raw(String request) throws Exception {
+        try (Socket s = new Socket("127.0.0.1", server.port())) {
+            s.setSoTimeout(5000);
+            OutputStream out = s.getOutputStream();
+            out.write(request.getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            InputStream in = s.getInputStream();
+            ByteArrayOutputStream got = new ByteArrayOutputStream();
+            byte[] buf = new byte[8192];
+            int n;
+            while ((n = in.read(buf)) > 0) {
+                got.write(buf, 0, n);
+                if (got.toString(StandardCharsets.UTF_8).contains("</Error>")) {
+                    break;
+                }
+            }
+            return got.toString(StandardCharsets.UTF_8);
+        }
+    }
+
+    /** A signed raw request (UNSIGNED-PAYLOAD) with the given body. */
+    private static String signed(String method, String path, String query, String body) {
+        String amzDate = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
+                .withZone(ZoneOffset.UTC)
+                .format(ZonedDateTime.now());
+        String host = "127.0.0.1:" + server.port();
+        TreeMap<String, List<String>> h = new TreeMap<>();
+        h.put("host", List.of(host));
+        h.put("x-amz-content-sha256", List.of("UNSIGNED-PAYLOAD"));
+        h.put("x-amz-date", List.of(amzDate));
+        String sig = SigV4.sign(
+                SK, amzDate.substring(0, 8), "us-east-1", amzDate, method, path, query, h, "UNSIGNED-PAYLOAD");
+        return method + " " + path + (query == null ? "" : "?" + query) + " HTTP/1.1\r\n"
+                + "Host: " + host + "\r\n"
+                + "x-amz-content-sha256: UNSIGNED-PAYLOAD\r\n"
+                + "x-amz-date: " + amzDate + "\r\n"
+                + "Authorization: AWS4-HMAC-SHA256 Credential=" + AK + "/" + amzDate.substring(0, 8)
+                + "/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=" + sig
+                + "\r\n"
+                + "Content-Length: " + body.getBytes(StandardCharsets.UTF_8).length + "\r\n"
+                + "Connection: close\r\n\r\n" + body;
+    }
+
+    @Test
+    void raw_anonymousRequest_isAccessDeniedWithS3ErrorDocument() throws Exception {
+        String resp = raw("GET /x HTTP/1.1\r\nHost: localhost\r\n\r\n");
+        assertThat(resp).startsWith("HTTP/1.1 403");
+        assertThat(resp.toLowerCase(java.util.Locale.ROOT))
+                .contains("x-amz-request-id:", "x-amz-id-2:", "server: appliance", "date:");
+        assertThat(resp).contains("<Code>AccessDenied</Code>", "<Resource>/x</Resource>", "<RequestId>");
+    }
+
+    @Test
+    void raw_oversizedHeaders_are400AndClose() throws Exception {
+        String resp = raw("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(20_000) + "\r\n\r\n");
+        assertThat(resp).startsWith("HTTP/1.1 400");
+        assertThat(resp).contains("RequestHeaderSectionTooLarge").containsIgnoringCase("connection: close");
+    }
+
+    @Test
+    void raw_unknownSubresource_isNotImplemented() throws Exception {
+        S3Client s3 = client("default");
+        String bucket = newBucket(s3);
+        String resp = raw(signed("GET", "/" + bucket, "tagging", ""));
+        assertThat(resp).startsWith("HTTP/1.1 501").contains("<Code>NotImplemented</Code>");
+    }
+
+    @Test
+    void raw_xxeInVersioningBody_isMalformedXml() throws Exception {
+        S3Client s3 = client("default");
+        String bucket = newBucket(s3);
+        String xxe = "<?xml version=\"1.0\"?><!DOCTYPE V [<!ENTITY x SYSTEM \"file:///etc/passwd\">]>"
+                + "<VersioningConfiguration><Status>&x;</Status></VersioningConfiguration>";
+        String resp = raw(signed("PUT", "/" + bucket, "versioning", xxe));
+        assertThat(resp)
+                .startsWith("HTTP/1.1 400")
+                .contains("<Code>MalformedXML</Code>")
+                .doesNotContain("root:");
+        String bad = raw(signed("PUT", "/" + bucket, "versioning", "<VersioningConfiguration><Status>On</Status>"));
+        assertThat(bad).startsWith("HTTP/1.1 400").contains("MalformedXML");
+    }
+
+    @Test
+    void raw_keyLongerThan1024Bytes_isKeyTooLong() throws Exception {
+        String resp = raw(signed("GET", "/b/" + "k".repeat(1025), null, ""));
+        assertThat(resp).startsWith("HTTP/1.1 400").contains("KeyTooLongError");
+    }
+}
