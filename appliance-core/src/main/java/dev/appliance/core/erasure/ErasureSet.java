@@ -146,6 +146,12 @@ final class ErasureSet {
                         ErrorKind.INCOMPLETE_BODY,
                         "the body ended after " + written + " of " + request.size() + " bytes announced");
             }
+            // Read to the end even when the announced size is reached: streams verify checksums, payload hashes and
+            // chunk signatures at their end, and a failure there must stop the commit.
+            if (body.read() != -1) {
+                throw new StorageException(
+                        ErrorKind.INVALID_ARGUMENT, "the body is longer than the " + written + " bytes announced");
+            }
             byte[] md5 = sink.md5();
             if (request.expectedMd5() != null && !MessageDigest.isEqual(md5, request.expectedMd5())) {
                 throw new StorageException(

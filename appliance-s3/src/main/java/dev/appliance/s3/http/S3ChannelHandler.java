@@ -143,9 +143,16 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
             self[0] = ex;
             current = ex;
             bodyPaused = false;
-            if (HttpUtil.is100ContinueExpected(req) && hasBody) {
+            // Answer 100 Continue whenever asked, body or not, as S3 does: botocore keeps the status line of a final
+            // answer to an Expect request and misreads the next response on that connection (a 60 s stall).
+            if (HttpUtil.is100ContinueExpected(req)) {
                 ctx.writeAndFlush(new DefaultFullHttpResponse(
                         HttpVersion.HTTP_1_1, HttpResponseStatus.CONTINUE, Unpooled.EMPTY_BUFFER));
+            }
+            if (!hasBody) {
+                // Nothing to wait for: the empty last content that follows is dropped when it arrives.
+                ex.requestBodyDone = true;
+                body.end();
             }
             services.workers().execute(ex);
         } catch (RuntimeException e) {
