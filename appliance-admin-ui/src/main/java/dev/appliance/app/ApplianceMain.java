@@ -4,6 +4,7 @@ import dev.appliance.app.cli.ServerOptions;
 import dev.appliance.app.console.ConsoleApplication;
 import dev.appliance.app.credentials.CredentialStore;
 import dev.appliance.core.StoreConfig;
+import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.erasure.ErasureObjectStore;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
@@ -28,6 +29,8 @@ public final class ApplianceMain {
     private ApplianceMain() {}
 
     public static void main(String[] args) {
+        // One line per log record (the engine logs through java.util.logging before Spring Boot starts).
+        System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tFT%1$tT.%1$tLZ %4$s %3$s: %5$s%6$s%n");
         PrintStream out = System.out;
         if (args.length == 0 || !args[0].equals("server")) {
             System.err.println(
@@ -55,7 +58,10 @@ public final class ApplianceMain {
 
     static void run(ServerOptions options, Map<String, String> env, PrintStream out)
             throws java.io.IOException, InterruptedException {
-        if (options.embeddedDefault()) {
+        // Create missing drive directories only before the first format: later, a missing directory may be a disk
+        // that is not mounted, and must be reported, not silently replaced by an empty directory.
+        boolean anyFormatted = options.drives().stream().anyMatch(d -> Files.exists(new LocalDrive(d).formatFile()));
+        if (options.embeddedDefault() || !anyFormatted) {
             for (Path d : options.drives()) {
                 Files.createDirectories(d);
             }

@@ -224,7 +224,7 @@ final class Topology {
     private static DriveFormat formatFresh(List<LocalDrive> drives, int setSize, int parity) throws IOException {
         for (LocalDrive d : drives) {
             if (!d.isOnline()) {
-                throw new IllegalStateException("cannot format a new deployment: drive " + d.root() + " is "
+                throw new IllegalStateException("cannot format a new deployment: drive " + d.root() + ": "
                         + d.offlineReason() + " (every drive must be present the first time)");
             }
         }
