@@ -89,7 +89,13 @@ public abstract sealed class ReedSolomon permits ScalarReedSolomon, VectorReedSo
      * {@code [offset, offset + length)}; parity is written into {@code shards[dataShards..totalShards)} at the same
      * range (those arrays must be allocated, at least {@code offset + length} long).
      */
-    public abstract void encodeParity(byte[][] shards, int offset, int length);
+    public final void encodeParity(byte[][] shards, int offset, int length) {
+        checkEncodeArgs(shards, offset, length);
+        parityKernel().apply(dataOf(shards), parityOf(shards), offset, length);
+    }
+
+    /** The kernel that multiplies data shards by the parity rows of the encoding matrix (built once per codec). */
+    abstract Kernel parityKernel();
 
     /**
      * Rebuilds every missing shard, data and parity alike. {@code present[i] == false} marks shard {@code i} as

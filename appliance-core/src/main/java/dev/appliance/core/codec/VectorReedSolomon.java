@@ -81,9 +81,8 @@ final class VectorReedSolomon extends ReedSolomon {
     }
 
     @Override
-    public void encodeParity(byte[][] shards, int offset, int length) {
-        checkEncodeArgs(shards, offset, length);
-        parity.apply(dataOf(shards), parityOf(shards), offset, length);
+    Kernel parityKernel() {
+        return parity;
     }
 
     @Override

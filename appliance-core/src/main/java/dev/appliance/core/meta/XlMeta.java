@@ -381,13 +381,8 @@ public final class XlMeta {
             }
         }
         long indexEnd = TABLE_OFF + (long) v * ROW + (long) e * INLINE_ROW;
-        long total = indexEnd + bodyBytes + TRAILER + payloadBytes;
-        if (total > Integer.MAX_VALUE - 16) {
-            throw new IllegalArgumentException("xl.meta: would grow to " + total + " bytes");
-        }
-        byte[] out = new byte[(int) total];
+        byte[] out = newFile(v, e, indexEnd, bodyBytes, payloadBytes);
         int metaEnd = (int) (indexEnd + bodyBytes);
-        writeFraming(out, metaEnd - META_OFF, v, e);
         int rowPos = TABLE_OFF;
         int bodyPos = TABLE_OFF + v * ROW + e * INLINE_ROW;
         for (Pick p : order) {
@@ -524,13 +519,8 @@ public final class XlMeta {
                 - (removed >= 0 ? bodyOff[removed + 1] - bodyOff[removed] : 0)
                 + (newBody != null ? newBody.length : 0);
         long indexEnd = TABLE_OFF + (long) v * ROW + (long) e * INLINE_ROW;
-        long total = indexEnd + bodyBytes + TRAILER + payloadBytes;
-        if (total > Integer.MAX_VALUE - 16) {
-            throw new IllegalArgumentException("xl.meta: would grow to " + total + " bytes");
-        }
-        byte[] out = new byte[(int) total];
+        byte[] out = newFile(v, e, indexEnd, bodyBytes, payloadBytes);
         int metaEnd = (int) (indexEnd + bodyBytes);
-        writeFraming(out, metaEnd - META_OFF, v, e);
 
         // version table and bodies: [0, insertAt) of the remaining, the new one, [insertAt, remaining)
         int rowPos = TABLE_OFF;
@@ -598,6 +588,17 @@ public final class XlMeta {
         int bodies = bodyOff[b] - bodyOff[a];
         System.arraycopy(buf, bodyOff[a], out, bodyPos, bodies);
         return new int[] {rowPos + rows, bodyPos + bodies};
+    }
+
+    /** A zeroed file of the given shape with its framing written; refuses files over 2 GiB. */
+    private static byte[] newFile(int v, int e, long indexEnd, long bodyBytes, long payloadBytes) {
+        long total = indexEnd + bodyBytes + TRAILER + payloadBytes;
+        if (total > Integer.MAX_VALUE - 16) {
+            throw new IllegalArgumentException("xl.meta: would grow to " + total + " bytes");
+        }
+        byte[] out = new byte[(int) total];
+        writeFraming(out, (int) (indexEnd + bodyBytes) - META_OFF, v, e);
+        return out;
     }
 
     private static void writeFraming(byte[] out, int metaLen, int v, int e) {
