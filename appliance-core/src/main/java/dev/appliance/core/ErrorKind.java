@@ -18,6 +18,14 @@ public enum ErrorKind {
     INCOMPLETE_BODY,
     ENTITY_TOO_LARGE,
     TOO_MANY_VERSIONS,
+    /** A conditional write or copy found the object not in the state it required. */
+    PRECONDITION_FAILED,
+    NO_SUCH_UPLOAD,
+    /** A part named in a completion is missing or its ETag does not match. */
+    INVALID_PART,
+    INVALID_PART_ORDER,
+    /** A part other than the last is below the minimum part size. */
+    ENTITY_TOO_SMALL,
     WRITE_QUORUM,
     READ_QUORUM,
     STORAGE_FULL,

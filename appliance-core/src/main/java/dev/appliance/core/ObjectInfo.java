@@ -3,6 +3,7 @@ package dev.appliance.core;
 import static java.util.Objects.requireNonNull;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -11,6 +12,7 @@ import java.util.Map;
  * @param versionId {@code "null"} for the null version, else the version's UUID string
  * @param etag lower-case hex without quotes; null for delete markers
  * @param userMetadata stored headers, keys lower-case
+ * @param partSizes size of each part in order (one entry for a single PUT; empty for delete markers)
  */
 public record ObjectInfo(
         String bucket,
@@ -22,12 +24,14 @@ public record ObjectInfo(
         String etag,
         Instant modTime,
         String contentType,
-        Map<String, String> userMetadata) {
+        Map<String, String> userMetadata,
+        List<Long> partSizes) {
     public ObjectInfo {
         requireNonNull(bucket, "bucket");
         requireNonNull(key, "key");
         requireNonNull(versionId, "versionId");
         requireNonNull(modTime, "modTime");
         userMetadata = userMetadata == null ? Map.of() : Map.copyOf(userMetadata);
+        partSizes = partSizes == null ? List.of() : List.copyOf(partSizes);
     }
 }

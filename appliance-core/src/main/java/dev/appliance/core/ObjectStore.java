@@ -55,6 +55,41 @@ public interface ObjectStore extends AutoCloseable {
      */
     DeleteResult deleteObject(String bucket, String key, String versionId);
 
+    /**
+     * Copies a version into a new object (streamed block by block, never whole in memory). With {@code request} null
+     * the source's metadata is kept (S3's COPY directive); else the request's metadata replaces it (REPLACE).
+     */
+    ObjectInfo copyObject(
+            String sourceBucket,
+            String sourceKey,
+            String sourceVersionId,
+            String bucket,
+            String key,
+            PutRequest request)
+            throws IOException;
+
+    /** Starts a multipart upload; the returned id names it in the calls below. */
+    String createMultipartUpload(String bucket, String key, PutRequest request);
+
+    /** Stores one part (1..10000), erasure-coded as it arrives; a part uploaded again replaces the earlier one. */
+    UploadedPart uploadPart(
+            String bucket, String key, String uploadId, int partNumber, PutRequest request, InputStream body)
+            throws IOException;
+
+    /**
+     * Assembles the named parts, in ascending order, into a new version: metadata only, the part files move into
+     * place without being copied. The ETag is the MD5 of the parts' binary MD5s, a dash and the part count.
+     */
+    ObjectInfo completeMultipartUpload(String bucket, String key, String uploadId, List<CompletedPart> parts);
+
+    void abortMultipartUpload(String bucket, String key, String uploadId);
+
+    /** The upload's parts in part-number order, after {@code partNumberMarker}, at most {@code maxParts}. */
+    List<UploadedPart> listParts(String bucket, String key, String uploadId, int partNumberMarker, int maxParts);
+
+    /** Uploads in progress whose keys start with {@code prefix}, by key then initiation time. */
+    List<MultipartUpload> listMultipartUploads(String bucket, String prefix);
+
     ListObjectsResult listObjects(String bucket, String prefix, String delimiter, String startAfter, int maxKeys);
 
     ListVersionsResult listObjectVersions(

@@ -10,8 +10,20 @@ import java.util.TreeMap;
  * @param contentType MIME type to store, or null for {@code application/octet-stream}
  * @param userMetadata headers to keep verbatim, keys lower-case (e.g. {@code x-amz-meta-color}, {@code cache-control})
  * @param expectedMd5 the 16-byte MD5 the body must have (from Content-MD5), or null
+ * @param ifMatch write only if the current version's ETag (hex, unquoted) is this one (If-Match), or null
+ * @param ifNoneMatchAny write only if the key has no current object (If-None-Match: *)
  */
-public record PutRequest(long size, String contentType, Map<String, String> userMetadata, byte[] expectedMd5) {
+public record PutRequest(
+        long size,
+        String contentType,
+        Map<String, String> userMetadata,
+        byte[] expectedMd5,
+        String ifMatch,
+        boolean ifNoneMatchAny) {
+    public PutRequest(long size, String contentType, Map<String, String> userMetadata, byte[] expectedMd5) {
+        this(size, contentType, userMetadata, expectedMd5, null, false);
+    }
+
     public PutRequest {
         if (size < -1) {
             throw new IllegalArgumentException("size: " + size + " (expected -1 or >= 0)");
@@ -21,6 +33,11 @@ public record PutRequest(long size, String contentType, Map<String, String> user
         }
         userMetadata = userMetadata == null ? Map.of() : Map.copyOf(new TreeMap<>(userMetadata));
         expectedMd5 = expectedMd5 == null ? null : expectedMd5.clone();
+    }
+
+    /** The same request with the write conditions of If-Match / If-None-Match: *. */
+    public PutRequest withConditions(String ifMatch, boolean ifNoneMatchAny) {
+        return new PutRequest(size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny);
     }
 
     public static PutRequest of(long size) {

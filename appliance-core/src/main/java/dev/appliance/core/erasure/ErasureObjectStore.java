@@ -2,16 +2,19 @@ package dev.appliance.core.erasure;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.appliance.core.BucketInfo;
+import dev.appliance.core.CompletedPart;
 import dev.appliance.core.DeleteResult;
 import dev.appliance.core.ErrorKind;
 import dev.appliance.core.ListObjectsResult;
 import dev.appliance.core.ListVersionsResult;
+import dev.appliance.core.MultipartUpload;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.ObjectReader;
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StorageException;
 import dev.appliance.core.StoreConfig;
+import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.listing.DriveWalker;
@@ -304,6 +307,116 @@ public final class ErasureObjectStore implements ObjectStore {
         ObjectKeys.validate(key);
         UUID id = versionId == null ? null : VersionIds.parse(versionId);
         return setFor(key).delete(bucket, key, b.versioning(), id);
+    }
+
+    @Override
+    public ObjectInfo copyObject(
+            String sourceBucket,
+            String sourceKey,
+            String sourceVersionId,
+            String bucket,
+            String key,
+            PutRequest request)
+            throws IOException {
+        requireBucket(bucket);
+        ObjectKeys.validate(key);
+        try (ObjectReader source = getObject(sourceBucket, sourceKey, sourceVersionId, 0, -1)) {
+            ObjectInfo info = source.info();
+            PutRequest put = request == null
+                    ? new PutRequest(info.size(), info.contentType(), info.userMetadata(), null)
+                    : new PutRequest(
+                            info.size(),
+                            request.contentType(),
+                            request.userMetadata(),
+                            null,
+                            request.ifMatch(),
+                            request.ifNoneMatchAny());
+            // Stream through a bounded pipe: the source is decoded block by block while the copy is encoded.
+            java.io.PipedInputStream in = new java.io.PipedInputStream(ErasureSet.BLOCK_SIZE);
+            java.io.PipedOutputStream out = new java.io.PipedOutputStream(in);
+            IOException[] readFailure = new IOException[1];
+            Thread producer = Thread.ofVirtual().name("copy-source").start(() -> {
+                try (out) {
+                    source.transferTo(out);
+                } catch (IOException | RuntimeException e) {
+                    readFailure[0] = e instanceof IOException io ? io : new IOException(e);
+                }
+            });
+            try (in) {
+                return setFor(key).put(bucket, key, requireBucket(bucket).versioning(), put, in);
+            } catch (StorageException | IOException e) {
+                joinQuietly(producer);
+                if (readFailure[0] != null
+                        && !(e instanceof StorageException se && se.kind() != ErrorKind.INCOMPLETE_BODY)) {
+                    throw readFailure[0];
+                }
+                throw e;
+            }
+        }
+    }
+
+    private static void joinQuietly(Thread t) {
+        try {
+            t.join(java.time.Duration.ofSeconds(30));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public String createMultipartUpload(String bucket, String key, PutRequest request) {
+        requireBucket(bucket);
+        ObjectKeys.validate(key);
+        return setFor(key).multipart().create(bucket, key, request);
+    }
+
+    @Override
+    public UploadedPart uploadPart(
+            String bucket, String key, String uploadId, int partNumber, PutRequest request, InputStream body)
+            throws IOException {
+        requireBucket(bucket);
+        ObjectKeys.validate(key);
+        return setFor(key).multipart().uploadPart(bucket, key, uploadId, partNumber, request, body);
+    }
+
+    @Override
+    public ObjectInfo completeMultipartUpload(String bucket, String key, String uploadId, List<CompletedPart> parts) {
+        BucketInfo b = requireBucket(bucket);
+        ObjectKeys.validate(key);
+        return setFor(key).multipart().complete(bucket, key, uploadId, parts, b.versioning());
+    }
+
+    @Override
+    public void abortMultipartUpload(String bucket, String key, String uploadId) {
+        requireBucket(bucket);
+        ObjectKeys.validate(key);
+        setFor(key).multipart().abort(bucket, key, uploadId);
+    }
+
+    @Override
+    public List<UploadedPart> listParts(
+            String bucket, String key, String uploadId, int partNumberMarker, int maxParts) {
+        requireBucket(bucket);
+        ObjectKeys.validate(key);
+        return setFor(key).multipart().listParts(bucket, key, uploadId, partNumberMarker, maxParts);
+    }
+
+    @Override
+    public List<MultipartUpload> listMultipartUploads(String bucket, String prefix) {
+        requireBucket(bucket);
+        List<MultipartUpload> all = new ArrayList<>();
+        for (ErasureSet s : sets) {
+            all.addAll(s.multipart().list(bucket, prefix == null ? "" : prefix));
+        }
+        all.sort((a, b) -> {
+            int c = ObjectKeys.compare(a.key(), b.key());
+            if (c != 0) {
+                return c;
+            }
+            c = a.initiated().compareTo(b.initiated());
+            return c != 0 ? c : a.uploadId().compareTo(b.uploadId());
+        });
+        return all;
     }
 
     // ---------------------------------------------------------------------------------------------------- listing

@@ -77,15 +77,16 @@ final class ErasureSet {
 
     private final int index;
     private final List<LocalDrive> drives;
-    private final int data;
-    private final int parity;
-    private final Placement placement;
-    private final DriveCalls calls;
-    private final NamespaceLocks locks;
+    final int data;
+    final int parity;
+    final Placement placement;
+    final DriveCalls calls;
+    final NamespaceLocks locks;
     private final HealQueue heal;
     private final Clock clock;
-    private final BitrotAlgorithm bitrot = BitrotAlgorithm.CRC32C_PAIR;
-    private final int maxVersions;
+    private final MultipartUploads multipart = new MultipartUploads(this);
+    final BitrotAlgorithm bitrot = BitrotAlgorithm.CRC32C_PAIR;
+    final int maxVersions;
 
     ErasureSet(
             int index,
@@ -112,11 +113,19 @@ final class ErasureSet {
         return drives;
     }
 
+    Clock clock() {
+        return clock;
+    }
+
+    MultipartUploads multipart() {
+        return multipart;
+    }
+
     int size() {
         return drives.size();
     }
 
-    private ErasureLayout layout(int d, int p) {
+    ErasureLayout layout(int d, int p) {
         return new ErasureLayout(d, p, BLOCK_SIZE, bitrot.checksumLength());
     }
 
@@ -138,26 +147,12 @@ final class ErasureSet {
         int[] distribution = placement.distribution(bucket, key, drives.size());
         boolean inline = shouldInline(bucket, key, request.size(), layout, versioned);
 
+        checkConditions(bucket, key, request);
         ShardSink sink = new ShardSink(layout, distribution, inline);
         try {
-            long written = sink.stream(body, request.size());
-            if (request.size() >= 0 && written < request.size()) {
-                throw new StorageException(
-                        ErrorKind.INCOMPLETE_BODY,
-                        "the body ended after " + written + " of " + request.size() + " bytes announced");
-            }
-            // Read to the end even when the announced size is reached: streams verify checksums, payload hashes and
-            // chunk signatures at their end, and a failure there must stop the commit.
-            if (body.read() != -1) {
-                throw new StorageException(
-                        ErrorKind.INVALID_ARGUMENT, "the body is longer than the " + written + " bytes announced");
-            }
-            byte[] md5 = sink.md5();
-            if (request.expectedMd5() != null && !MessageDigest.isEqual(md5, request.expectedMd5())) {
-                throw new StorageException(
-                        ErrorKind.BAD_DIGEST, "The Content-MD5 you specified did not match what we received.");
-            }
-            sink.finish(writeQuorum);
+            Received received = receive(sink, body, request, writeQuorum);
+            long written = received.size();
+            byte[] md5 = received.md5();
             String etag = HexFormat.of().formatHex(md5);
             TreeMap<String, String> metadata = new TreeMap<>(request.userMetadata());
             metadata.put(
@@ -178,10 +173,60 @@ final class ErasureSet {
                     etag,
                     metadata,
                     inline);
-            commit(bucket, key, version, sink, versioning);
+            commit(bucket, key, version, sink, versioning, request);
             return info(bucket, key, version, true);
         } finally {
             sink.discard();
+        }
+    }
+
+    /** What was read from a request body: its length and MD5. */
+    record Received(long size, byte[] md5) {}
+
+    /**
+     * Streams the body into {@code sink}, checks length and Content-MD5, reads the body to its end (streams verify
+     * checksums, payload hashes and chunk signatures there, and a failure must stop the commit), and forces the shard
+     * files to stable storage.
+     */
+    Received receive(ShardSink sink, InputStream body, PutRequest request, int writeQuorum) throws IOException {
+        long written = sink.stream(body, request.size());
+        if (request.size() >= 0 && written < request.size()) {
+            throw new StorageException(
+                    ErrorKind.INCOMPLETE_BODY,
+                    "the body ended after " + written + " of " + request.size() + " bytes announced");
+        }
+        if (body.read() != -1) {
+            throw new StorageException(
+                    ErrorKind.INVALID_ARGUMENT, "the body is longer than the " + written + " bytes announced");
+        }
+        byte[] md5 = sink.md5();
+        if (request.expectedMd5() != null && !MessageDigest.isEqual(md5, request.expectedMd5())) {
+            throw new StorageException(
+                    ErrorKind.BAD_DIGEST, "The Content-MD5 you specified did not match what we received.");
+        }
+        sink.finish(writeQuorum);
+        return new Received(written, md5);
+    }
+
+    /** If-Match / If-None-Match: * of a write, against the current version (checked again under the key's lock). */
+    void checkConditions(String bucket, String key, PutRequest request) {
+        if (request.ifMatch() == null && !request.ifNoneMatchAny()) {
+            return;
+        }
+        ObjectInfo current = latestObjectOrNull(bucket, key);
+        if (request.ifNoneMatchAny() && current != null) {
+            throw new StorageException(
+                    ErrorKind.PRECONDITION_FAILED, "At least one of the pre-conditions you specified did not hold");
+        }
+        if (request.ifMatch() != null) {
+            if (current == null) {
+                throw new StorageException(ErrorKind.OBJECT_NOT_FOUND, "The specified key does not exist.");
+            }
+            String wanted = request.ifMatch().replace("\"", "").trim();
+            if (!wanted.equals("*") && !wanted.equals(current.etag())) {
+                throw new StorageException(
+                        ErrorKind.PRECONDITION_FAILED, "At least one of the pre-conditions you specified did not hold");
+            }
         }
     }
 
@@ -218,11 +263,12 @@ final class ErasureSet {
     }
 
     /** Erasure-codes a body into per-drive staging part files or inline buffers. */
-    private final class ShardSink {
+    final class ShardSink {
         final ErasureLayout layout;
         final int[] distribution;
         final boolean inline;
-        final UUID dataDir = UUID.randomUUID();
+        final UUID dataDir;
+        final int partNumber;
         final Path[] staging = new Path[drives.size()];
         final FileChannel[] files = new FileChannel[drives.size()];
         final java.io.ByteArrayOutputStream[] inlineShards = new java.io.ByteArrayOutputStream[drives.size()];
@@ -230,6 +276,13 @@ final class ErasureSet {
         final MessageDigest md5 = newMd5();
 
         ShardSink(ErasureLayout layout, int[] distribution, boolean inline) throws IOException {
+            this(layout, distribution, inline, 1, UUID.randomUUID());
+        }
+
+        ShardSink(ErasureLayout layout, int[] distribution, boolean inline, int partNumber, UUID dataDir)
+                throws IOException {
+            this.dataDir = dataDir;
+            this.partNumber = partNumber;
             this.layout = layout;
             this.distribution = distribution;
             this.inline = inline;
@@ -246,7 +299,9 @@ final class ErasureSet {
                     } else {
                         Path dir = Files.createDirectory(staging[i].resolve(dataDir.toString()));
                         files[i] = FileChannel.open(
-                                dir.resolve("part.1"), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+                                dir.resolve("part." + partNumber),
+                                StandardOpenOption.CREATE_NEW,
+                                StandardOpenOption.WRITE);
                     }
                 } catch (IOException e) {
                     failed[i] = e;
@@ -403,9 +458,16 @@ final class ErasureSet {
         }
     }
 
-    private void commit(String bucket, String key, ObjectVersion version, ShardSink sink, VersioningState versioning) {
+    private void commit(
+            String bucket,
+            String key,
+            ObjectVersion version,
+            ShardSink sink,
+            VersioningState versioning,
+            PutRequest request) {
         int writeQuorum = layout(data, parity).writeQuorum();
         try (var lock = locks.write(bucket, key)) {
+            checkConditions(bucket, key, request);
             // Another writer may have filled the inline section since this write chose to inline: spill to part files.
             ObjectVersion v = version.inline()
                             && !metaHasRoomFor(bucket, key, sink.inlineLength(), versioning == VersioningState.ENABLED)
@@ -434,7 +496,7 @@ final class ErasureSet {
      * After a mutation ran on the drives: on quorum, cleans what the new state no longer references and reports drives
      * that missed it for healing; below quorum, undoes it on the drives it reached and fails.
      */
-    private void finishMutation(
+    void finishMutation(
             String bucket,
             String key,
             UUID versionId,
@@ -899,7 +961,7 @@ final class ErasureSet {
 
     // ---------------------------------------------------------------------------------------------------- helpers
 
-    private long nowNanos() {
+    long nowNanos() {
         var now = clock.instant();
         return now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
@@ -917,7 +979,8 @@ final class ErasureSet {
                 v.etag(),
                 java.time.Instant.ofEpochSecond(0, v.modTimeNanos()),
                 contentType,
-                meta);
+                meta,
+                v.parts().stream().map(PartInfo::size).toList());
     }
 
     private static MessageDigest newMd5() {

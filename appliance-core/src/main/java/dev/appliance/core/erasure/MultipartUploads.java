@@ -1,0 +1,456 @@
+package dev.appliance.core.erasure;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.appliance.core.CompletedPart;
+import dev.appliance.core.ErrorKind;
+import dev.appliance.core.MultipartUpload;
+import dev.appliance.core.ObjectInfo;
+import dev.appliance.core.PutRequest;
+import dev.appliance.core.StorageException;
+import dev.appliance.core.UploadedPart;
+import dev.appliance.core.VersioningState;
+import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.erasure.DriveCalls.Outcome;
+import dev.appliance.core.meta.ObjectVersion;
+import dev.appliance.core.meta.PartInfo;
+import dev.appliance.core.meta.VersionType;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * Multipart uploads of one erasure set.
+ *
+ * <p>Per drive, an upload lives in {@code .appliance.sys/multipart/<sha256(bucket/key)>/<uploadId>/}:
+ * {@code upload.json} (the erasure layout, the data directory and the object's metadata, identical on every drive),
+ * {@code part.N.json} per stored part (size, MD5, time) and {@code <dataDir>/part.N}, the drive's shards of part N in the
+ * same layout as a single PUT's part file. A part is erasure-coded as it arrives, staged, forced, and renamed into the
+ * upload. Completing an upload checks the named parts, removes the others, and commits a version whose data directory
+ * is the upload's: the directory is renamed into the object directory, so no data is copied.
+ */
+final class MultipartUploads {
+    static final long MIN_PART_SIZE = 5L << 20;
+    static final int MAX_PARTS = 10_000;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** {@code upload.json}. */
+    record UploadRecord(
+            String bucket,
+            String key,
+            String uploadId,
+            long initiatedMillis,
+            String dataDir,
+            int data,
+            int parity,
+            int[] distribution,
+            Map<String, String> metadata) {}
+
+    /** {@code part.N.json}. */
+    record PartRecord(int number, long size, String etag, long modTimeMillis) {}
+
+    private final ErasureSet set;
+
+    MultipartUploads(ErasureSet set) {
+        this.set = set;
+    }
+
+    static Path uploadsOf(LocalDrive drive, String bucket, String key) {
+        return drive.sysDir().resolve("multipart").resolve(sha256Hex(bucket + "/" + key));
+    }
+
+    private static Path uploadDir(LocalDrive drive, String bucket, String key, String uploadId) {
+        return uploadsOf(drive, bucket, key).resolve(uploadId);
+    }
+
+    String create(String bucket, String key, PutRequest request) {
+        String uploadId = UUID.randomUUID().toString();
+        TreeMap<String, String> metadata = new TreeMap<>(request.userMetadata());
+        metadata.put(
+                "content-type", request.contentType() == null ? "application/octet-stream" : request.contentType());
+        UploadRecord rec = new UploadRecord(
+                bucket,
+                key,
+                uploadId,
+                Instant.now(set.clock()).toEpochMilli(),
+                UUID.randomUUID().toString(),
+                set.data,
+                set.parity,
+                set.placement.distribution(bucket, key, set.size()),
+                metadata);
+        byte[] json = toJson(rec);
+        List<Outcome<Void>> outcomes = set.calls.onAll(set.drives(), (pos, drive) -> {
+            drive.writeDurably(uploadDir(drive, bucket, key, uploadId).resolve("upload.json"), json);
+            return null;
+        });
+        requireQuorum(outcomes, set.layout(set.data, set.parity).writeQuorum(), "create multipart upload");
+        return uploadId;
+    }
+
+    /** The upload's record as a read quorum of drives holds it. */
+    UploadRecord read(String bucket, String key, String uploadId) {
+        if (!isUuid(uploadId)) {
+            throw noSuchUpload();
+        }
+        List<Outcome<byte[]>> outcomes = set.calls.onAll(
+                set.drives(),
+                (pos, drive) ->
+                        drive.readOrNull(uploadDir(drive, bucket, key, uploadId).resolve("upload.json")));
+        Map<String, Integer> votes = new HashMap<>();
+        for (Outcome<byte[]> o : outcomes) {
+            if (o.ok() && o.value() != null) {
+                votes.merge(new String(o.value(), StandardCharsets.UTF_8), 1, Integer::sum);
+            }
+        }
+        for (var e : votes.entrySet()) {
+            if (e.getValue() >= set.data) {
+                try {
+                    UploadRecord rec = JSON.readValue(e.getKey(), UploadRecord.class);
+                    if (rec.bucket().equals(bucket) && rec.key().equals(key)) {
+                        return rec;
+                    }
+                } catch (IOException ex) {
+                    // a damaged record counts as absent
+                }
+            }
+        }
+        throw noSuchUpload();
+    }
+
+    UploadedPart uploadPart(
+            String bucket, String key, String uploadId, int partNumber, PutRequest request, InputStream body)
+            throws IOException {
+        if (partNumber < 1 || partNumber > MAX_PARTS) {
+            throw new StorageException(
+                    ErrorKind.INVALID_ARGUMENT,
+                    "Part number must be an integer between 1 and 10000, inclusive (got " + partNumber + ")");
+        }
+        UploadRecord rec = read(bucket, key, uploadId);
+        ErasureLayout layout = set.layout(rec.data(), rec.parity());
+        int writeQuorum = layout.writeQuorum();
+        UUID dataDir = UUID.fromString(rec.dataDir());
+        ErasureSet.ShardSink sink = set.new ShardSink(layout, rec.distribution(), false, partNumber, dataDir);
+        try {
+            ErasureSet.Received received = set.receive(sink, body, request, writeQuorum);
+            PartRecord part = new PartRecord(
+                    partNumber,
+                    received.size(),
+                    HexFormat.of().formatHex(received.md5()),
+                    Instant.now(set.clock()).toEpochMilli());
+            byte[] json = toJson(part);
+            boolean[] include = new boolean[set.size()];
+            for (int i = 0; i < include.length; i++) {
+                include[i] = sink.failed[i] == null;
+            }
+            try (var lock = set.locks.write(bucket, key + "\u0000" + uploadId + "\u0000" + partNumber)) {
+                read(bucket, key, uploadId); // aborted or completed meanwhile: refuse
+                List<Outcome<Void>> outcomes = set.calls.on(set.drives(), include, (pos, drive) -> {
+                    Path dir = uploadDir(drive, bucket, key, uploadId);
+                    Path target = dir.resolve(rec.dataDir()).resolve("part." + partNumber);
+                    drive.createDirectoriesDurably(target.getParent());
+                    Files.move(
+                            sink.staging[pos].resolve(rec.dataDir()).resolve("part." + partNumber),
+                            target,
+                            StandardCopyOption.ATOMIC_MOVE,
+                            StandardCopyOption.REPLACE_EXISTING);
+                    LocalDrive.forceDirectory(target.getParent());
+                    drive.writeDurably(dir.resolve("part." + partNumber + ".json"), json);
+                    return null;
+                });
+                List<Outcome<Void>> counted = new ArrayList<>();
+                for (int i = 0; i < include.length; i++) {
+                    if (include[i]) {
+                        counted.add(outcomes.get(i));
+                    }
+                }
+                requireQuorum(counted, writeQuorum, "upload part " + partNumber);
+            }
+            return new UploadedPart(partNumber, part.etag(), part.size(), Instant.ofEpochMilli(part.modTimeMillis()));
+        } finally {
+            sink.discard();
+        }
+    }
+
+    /** Each drive's stored parts (null for a drive that could not be read). */
+    private List<Map<Integer, PartRecord>> partsByDrive(String bucket, String key, String uploadId) {
+        List<Outcome<Map<Integer, PartRecord>>> outcomes = set.calls.onAll(set.drives(), (pos, drive) -> {
+            Map<Integer, PartRecord> parts = new TreeMap<>();
+            Path dir = uploadDir(drive, bucket, key, uploadId);
+            Path data = dir.resolve(read0(dir).dataDir());
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "part.*.json")) {
+                for (Path p : ds) {
+                    PartRecord r = JSON.readValue(Files.readAllBytes(p), PartRecord.class);
+                    if (Files.exists(data.resolve("part." + r.number()))) {
+                        parts.put(r.number(), r);
+                    }
+                }
+            }
+            return parts;
+        });
+        List<Map<Integer, PartRecord>> out = new ArrayList<>();
+        for (var o : outcomes) {
+            out.add(o.ok() ? o.value() : null);
+        }
+        return out;
+    }
+
+    private static UploadRecord read0(Path uploadDir) throws IOException {
+        return JSON.readValue(Files.readAllBytes(uploadDir.resolve("upload.json")), UploadRecord.class);
+    }
+
+    /** The parts held identically by at least a read quorum of drives. */
+    private Map<Integer, PartRecord> agreedParts(List<Map<Integer, PartRecord>> byDrive, int readQuorum) {
+        Map<PartRecord, Integer> votes = new HashMap<>();
+        for (Map<Integer, PartRecord> m : byDrive) {
+            if (m != null) {
+                for (PartRecord r : m.values()) {
+                    votes.merge(new PartRecord(r.number(), r.size(), r.etag(), 0), 1, Integer::sum);
+                }
+            }
+        }
+        Map<Integer, PartRecord> agreed = new TreeMap<>();
+        for (var e : votes.entrySet()) {
+            if (e.getValue() >= readQuorum) {
+                PartRecord r = e.getKey();
+                PartRecord best = agreed.get(r.number());
+                if (best == null) {
+                    long time = 0;
+                    for (Map<Integer, PartRecord> m : byDrive) {
+                        PartRecord d = m == null ? null : m.get(r.number());
+                        if (d != null && d.etag().equals(r.etag())) {
+                            time = Math.max(time, d.modTimeMillis());
+                        }
+                    }
+                    agreed.put(r.number(), new PartRecord(r.number(), r.size(), r.etag(), time));
+                }
+            }
+        }
+        return agreed;
+    }
+
+    List<UploadedPart> listParts(String bucket, String key, String uploadId, int marker, int maxParts) {
+        UploadRecord rec = read(bucket, key, uploadId);
+        List<UploadedPart> out = new ArrayList<>();
+        for (PartRecord r :
+                agreedParts(partsByDrive(bucket, key, uploadId), rec.data()).values()) {
+            if (r.number() > marker && out.size() < maxParts) {
+                out.add(new UploadedPart(r.number(), r.etag(), r.size(), Instant.ofEpochMilli(r.modTimeMillis())));
+            }
+        }
+        return out;
+    }
+
+    ObjectInfo complete(
+            String bucket, String key, String uploadId, List<CompletedPart> requested, VersioningState versioning) {
+        if (requested.isEmpty()) {
+            throw new StorageException(
+                    ErrorKind.INVALID_ARGUMENT, "You must specify at least one part to complete a multipart upload.");
+        }
+        try (var lock = set.locks.write(bucket, key)) {
+            UploadRecord rec = read(bucket, key, uploadId);
+            ErasureLayout layout = set.layout(rec.data(), rec.parity());
+            List<Map<Integer, PartRecord>> byDrive = partsByDrive(bucket, key, uploadId);
+            Map<Integer, PartRecord> agreed = agreedParts(byDrive, rec.data());
+            List<PartInfo> parts = new ArrayList<>();
+            MessageDigest md5s = md5();
+            long size = 0;
+            int previous = 0;
+            for (CompletedPart c : requested) {
+                if (c.partNumber() <= previous) {
+                    throw new StorageException(
+                            ErrorKind.INVALID_PART_ORDER,
+                            "The list of parts was not in ascending order. Parts must be ordered by part number.");
+                }
+                previous = c.partNumber();
+            }
+            for (int i = 0; i < requested.size(); i++) {
+                CompletedPart c = requested.get(i);
+                PartRecord stored = agreed.get(c.partNumber());
+                if (stored == null || !stored.etag().equals(c.etag())) {
+                    throw new StorageException(
+                            ErrorKind.INVALID_PART,
+                            "One or more of the specified parts could not be found. The part may not have been"
+                                    + " uploaded, or the specified entity tag may not match the part's entity tag.");
+                }
+                if (i < requested.size() - 1 && stored.size() < MIN_PART_SIZE) {
+                    throw new StorageException(
+                            ErrorKind.ENTITY_TOO_SMALL,
+                            "Your proposed upload is smaller than the minimum allowed object size: part "
+                                    + c.partNumber() + " has " + stored.size()
+                                    + " bytes (minimum 5 MiB except the last)");
+                }
+                md5s.update(HexFormat.of().parseHex(stored.etag()));
+                parts.add(new PartInfo(c.partNumber(), stored.size(), stored.etag()));
+                size += stored.size();
+            }
+            String etag = HexFormat.of().formatHex(md5s.digest()) + "-" + parts.size();
+            UUID versionId = versioning == VersioningState.ENABLED ? UUID.randomUUID() : ObjectVersion.NULL_VERSION_ID;
+            UUID dataDir = UUID.fromString(rec.dataDir());
+            ObjectVersion version = new ObjectVersion(
+                    versionId,
+                    VersionType.OBJECT,
+                    set.nowNanos(),
+                    dataDir,
+                    size,
+                    rec.data(),
+                    rec.parity(),
+                    ErasureSet.BLOCK_SIZE,
+                    rec.distribution(),
+                    set.bitrot.id(),
+                    parts,
+                    etag,
+                    new TreeMap<>(rec.metadata()),
+                    false);
+            // Only drives holding every named part, as agreed, take the version; the others are healed later.
+            boolean[] include = new boolean[set.size()];
+            for (int i = 0; i < include.length; i++) {
+                Map<Integer, PartRecord> m = byDrive.get(i);
+                include[i] = m != null
+                        && set.drives().get(i).isOnline()
+                        && parts.stream()
+                                .allMatch(p -> m.containsKey(p.number())
+                                        && m.get(p.number()).etag().equals(p.etag()));
+            }
+            List<Outcome<KeyFiles.Change>> outcomes = set.calls.on(set.drives(), include, (pos, drive) -> {
+                Path dir = uploadDir(drive, bucket, key, uploadId);
+                Path data = dir.resolve(rec.dataDir());
+                try (DirectoryStream<Path> ds = Files.newDirectoryStream(data)) {
+                    for (Path p : ds) {
+                        String name = p.getFileName().toString();
+                        int n = Integer.parseInt(name.substring("part.".length()));
+                        if (parts.stream().noneMatch(x -> x.number() == n)) {
+                            Files.delete(p);
+                        }
+                    }
+                }
+                return KeyFiles.forUpdate(drive, bucket, key).add(version, null, data, set.maxVersions);
+            });
+            set.finishMutation(bucket, key, versionId, include, outcomes, layout.writeQuorum(), "complete upload");
+            removeUpload(bucket, key, uploadId);
+            return ErasureSet.info(bucket, key, version, true);
+        }
+    }
+
+    void abort(String bucket, String key, String uploadId) {
+        read(bucket, key, uploadId);
+        removeUpload(bucket, key, uploadId);
+    }
+
+    private void removeUpload(String bucket, String key, String uploadId) {
+        set.calls.onAll(set.drives(), (pos, drive) -> {
+            drive.moveToTrash(uploadDir(drive, bucket, key, uploadId));
+            drive.pruneEmptyParents(
+                    uploadsOf(drive, bucket, key), drive.sysDir().resolve("multipart"));
+            return null;
+        });
+    }
+
+    /** Uploads on this set's drives for {@code bucket} under {@code prefix}. */
+    List<MultipartUpload> list(String bucket, String prefix) {
+        Map<String, MultipartUpload> found = new HashMap<>();
+        for (LocalDrive drive : set.drives()) {
+            if (!drive.isOnline()) {
+                continue;
+            }
+            Path root = drive.sysDir().resolve("multipart");
+            try (DirectoryStream<Path> keys = Files.newDirectoryStream(root)) {
+                for (Path k : keys) {
+                    try (DirectoryStream<Path> uploads = Files.newDirectoryStream(k)) {
+                        for (Path u : uploads) {
+                            try {
+                                UploadRecord rec = read0(u);
+                                if (rec.bucket().equals(bucket) && rec.key().startsWith(prefix)) {
+                                    found.putIfAbsent(
+                                            rec.uploadId(),
+                                            new MultipartUpload(
+                                                    rec.bucket(),
+                                                    rec.key(),
+                                                    rec.uploadId(),
+                                                    Instant.ofEpochMilli(rec.initiatedMillis())));
+                                }
+                            } catch (IOException e) {
+                                // incomplete or damaged on this drive: the others report it
+                            }
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                // no uploads on this drive
+            }
+        }
+        return new ArrayList<>(found.values());
+    }
+
+    private static void requireQuorum(List<? extends Outcome<?>> outcomes, int quorum, String what) {
+        int ok = 0;
+        Throwable first = null;
+        for (var o : outcomes) {
+            if (o.ok()) {
+                ok++;
+            } else if (first == null) {
+                first = o.error();
+            }
+        }
+        if (ok < quorum) {
+            boolean full = first != null && ErasureSet.isDiskFull(first);
+            throw new StorageException(
+                    full ? ErrorKind.STORAGE_FULL : ErrorKind.WRITE_QUORUM,
+                    what + " reached " + ok + " drive(s), " + quorum + " needed" + (first == null ? "" : ": " + first));
+        }
+    }
+
+    private static StorageException noSuchUpload() {
+        return new StorageException(
+                ErrorKind.NO_SUCH_UPLOAD,
+                "The specified upload does not exist. The upload ID may be invalid, or the upload may have been"
+                        + " aborted or completed.");
+    }
+
+    private static boolean isUuid(String s) {
+        try {
+            return s != null
+                    && s.length() == 36
+                    && UUID.fromString(s).toString().equals(s);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    private static byte[] toJson(Object o) {
+        try {
+            return JSON.writeValueAsBytes(o);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static String sha256Hex(String s) {
+        try {
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static MessageDigest md5() {
+        try {
+            return MessageDigest.getInstance("MD5");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
