@@ -1,7 +1,11 @@
 package dev.appliance.core;
 
+import java.io.FilterInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
 
 /** An opened object version: its metadata and the requested byte range, decoded block by block on demand. */
 public interface ObjectReader extends AutoCloseable {
@@ -19,6 +23,43 @@ public interface ObjectReader extends AutoCloseable {
      * missing or corrupt shards. Blocks while {@code out} blocks.
      */
     void transferTo(OutputStream out) throws IOException;
+
+    /**
+     * The range as an input stream: a virtual thread decodes it into a bounded pipe (one erasure block), so the
+     * caller can feed it to another write (copies) without holding the object in memory. Closing the stream stops
+     * the decoding; a decoding failure surfaces as an {@link IOException} from {@code read}.
+     */
+    default InputStream openStream() throws IOException {
+        PipedInputStream in = new PipedInputStream(1 << 20);
+        PipedOutputStream out = new PipedOutputStream(in);
+        IOException[] failure = new IOException[1];
+        Thread.ofVirtual().name("object-stream").start(() -> {
+            try (out) {
+                transferTo(out);
+            } catch (IOException | RuntimeException e) {
+                failure[0] = e instanceof IOException io ? io : new IOException(e);
+            }
+        });
+        return new FilterInputStream(in) {
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                int n = super.read(b, off, len);
+                if (n < 0 && failure[0] != null) {
+                    throw failure[0];
+                }
+                return n;
+            }
+
+            @Override
+            public int read() throws IOException {
+                int n = super.read();
+                if (n < 0 && failure[0] != null) {
+                    throw failure[0];
+                }
+                return n;
+            }
+        };
+    }
 
     @Override
     void close();

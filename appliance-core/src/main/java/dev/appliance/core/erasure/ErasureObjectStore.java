@@ -331,35 +331,10 @@ public final class ErasureObjectStore implements ObjectStore {
                             null,
                             request.ifMatch(),
                             request.ifNoneMatchAny());
-            // Stream through a bounded pipe: the source is decoded block by block while the copy is encoded.
-            java.io.PipedInputStream in = new java.io.PipedInputStream(ErasureSet.BLOCK_SIZE);
-            java.io.PipedOutputStream out = new java.io.PipedOutputStream(in);
-            IOException[] readFailure = new IOException[1];
-            Thread producer = Thread.ofVirtual().name("copy-source").start(() -> {
-                try (out) {
-                    source.transferTo(out);
-                } catch (IOException | RuntimeException e) {
-                    readFailure[0] = e instanceof IOException io ? io : new IOException(e);
-                }
-            });
-            try (in) {
+            // The source is decoded block by block into a bounded pipe while the copy is encoded.
+            try (InputStream in = source.openStream()) {
                 return setFor(key).put(bucket, key, requireBucket(bucket).versioning(), put, in);
-            } catch (StorageException | IOException e) {
-                joinQuietly(producer);
-                if (readFailure[0] != null
-                        && !(e instanceof StorageException se && se.kind() != ErrorKind.INCOMPLETE_BODY)) {
-                    throw readFailure[0];
-                }
-                throw e;
             }
-        }
-    }
-
-    private static void joinQuietly(Thread t) {
-        try {
-            t.join(java.time.Duration.ofSeconds(30));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 

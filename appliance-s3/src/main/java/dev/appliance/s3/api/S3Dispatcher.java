@@ -5,6 +5,8 @@ import static java.util.Objects.requireNonNull;
 import dev.appliance.core.ObjectStore;
 import dev.appliance.s3.api.bucket.BucketHandlers;
 import dev.appliance.s3.api.bucket.ListingHandlers;
+import dev.appliance.s3.api.multipart.MultipartHandlers;
+import dev.appliance.s3.api.object.CopyObjectHandler;
 import dev.appliance.s3.api.object.ObjectHandlers;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.error.S3ErrorCode;
@@ -34,7 +36,14 @@ public final class S3Dispatcher {
         PUT_OBJECT("s3:PutObject"),
         GET_OBJECT("s3:GetObject"),
         HEAD_OBJECT("s3:GetObject"),
-        DELETE_OBJECT("s3:DeleteObject");
+        DELETE_OBJECT("s3:DeleteObject"),
+        COPY_OBJECT("s3:PutObject"),
+        CREATE_MULTIPART_UPLOAD("s3:PutObject"),
+        UPLOAD_PART("s3:PutObject"),
+        COMPLETE_MULTIPART_UPLOAD("s3:PutObject"),
+        ABORT_MULTIPART_UPLOAD("s3:AbortMultipartUpload"),
+        LIST_PARTS("s3:ListMultipartUploadParts"),
+        LIST_MULTIPART_UPLOADS("s3:ListBucketMultipartUploads");
 
         private final String action;
 
@@ -63,10 +72,17 @@ public final class S3Dispatcher {
             "encoding-type",
             "key-marker",
             "version-id-marker",
+            "upload-id-marker",
+            "max-uploads",
             "x-id");
-    private static final Set<String> BUCKET_SUBRESOURCES = Set.of("versioning", "versions", "location");
+    private static final Set<String> BUCKET_SUBRESOURCES = Set.of("versioning", "versions", "location", "uploads");
     private static final Set<String> OBJECT_PARAMS = Set.of(
             "versionId",
+            "uploads",
+            "uploadId",
+            "partNumber",
+            "part-number-marker",
+            "max-parts",
             "x-id",
             "response-content-type",
             "response-content-language",
@@ -79,6 +95,8 @@ public final class S3Dispatcher {
     private final BucketHandlers buckets;
     private final ListingHandlers listings;
     private final ObjectHandlers objects;
+    private final CopyObjectHandler copies;
+    private final MultipartHandlers multipart;
 
     public S3Dispatcher(ObjectStore store, Authorizer authorizer, String region) {
         requireNonNull(store, "store");
@@ -86,6 +104,8 @@ public final class S3Dispatcher {
         this.buckets = new BucketHandlers(store, region);
         this.listings = new ListingHandlers(store);
         this.objects = new ObjectHandlers(store);
+        this.copies = new CopyObjectHandler(store);
+        this.multipart = new MultipartHandlers(store);
     }
 
     /** The operation a request addresses; {@code NotImplemented} for anything else. */
@@ -116,6 +136,12 @@ public final class S3Dispatcher {
             if (r.hasParam("location") && m.equals("GET")) {
                 return Operation.GET_BUCKET_LOCATION;
             }
+            if (r.hasParam("uploads") && m.equals("GET")) {
+                return Operation.LIST_MULTIPART_UPLOADS;
+            }
+            if (r.hasParam("uploads")) {
+                throw notImplemented(m + " ?uploads on a bucket");
+            }
             if (r.hasParam("versions") || r.hasParam("location")) {
                 throw notImplemented(m + " on this bucket sub-resource");
             }
@@ -141,15 +167,28 @@ public final class S3Dispatcher {
                 throw notImplemented("the object sub-resource '" + p + "'");
             }
         }
+        if (r.hasParam("uploadId")) {
+            return switch (m) {
+                case "PUT" -> Operation.UPLOAD_PART;
+                case "POST" -> Operation.COMPLETE_MULTIPART_UPLOAD;
+                case "DELETE" -> Operation.ABORT_MULTIPART_UPLOAD;
+                case "GET" -> Operation.LIST_PARTS;
+                default -> throw notImplemented(m + " ?uploadId");
+            };
+        }
+        if (r.hasParam("uploads")) {
+            if (m.equals("POST")) {
+                return Operation.CREATE_MULTIPART_UPLOAD;
+            }
+            throw notImplemented(m + " ?uploads on an object");
+        }
+        if (r.hasParam("partNumber") && !m.equals("GET") && !m.equals("HEAD")) {
+            throw new S3Exception(S3ErrorCode.InvalidRequest, "partNumber needs an uploadId on " + m);
+        }
         return switch (m) {
             case "GET" -> Operation.GET_OBJECT;
             case "HEAD" -> Operation.HEAD_OBJECT;
-            case "PUT" -> {
-                if (r.header("x-amz-copy-source") != null) {
-                    throw notImplemented("CopyObject");
-                }
-                yield Operation.PUT_OBJECT;
-            }
+            case "PUT" -> r.header("x-amz-copy-source") != null ? Operation.COPY_OBJECT : Operation.PUT_OBJECT;
             case "DELETE" -> Operation.DELETE_OBJECT;
             default -> throw notImplemented(m + " on an object");
         };
@@ -177,6 +216,13 @@ public final class S3Dispatcher {
             case GET_OBJECT -> objects.get(r, false);
             case HEAD_OBJECT -> objects.get(r, true);
             case DELETE_OBJECT -> objects.delete(r);
+            case COPY_OBJECT -> copies.copy(r);
+            case CREATE_MULTIPART_UPLOAD -> multipart.create(r);
+            case UPLOAD_PART -> multipart.uploadPart(r);
+            case COMPLETE_MULTIPART_UPLOAD -> multipart.complete(r);
+            case ABORT_MULTIPART_UPLOAD -> multipart.abort(r);
+            case LIST_PARTS -> multipart.listParts(r);
+            case LIST_MULTIPART_UPLOADS -> multipart.listUploads(r);
         };
     }
 

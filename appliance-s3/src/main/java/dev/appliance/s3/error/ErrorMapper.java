@@ -26,6 +26,11 @@ public final class ErrorMapper {
             case INCOMPLETE_BODY -> S3ErrorCode.IncompleteBody;
             case ENTITY_TOO_LARGE -> S3ErrorCode.EntityTooLarge;
             case TOO_MANY_VERSIONS -> S3ErrorCode.InvalidRequest;
+            case PRECONDITION_FAILED -> S3ErrorCode.PreconditionFailed;
+            case NO_SUCH_UPLOAD -> S3ErrorCode.NoSuchUpload;
+            case INVALID_PART -> S3ErrorCode.InvalidPart;
+            case INVALID_PART_ORDER -> S3ErrorCode.InvalidPartOrder;
+            case ENTITY_TOO_SMALL -> S3ErrorCode.EntityTooSmall;
             case WRITE_QUORUM, READ_QUORUM -> S3ErrorCode.ServiceUnavailable;
             case STORAGE_FULL -> S3ErrorCode.InsufficientStorage;
             case INTERNAL -> S3ErrorCode.InternalError;

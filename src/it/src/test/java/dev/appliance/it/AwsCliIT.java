@@ -336,4 +336,35 @@ class AwsCliIT {
         }
         return m;
     }
+
+    @Test
+    void largeCopiesUseTheCliDefaultMultipartPath() throws IOException {
+        Path multipartConfig = tmp.resolve("aws-config-multipart");
+        Files.writeString(multipartConfig, """
+                [default]
+                region = us-east-1
+                s3 =
+                  multipart_threshold = 8MB
+                  multipart_chunksize = 5MB
+                """);
+        Path singlePutConfig = cliConfig;
+        cliConfig = multipartConfig;
+        try {
+            aws("s3", "mb", "s3://cli-multipart");
+            Path up = tmp.resolve("multipart-up.bin");
+            String md5 = TestData.writeRandomFile(up, 23L * 1024 * 1024 + 5, 4242);
+            aws("s3", "cp", up.toString(), "s3://cli-multipart/large.bin");
+            String head = aws("s3api", "head-object", "--bucket", "cli-multipart", "--key", "large.bin");
+            assertThat(head).as("a multipart ETag ends in -<parts>").containsPattern("[0-9a-f]{32}-5");
+            Path down = tmp.resolve("multipart-down.bin");
+            aws("s3", "cp", "s3://cli-multipart/large.bin", down.toString());
+            assertThat(TestData.md5Hex(Files.readAllBytes(down))).isEqualTo(md5);
+            aws("s3", "cp", "s3://cli-multipart/large.bin", "s3://cli-multipart/large-copy.bin");
+            Path copyDown = tmp.resolve("multipart-copy-down.bin");
+            aws("s3", "cp", "s3://cli-multipart/large-copy.bin", copyDown.toString());
+            assertThat(TestData.md5Hex(Files.readAllBytes(copyDown))).isEqualTo(md5);
+        } finally {
+            cliConfig = singlePutConfig;
+        }
+    }
 }

@@ -52,9 +52,7 @@ public final class ObjectHandlers {
             "x-amz-object-lock-retain-until-date",
             "x-amz-object-lock-legal-hold",
             "x-amz-tagging",
-            "x-amz-website-redirect-location",
-            "if-match",
-            "if-none-match");
+            "x-amz-website-redirect-location");
 
     private final ObjectStore store;
 
@@ -82,6 +80,13 @@ public final class ObjectHandlers {
         byte[] md5 = contentMd5(r.header("content-md5"));
         Map<String, String> metadata = userMetadata(r);
         PutRequest request = new PutRequest(size, r.header("content-type"), metadata, md5);
+        String ifNoneMatch = r.header("if-none-match");
+        if (ifNoneMatch != null && !ifNoneMatch.trim().equals("*")) {
+            throw new S3Exception(S3ErrorCode.NotImplemented, "If-None-Match on PUT supports only '*'.");
+        }
+        if (ifNoneMatch != null || r.header("if-match") != null) {
+            request = request.withConditions(r.header("if-match"), ifNoneMatch != null);
+        }
         ObjectInfo info = store.putObject(r.bucket(), r.key(), request, r.body());
         S3Response resp = S3Response.ok().header("ETag", Params.quotedEtag(info.etag()));
         if (!"null".equals(info.versionId())) {
@@ -90,7 +95,7 @@ public final class ObjectHandlers {
         return resp;
     }
 
-    static byte[] contentMd5(String header) {
+    public static byte[] contentMd5(String header) {
         if (header == null) {
             return null;
         }
@@ -105,7 +110,7 @@ public final class ObjectHandlers {
         throw new S3Exception(S3ErrorCode.InvalidDigest);
     }
 
-    static Map<String, String> userMetadata(S3Request r) {
+    public static Map<String, String> userMetadata(S3Request r) {
         Map<String, String> meta = new LinkedHashMap<>();
         int userBytes = 0;
         for (Map.Entry<String, List<String>> e : r.headers().entrySet()) {
@@ -150,8 +155,40 @@ public final class ObjectHandlers {
 
     /** GetObject, or HeadObject when {@code head}: same headers, HEAD without a body. */
     public S3Response get(S3Request r, boolean head) {
+        String partParam = r.param("partNumber");
+        if (partParam == null) {
+            return get(r, head, r.header("range"));
+        }
+        if (r.header("range") != null) {
+            throw new S3Exception(
+                    S3ErrorCode.InvalidRequest, "Cannot specify both Range header and partNumber query parameter.");
+        }
+        int part;
+        try {
+            part = Integer.parseInt(partParam);
+        } catch (NumberFormatException e) {
+            part = 0;
+        }
+        if (part < 1 || part > 10_000) {
+            throw new S3Exception(
+                    S3ErrorCode.InvalidArgument, "Part number must be an integer between 1 and 10000, inclusive");
+        }
+        ObjectInfo info = store.headObject(r.bucket(), r.key(), r.param("versionId"));
+        List<Long> sizes = info.partSizes();
+        if (part > sizes.size()) {
+            throw new S3Exception(S3ErrorCode.InvalidPartNumber);
+        }
+        long offset = 0;
+        for (int i = 0; i < part - 1; i++) {
+            offset += sizes.get(i);
+        }
+        long length = sizes.get(part - 1);
+        String range = length == 0 ? null : "bytes=" + offset + "-" + (offset + length - 1);
+        return get(r, head, range).header("x-amz-mp-parts-count", Integer.toString(sizes.size()));
+    }
+
+    private S3Response get(S3Request r, boolean head, String rangeHeader) {
         String versionId = r.param("versionId");
-        String rangeHeader = r.header("range");
         boolean conditional = r.header("if-match") != null
                 || r.header("if-none-match") != null
                 || r.header("if-modified-since") != null
