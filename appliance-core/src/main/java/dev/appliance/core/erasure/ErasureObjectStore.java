@@ -468,6 +468,13 @@ public final class ErasureObjectStore implements ObjectStore {
                 if (cp.equals(lastReturned) || ObjectKeys.compare(cp, after) <= 0) {
                     continue;
                 }
+                // A prefix that holds only delete markers is not shown in a listing of current objects.
+                boolean live = e.commonPrefix()
+                        ? hasCurrentObject(bucket, cp)
+                        : setFor(e.key()).latestObjectOrNull(bucket, e.key()) != null;
+                if (!live) {
+                    continue;
+                }
                 if (objects.size() + prefixes.size() >= limit) {
                     truncated = true;
                     break;
@@ -488,6 +495,17 @@ public final class ErasureObjectStore implements ObjectStore {
             lastReturned = e.key();
         }
         return new ListObjectsResult(objects, prefixes, truncated, truncated ? lastReturned : null);
+    }
+
+    /** True when some key under {@code prefix} has a current version that is not a delete marker. */
+    private boolean hasCurrentObject(String bucket, String prefix) {
+        MergedWalk walk = new MergedWalk(bucket, prefix, "", false);
+        for (DriveWalker.Entry e = walk.next(); e != null; e = walk.next()) {
+            if (!e.commonPrefix() && setFor(e.key()).latestObjectOrNull(bucket, e.key()) != null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

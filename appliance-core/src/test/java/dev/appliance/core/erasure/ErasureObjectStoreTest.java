@@ -433,4 +433,25 @@ class ErasureObjectStoreTest {
         }
         assertThat(get(store, "bkt", "k", null)).isEqualTo(fresh);
     }
+
+    @Test
+    void prefixHoldingOnlyDeleteMarkers_isHiddenFromCurrentListingsButNotFromVersions() throws Exception {
+        open(4);
+        store.makeBucket("bkt");
+        store.setVersioning("bkt", VersioningState.ENABLED);
+        put(store, "bkt", "gone/a", "x".getBytes());
+        put(store, "bkt", "gone/deeper/b", "y".getBytes());
+        put(store, "bkt", "kept/c", "z".getBytes());
+        put(store, "bkt", "gone-key", "k".getBytes());
+        store.deleteObject("bkt", "gone/a", null);
+        store.deleteObject("bkt", "gone/deeper/b", null);
+        store.deleteObject("bkt", "gone-key", null);
+        ListObjectsResult top = store.listObjects("bkt", "", "/", null, 1000);
+        assertThat(top.commonPrefixes()).containsExactly("kept/");
+        assertThat(top.objects()).isEmpty();
+        ListObjectsResult dash = store.listObjects("bkt", "", "-", null, 1000);
+        assertThat(dash.commonPrefixes()).isEmpty();
+        ListVersionsResult versions = store.listObjectVersions("bkt", "", "/", null, null, 1000);
+        assertThat(versions.commonPrefixes()).containsExactly("gone/", "kept/");
+    }
 }
