@@ -68,6 +68,24 @@ public interface ObjectStore extends AutoCloseable {
             PutRequest request)
             throws IOException;
 
+    /**
+     * Replaces the stored metadata entries of one version (the latest when {@code versionId} is null) for which
+     * {@code keep} is false with {@code entries}, leaving its data untouched (object tags live here as
+     * {@code x-amz-tagging}). Returns the updated version.
+     */
+    ObjectInfo updateMetadata(
+            String bucket,
+            String key,
+            String versionId,
+            java.util.function.Predicate<String> keep,
+            java.util.Map<String, String> entries);
+
+    /** Sets (or with an empty map, removes) a bucket's tags. */
+    void setBucketTags(String bucket, java.util.Map<String, String> tags);
+
+    /** A bucket's tags (empty when none). */
+    java.util.Map<String, String> bucketTags(String bucket);
+
     /** Starts a multipart upload; the returned id names it in the calls below. */
     String createMultipartUpload(String bucket, String key, PutRequest request);
 

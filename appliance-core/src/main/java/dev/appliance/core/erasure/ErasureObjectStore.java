@@ -56,10 +56,11 @@ public final class ErasureObjectStore implements ObjectStore {
     private final HealQueue heal = new HealQueue();
     private final NamespaceLocks bucketLocks = new NamespaceLocks();
     private final Map<String, BucketInfo> buckets = new ConcurrentHashMap<>();
+    private final Map<String, Map<String, String>> bucketTags = new ConcurrentHashMap<>();
     private final Clock clock;
 
     /** Bucket metadata as stored in {@code .appliance.sys/buckets/<bucket>.json} on every drive. */
-    record BucketRecord(String name, long createdMillis, String versioning) {}
+    record BucketRecord(String name, long createdMillis, String versioning, Map<String, String> tags) {}
 
     private ErasureObjectStore(Topology topology, Clock clock) {
         this.topology = topology;
@@ -156,6 +157,9 @@ public final class ErasureObjectStore implements ObjectStore {
                                 r.name(),
                                 Instant.ofEpochMilli(r.createdMillis()),
                                 VersioningState.valueOf(r.versioning())));
+                if (r.tags() != null && !r.tags().isEmpty()) {
+                    bucketTags.put(r.name(), Map.copyOf(r.tags()));
+                }
             }
         }
     }
@@ -192,7 +196,8 @@ public final class ErasureObjectStore implements ObjectStore {
             json = JSON.writeValueAsBytes(new BucketRecord(
                     info.name(),
                     info.created().toEpochMilli(),
-                    info.versioning().name()));
+                    info.versioning().name(),
+                    bucketTags.getOrDefault(info.name(), Map.of())));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -243,6 +248,7 @@ public final class ErasureObjectStore implements ObjectStore {
             });
             requireMajority(outcomes, "delete bucket " + bucket);
             buckets.remove(bucket);
+            bucketTags.remove(bucket);
         }
     }
 
@@ -271,6 +277,56 @@ public final class ErasureObjectStore implements ObjectStore {
             writeBucketRecord(updated, false);
             buckets.put(bucket, updated);
         }
+    }
+
+    @Override
+    public void setBucketTags(String bucket, Map<String, String> tags) {
+        try (var lock = bucketLocks.write(bucket, "")) {
+            BucketInfo info = requireBucket(bucket);
+            Map<String, String> before = bucketTags.get(bucket);
+            if (tags.isEmpty()) {
+                bucketTags.remove(bucket);
+            } else {
+                bucketTags.put(bucket, Map.copyOf(tags));
+            }
+            try {
+                writeBucketRecord(info, false);
+            } catch (RuntimeException e) {
+                if (before == null) {
+                    bucketTags.remove(bucket);
+                } else {
+                    bucketTags.put(bucket, before);
+                }
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public Map<String, String> bucketTags(String bucket) {
+        requireBucket(bucket);
+        return bucketTags.getOrDefault(bucket, Map.of());
+    }
+
+    @Override
+    public ObjectInfo updateMetadata(
+            String bucket,
+            String key,
+            String versionId,
+            java.util.function.Predicate<String> keep,
+            Map<String, String> entries) {
+        requireBucket(bucket);
+        ObjectKeys.validate(key);
+        return setFor(key).updateMetadata(bucket, key, versionId == null ? null : VersionIds.parse(versionId), old -> {
+            java.util.TreeMap<String, String> next = new java.util.TreeMap<>();
+            old.forEach((k, v) -> {
+                if (keep.test(k)) {
+                    next.put(k, v);
+                }
+            });
+            next.putAll(entries);
+            return next;
+        });
     }
 
     @Override

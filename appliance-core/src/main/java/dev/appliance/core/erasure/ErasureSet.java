@@ -911,6 +911,38 @@ final class ErasureSet {
         return include;
     }
 
+    // ---------------------------------------------------------------------------------------------------- metadata
+
+    /**
+     * Rewrites the stored metadata of one version (the latest when {@code versionId} is null) without touching its
+     * data: the new body goes to every drive holding the version, with the delete quorum (n/2+1).
+     */
+    ObjectInfo updateMetadata(
+            String bucket,
+            String key,
+            UUID versionId,
+            java.util.function.UnaryOperator<java.util.SortedMap<String, String>> change) {
+        try (var lock = locks.write(bucket, key)) {
+            Resolved r = resolve(bucket, key, versionId);
+            if (r.version().isDeleteMarker()) {
+                head(bucket, key, versionId); // the right not-found / not-allowed answer
+            }
+            ObjectVersion updated =
+                    r.version().withMetadata(change.apply(r.version().metadata()));
+            boolean[] include = r.holders().clone();
+            List<Outcome<KeyFiles.Change>> outcomes = calls.on(drives, include, (pos, drive) -> {
+                KeyFiles.Change c = KeyFiles.forUpdate(drive, bucket, key).replace(updated);
+                if (c == null) {
+                    throw new IOException("version " + updated.versionId() + " missing on " + drive.root());
+                }
+                return c;
+            });
+            finishMutation(
+                    bucket, key, updated.versionId(), include, outcomes, drives.size() / 2 + 1, "metadata update");
+            return info(bucket, key, updated, r.latest());
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------------- listing
 
     /** Every version of a key agreed by quorum, newest first (empty when the key has none). */

@@ -205,6 +205,29 @@ final class KeyFiles {
                 false);
     }
 
+    /**
+     * Replaces the body of a version this drive holds (metadata only: its data and inline shard stay as they are);
+     * null when this drive does not have the version.
+     */
+    Change replace(ObjectVersion updated) throws IOException {
+        UUID id = updated.versionId();
+        int i = hot.indexOf(id);
+        if (i >= 0) {
+            XlMeta next = hot.withVersion(updated, hot.inlineData(id));
+            writeStaged(LocalDrive.META_FILE, next.asReadOnlyBuffer());
+            LocalDrive.forceDirectory(dir);
+            return new Change(true, hotBytes, false, null, null, null, false);
+        }
+        XlMeta.Pick archived = locateQuietly(id);
+        if (archived == null) {
+            return null;
+        }
+        byte[] previousArchive = archiveBytesQuietly();
+        writeStaged(ARCHIVE_FILE, archived.file().withVersion(updated, null).asReadOnlyBuffer());
+        LocalDrive.forceDirectory(dir);
+        return new Change(false, null, true, previousArchive, null, null, false);
+    }
+
     /** Removes a version from whichever file holds it; null when this drive does not have it. */
     Change remove(UUID versionId) throws IOException {
         int i = hot.indexOf(versionId);

@@ -67,6 +67,25 @@ public record ObjectVersion(
                 versionId, VersionType.DELETE_MARKER, modTimeNanos, null, 0, 0, 0, 0, null, 0, null, null, null, false);
     }
 
+    /** This version with other stored metadata (tags, headers); data and layout unchanged. */
+    public ObjectVersion withMetadata(SortedMap<String, String> newMetadata) {
+        return new ObjectVersion(
+                versionId,
+                type,
+                modTimeNanos,
+                dataDir,
+                size,
+                dataShards,
+                parityShards,
+                blockSize,
+                distribution,
+                bitrotAlgorithm,
+                parts,
+                etag,
+                newMetadata,
+                inline);
+    }
+
     /** This version with its shard data in part files under {@code newDataDir} instead of inline. */
     public ObjectVersion inPartFiles(UUID newDataDir) {
         return new ObjectVersion(

@@ -454,4 +454,42 @@ class ErasureObjectStoreTest {
         ListVersionsResult versions = store.listObjectVersions("bkt", "", "/", null, null, 1000);
         assertThat(versions.commonPrefixes()).containsExactly("gone/", "kept/");
     }
+
+    @Test
+    void updateMetadata_rewritesOneVersionWithoutTouchingItsData() throws Exception {
+        open(4);
+        store.makeBucket("bkt");
+        store.setVersioning("bkt", VersioningState.ENABLED);
+        byte[] small = random(1000, 1);
+        byte[] large = random(2_000_000, 2);
+        ObjectInfo v1 = put(store, "bkt", "k", small);
+        ObjectInfo v2 = put(store, "bkt", "k", large);
+        ObjectInfo tagged = store.updateMetadata(
+                "bkt", "k", v1.versionId(), name -> !name.equals("x-amz-tagging"), Map.of("x-amz-tagging", "a=1&b=2"));
+        assertThat(tagged.versionId()).isEqualTo(v1.versionId());
+        assertThat(store.headObject("bkt", "k", v1.versionId()).userMetadata())
+                .containsEntry("x-amz-tagging", "a=1&b=2");
+        assertThat(get(store, "bkt", "k", v1.versionId())).isEqualTo(small);
+        store.updateMetadata("bkt", "k", null, name -> true, Map.of("x-amz-tagging", "latest=yes"));
+        assertThat(store.headObject("bkt", "k", null).userMetadata()).containsEntry("x-amz-tagging", "latest=yes");
+        assertThat(store.headObject("bkt", "k", null).versionId()).isEqualTo(v2.versionId());
+        assertThat(get(store, "bkt", "k", null)).isEqualTo(large);
+        store.updateMetadata("bkt", "k", v1.versionId(), name -> !name.equals("x-amz-tagging"), Map.of());
+        assertThat(store.headObject("bkt", "k", v1.versionId()).userMetadata()).doesNotContainKey("x-amz-tagging");
+        assertThat(store.listObjectVersions("bkt", "k", null, null, null, 10).versions())
+                .hasSize(2);
+    }
+
+    @Test
+    void bucketTags_persistAcrossRestart() throws Exception {
+        open(4);
+        store.makeBucket("bkt");
+        assertThat(store.bucketTags("bkt")).isEmpty();
+        store.setBucketTags("bkt", Map.of("team", "backup", "env", "lab"));
+        reopen(4);
+        assertThat(store.bucketTags("bkt")).containsExactlyInAnyOrderEntriesOf(Map.of("team", "backup", "env", "lab"));
+        store.setBucketTags("bkt", Map.of());
+        reopen(4);
+        assertThat(store.bucketTags("bkt")).isEmpty();
+    }
 }
