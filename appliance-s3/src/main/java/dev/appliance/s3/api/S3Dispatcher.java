@@ -6,8 +6,10 @@ import dev.appliance.core.ObjectStore;
 import dev.appliance.s3.api.bucket.BucketHandlers;
 import dev.appliance.s3.api.bucket.ListingHandlers;
 import dev.appliance.s3.api.multipart.MultipartHandlers;
+import dev.appliance.s3.api.object.AttributesHandler;
 import dev.appliance.s3.api.object.CopyObjectHandler;
 import dev.appliance.s3.api.object.ObjectHandlers;
+import dev.appliance.s3.api.object.TaggingHandlers;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
@@ -43,7 +45,14 @@ public final class S3Dispatcher {
         COMPLETE_MULTIPART_UPLOAD("s3:PutObject"),
         ABORT_MULTIPART_UPLOAD("s3:AbortMultipartUpload"),
         LIST_PARTS("s3:ListMultipartUploadParts"),
-        LIST_MULTIPART_UPLOADS("s3:ListBucketMultipartUploads");
+        LIST_MULTIPART_UPLOADS("s3:ListBucketMultipartUploads"),
+        PUT_OBJECT_TAGGING("s3:PutObjectTagging"),
+        GET_OBJECT_TAGGING("s3:GetObjectTagging"),
+        DELETE_OBJECT_TAGGING("s3:DeleteObjectTagging"),
+        GET_OBJECT_ATTRIBUTES("s3:GetObjectAttributes"),
+        PUT_BUCKET_TAGGING("s3:PutBucketTagging"),
+        GET_BUCKET_TAGGING("s3:GetBucketTagging"),
+        DELETE_BUCKET_TAGGING("s3:PutBucketTagging");
 
         private final String action;
 
@@ -75,9 +84,12 @@ public final class S3Dispatcher {
             "upload-id-marker",
             "max-uploads",
             "x-id");
-    private static final Set<String> BUCKET_SUBRESOURCES = Set.of("versioning", "versions", "location", "uploads");
+    private static final Set<String> BUCKET_SUBRESOURCES =
+            Set.of("versioning", "versions", "location", "uploads", "tagging");
     private static final Set<String> OBJECT_PARAMS = Set.of(
             "versionId",
+            "tagging",
+            "attributes",
             "uploads",
             "uploadId",
             "partNumber",
@@ -97,6 +109,8 @@ public final class S3Dispatcher {
     private final ObjectHandlers objects;
     private final CopyObjectHandler copies;
     private final MultipartHandlers multipart;
+    private final TaggingHandlers tagging;
+    private final AttributesHandler attributes;
 
     public S3Dispatcher(ObjectStore store, Authorizer authorizer, String region) {
         requireNonNull(store, "store");
@@ -106,6 +120,8 @@ public final class S3Dispatcher {
         this.objects = new ObjectHandlers(store);
         this.copies = new CopyObjectHandler(store);
         this.multipart = new MultipartHandlers(store);
+        this.tagging = new TaggingHandlers(store);
+        this.attributes = new AttributesHandler(store);
     }
 
     /** The operation a request addresses; {@code NotImplemented} for anything else. */
@@ -135,6 +151,14 @@ public final class S3Dispatcher {
             }
             if (r.hasParam("location") && m.equals("GET")) {
                 return Operation.GET_BUCKET_LOCATION;
+            }
+            if (r.hasParam("tagging")) {
+                return switch (m) {
+                    case "GET" -> Operation.GET_BUCKET_TAGGING;
+                    case "PUT" -> Operation.PUT_BUCKET_TAGGING;
+                    case "DELETE" -> Operation.DELETE_BUCKET_TAGGING;
+                    default -> throw notImplemented(m + " ?tagging on a bucket");
+                };
             }
             if (r.hasParam("uploads") && m.equals("GET")) {
                 return Operation.LIST_MULTIPART_UPLOADS;
@@ -166,6 +190,20 @@ public final class S3Dispatcher {
             if (!OBJECT_PARAMS.contains(p)) {
                 throw notImplemented("the object sub-resource '" + p + "'");
             }
+        }
+        if (r.hasParam("tagging")) {
+            return switch (m) {
+                case "GET" -> Operation.GET_OBJECT_TAGGING;
+                case "PUT" -> Operation.PUT_OBJECT_TAGGING;
+                case "DELETE" -> Operation.DELETE_OBJECT_TAGGING;
+                default -> throw notImplemented(m + " ?tagging on an object");
+            };
+        }
+        if (r.hasParam("attributes")) {
+            if (m.equals("GET")) {
+                return Operation.GET_OBJECT_ATTRIBUTES;
+            }
+            throw notImplemented(m + " ?attributes");
         }
         if (r.hasParam("uploadId")) {
             return switch (m) {
@@ -223,6 +261,13 @@ public final class S3Dispatcher {
             case ABORT_MULTIPART_UPLOAD -> multipart.abort(r);
             case LIST_PARTS -> multipart.listParts(r);
             case LIST_MULTIPART_UPLOADS -> multipart.listUploads(r);
+            case PUT_OBJECT_TAGGING -> tagging.putObjectTags(r);
+            case GET_OBJECT_TAGGING -> tagging.getObjectTags(r);
+            case DELETE_OBJECT_TAGGING -> tagging.deleteObjectTags(r);
+            case GET_OBJECT_ATTRIBUTES -> attributes.get(r);
+            case PUT_BUCKET_TAGGING -> tagging.putBucketTags(r);
+            case GET_BUCKET_TAGGING -> tagging.getBucketTags(r);
+            case DELETE_BUCKET_TAGGING -> tagging.deleteBucketTags(r);
         };
     }
 

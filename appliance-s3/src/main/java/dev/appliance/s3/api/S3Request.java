@@ -42,6 +42,12 @@ public record S3Request(
         return v == null || v.isEmpty() ? null : v.getFirst();
     }
 
+    /** Every value of a list-valued header, in order, joined with commas as HTTP defines for repeated fields. */
+    public String headerList(String lowerCaseName) {
+        List<String> v = headers.get(lowerCaseName);
+        return v == null || v.isEmpty() ? null : String.join(",", v);
+    }
+
     public boolean hasParam(String name) {
         return query.containsKey(name);
     }

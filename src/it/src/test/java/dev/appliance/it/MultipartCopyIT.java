@@ -264,4 +264,63 @@ class MultipartCopyIT {
         assertThat(s3.getObjectAsBytes(b -> b.bucket("mpart").key("once")).asUtf8String())
                 .isEqualTo("second");
     }
+
+    @Test
+    void objectAndBucketTags_roundTripAndCountOnHead() {
+        s3.putObject(b -> b.bucket("mpart").key("tagged").tagging("a=1&b=two%20words"), RequestBody.fromString("x"));
+        assertThat(s3.headObject(b -> b.bucket("mpart").key("tagged")).tagCount())
+                .isEqualTo(2);
+        assertThat(s3.getObjectTagging(b -> b.bucket("mpart").key("tagged")).tagSet())
+                .extracting(t -> t.key() + "=" + t.value())
+                .containsExactlyInAnyOrder("a=1", "b=two words");
+        s3.putObjectTagging(b -> b.bucket("mpart")
+                .key("tagged")
+                .tagging(t -> t.tagSet(software.amazon.awssdk.services.s3.model.Tag.builder()
+                        .key("only")
+                        .value("one")
+                        .build())));
+        assertThat(s3.getObjectTagging(b -> b.bucket("mpart").key("tagged")).tagSet())
+                .extracting(t -> t.key())
+                .containsExactly("only");
+        assertThat(s3.getObjectAsBytes(b -> b.bucket("mpart").key("tagged")).asUtf8String())
+                .isEqualTo("x");
+        s3.deleteObjectTagging(b -> b.bucket("mpart").key("tagged"));
+        assertThat(s3.getObjectTagging(b -> b.bucket("mpart").key("tagged")).tagSet())
+                .isEmpty();
+        S3Exception tooMany = catchThrowableOfType(
+                S3Exception.class,
+                () -> s3.putObject(
+                        b -> b.bucket("mpart").key("t2").tagging("a=1&b=2&c=3&d=4&e=5&f=6&g=7&h=8&i=9&j=10&k=11"),
+                        RequestBody.fromString("x")));
+        assertThat(tooMany.statusCode()).isEqualTo(400);
+
+        S3Exception none = catchThrowableOfType(S3Exception.class, () -> s3.getBucketTagging(b -> b.bucket("mpart")));
+        assertThat(none.awsErrorDetails().errorCode()).isEqualTo("NoSuchTagSet");
+        s3.putBucketTagging(b -> b.bucket("mpart")
+                .tagging(t -> t.tagSet(software.amazon.awssdk.services.s3.model.Tag.builder()
+                        .key("team")
+                        .value("backup")
+                        .build())));
+        assertThat(s3.getBucketTagging(b -> b.bucket("mpart")).tagSet())
+                .extracting(t -> t.key() + "=" + t.value())
+                .containsExactly("team=backup");
+        s3.deleteBucketTagging(b -> b.bucket("mpart"));
+        assertThat(catchThrowableOfType(S3Exception.class, () -> s3.getBucketTagging(b -> b.bucket("mpart")))
+                        .statusCode())
+                .isEqualTo(404);
+    }
+
+    @Test
+    void getObjectAttributes_reportsSizeEtagAndParts() {
+        s3.putObject(b -> b.bucket("mpart").key("attrs"), RequestBody.fromString("hello"));
+        var attrs = s3.getObjectAttributes(b -> b.bucket("mpart")
+                .key("attrs")
+                .objectAttributes(
+                        software.amazon.awssdk.services.s3.model.ObjectAttributes.E_TAG,
+                        software.amazon.awssdk.services.s3.model.ObjectAttributes.OBJECT_SIZE,
+                        software.amazon.awssdk.services.s3.model.ObjectAttributes.STORAGE_CLASS));
+        assertThat(attrs.objectSize()).isEqualTo(5L);
+        assertThat(attrs.eTag()).isEqualTo("5d41402abc4b2a76b9719d911017c592");
+        assertThat(attrs.storageClassAsString()).isEqualTo("STANDARD");
+    }
 }

@@ -51,7 +51,6 @@ public final class ObjectHandlers {
             "x-amz-object-lock-mode",
             "x-amz-object-lock-retain-until-date",
             "x-amz-object-lock-legal-hold",
-            "x-amz-tagging",
             "x-amz-website-redirect-location");
 
     private final ObjectStore store;
@@ -133,6 +132,13 @@ public final class ObjectHandlers {
             }
             if (value != null && !value.isEmpty()) {
                 meta.put(name, value);
+            }
+        }
+        String tagging = r.header(Tags.STORED_KEY);
+        if (tagging != null && !tagging.isEmpty()) {
+            Map<String, String> tags = Tags.fromHeader(tagging, Tags.MAX_OBJECT_TAGS);
+            if (!tags.isEmpty()) {
+                meta.put(Tags.STORED_KEY, Tags.toHeader(tags));
             }
         }
         return meta;
@@ -267,6 +273,12 @@ public final class ObjectHandlers {
             if (name.startsWith("x-amz-meta-") || STORED_HEADERS.contains(name)) {
                 resp.header(name, m.getValue());
             }
+        }
+        String tagging = info.userMetadata().get(Tags.STORED_KEY);
+        if (tagging != null) {
+            resp.header(
+                    "x-amz-tagging-count",
+                    Integer.toString(Tags.fromHeader(tagging, Integer.MAX_VALUE).size()));
         }
     }
 
