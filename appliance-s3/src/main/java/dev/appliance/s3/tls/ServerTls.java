@@ -125,7 +125,7 @@ public record ServerTls(SslContext sslContext, List<X509Certificate> chain) {
                     return converter.getPrivateKey(info);
                 }
                 if (o instanceof PEMKeyPair pair) {
-                    return converter.getKeyPair(pair).getPrivate();
+                    return converter.getPrivateKey(pair.getPrivateKeyInfo());
                 }
                 // EC parameters and other blocks before the key are skipped
             }
