@@ -63,6 +63,9 @@ class FrontEndTest {
     private static ObjectStore store;
     private static S3Server tlsServer;
     private static S3Server plainServer;
+    /** Only raw sockets of the admission test talk to this one, so its connection count is the test's own. */
+    private static S3Server limitedServer;
+
     private static S3Client tlsClient;
     private static S3Client plainClient;
 
@@ -96,6 +99,17 @@ class FrontEndTest {
                         Authorizer.allowAll(),
                         null,
                         DOMAIN,
+                        null));
+        limitedServer = S3Server.start(
+                store,
+                new S3ServerConfig(
+                        "127.0.0.1",
+                        0,
+                        null,
+                        ak -> AK.equals(ak) ? Optional.of(SK) : Optional.empty(),
+                        Authorizer.allowAll(),
+                        null,
+                        null,
                         new S3ServerConfig.Limits(4, 1, 1)));
 
         KeyStore trust = KeyStore.getInstance("PKCS12");
@@ -127,6 +141,7 @@ class FrontEndTest {
         plainClient.close();
         tlsServer.close();
         plainServer.close();
+        limitedServer.close();
         store.close();
         assertThat(LeakWatch.collect()).as("Netty leak reports").isEmpty();
     }
@@ -316,11 +331,11 @@ class FrontEndTest {
      */
     @Test
     void admission_waitsBeyondInFlightCap_refusesBeyondWaitingCap_capsConnections() throws Exception {
-        plainClient.createBucket(b -> b.bucket("admission"));
-        try (S3Presigner p = presigner(plainServer.port(), true);
-                Socket a = new Socket("127.0.0.1", plainServer.port());
-                Socket b = new Socket("127.0.0.1", plainServer.port());
-                Socket c = new Socket("127.0.0.1", plainServer.port())) {
+        tlsClient.createBucket(b -> b.bucket("admission"));
+        try (S3Presigner p = presigner(limitedServer.port(), true);
+                Socket a = new Socket("127.0.0.1", limitedServer.port());
+                Socket b = new Socket("127.0.0.1", limitedServer.port());
+                Socket c = new Socket("127.0.0.1", limitedServer.port())) {
             for (Socket s : List.of(a, b, c)) {
                 s.setSoTimeout(10_000);
             }
@@ -333,10 +348,10 @@ class FrontEndTest {
             a.getOutputStream()
                     .write((head("PUT", put, Map.of("Content-Length", "10")) + "01234")
                             .getBytes(StandardCharsets.UTF_8));
-            await(() -> plainServer.stats().inFlight() == 1, "the PUT in flight");
+            await(() -> limitedServer.stats().inFlight() == 1, "the PUT in flight");
 
             b.getOutputStream().write(head("GET", get, Map.of()).getBytes(StandardCharsets.UTF_8));
-            await(() -> plainServer.stats().waiting() == 1, "the GET waiting");
+            await(() -> limitedServer.stats().waiting() == 1, "the GET waiting");
 
             c.getOutputStream().write(head("GET", get, Map.of()).getBytes(StandardCharsets.UTF_8));
             RawHttp refused = RawHttp.read(c.getInputStream(), false);
@@ -349,15 +364,16 @@ class FrontEndTest {
             RawHttp served = RawHttp.read(b.getInputStream(), false);
             assertThat(served.status()).isEqualTo(200);
             assertThat(served.body()).isEqualTo("0123456789");
-            await(() -> plainServer.stats().inFlight() == 0, "no request in flight");
-            assertThat(plainServer.stats().waiting()).isZero();
+            await(() -> limitedServer.stats().inFlight() == 0, "no request in flight");
+            assertThat(limitedServer.stats().waiting()).isZero();
 
             // connections: a, b and (until the server closed it) c are open; fill up to the cap of 4, then one more
-            await(() -> plainServer.stats().connections() == 2, "c closed");
-            try (Socket d = new Socket("127.0.0.1", plainServer.port());
-                    Socket e = new Socket("127.0.0.1", plainServer.port());
-                    Socket f = new Socket("127.0.0.1", plainServer.port())) {
-                await(() -> plainServer.stats().connections() == 5, "5 connections");
+            await(() -> limitedServer.stats().connections() == 2, "c closed");
+            try (Socket d = new Socket("127.0.0.1", limitedServer.port());
+                    Socket e = new Socket("127.0.0.1", limitedServer.port())) {
+                await(() -> limitedServer.stats().connections() == 4, "4 connections");
+                Socket f = new Socket("127.0.0.1", limitedServer.port());
+                await(() -> limitedServer.stats().connections() == 5, "5 connections");
                 f.setSoTimeout(10_000);
                 f.getOutputStream().write(head("GET", get, Map.of()).getBytes(StandardCharsets.UTF_8));
                 RawHttp over = RawHttp.read(f.getInputStream(), false);
@@ -367,6 +383,7 @@ class FrontEndTest {
                 d.getOutputStream().write(head("GET", get, Map.of()).getBytes(StandardCharsets.UTF_8));
                 assertThat(RawHttp.read(d.getInputStream(), false).status()).isEqualTo(200);
                 assertThat(e.isConnected()).isTrue();
+                f.close();
             }
         }
     }
