@@ -1,5 +1,6 @@
 package dev.appliance.app;
 
+import dev.appliance.app.cli.CertsCommand;
 import dev.appliance.app.cli.ServerOptions;
 import dev.appliance.app.console.ConsoleApplication;
 import dev.appliance.app.credentials.CredentialStore;
@@ -9,6 +10,7 @@ import dev.appliance.core.erasure.ErasureObjectStore;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
+import dev.appliance.s3.tls.ServerTls;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,9 +21,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Command-line entry point: {@code appliance server [DRIVES...] [flags]}.
+ * Command-line entry point: {@code appliance server [DRIVES...] [flags]} and {@code appliance certs generate ...}.
  *
- * <p>Order of start: parse and check the options (a bad value stops here with a message naming it), open the drives
+ * <p>Order of start: parse and check the options (a bad value stops here with a message naming it), load the TLS
+ * certificate and key when {@code --certs-dir} is given (a bad file stops here with a message naming it), open the drives
  * (formatting them on first use, refusing foreign or misordered drives), settle the root credentials, start the S3
  * endpoint, then the console. Each failure prints one clear line and exits with status 1 (2 for usage errors).
  */
@@ -32,6 +35,10 @@ public final class ApplianceMain {
         // One line per log record (the engine logs through java.util.logging before Spring Boot starts).
         System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tFT%1$tT.%1$tLZ %4$s %3$s: %5$s%6$s%n");
         PrintStream out = System.out;
+        if (args.length > 0 && args[0].equals("certs")) {
+            certs(Arrays.asList(args).subList(1, args.length), out);
+            return;
+        }
         if (args.length == 0 || !args[0].equals("server")) {
             System.err.println(
                     args.length == 0
@@ -56,8 +63,28 @@ public final class ApplianceMain {
         }
     }
 
+    private static void certs(List<String> args, PrintStream out) {
+        CertsCommand.Options options;
+        try {
+            options = CertsCommand.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("appliance certs: " + e.getMessage());
+            System.err.println(CertsCommand.USAGE);
+            System.exit(2);
+            return;
+        }
+        try {
+            CertsCommand.run(options, out);
+        } catch (RuntimeException | java.io.IOException e) {
+            System.err.println("appliance certs: " + e.getMessage());
+            System.exit(1);
+        }
+    }
+
     static void run(ServerOptions options, Map<String, String> env, PrintStream out)
             throws java.io.IOException, InterruptedException {
+        ServerTls tls = options.certsDir() == null ? null : ServerTls.load(options.certsDir());
+        String domain = options.domain() != null ? options.domain() : env.get("APPLIANCE_DOMAIN");
         // Create missing drive directories only before the first format: later, a missing directory may be a disk
         // that is not mounted, and must be reported, not silently replaced by an empty directory.
         boolean anyFormatted = options.drives().stream().anyMatch(d -> Files.exists(new LocalDrive(d).formatFile()));
@@ -82,7 +109,14 @@ public final class ApplianceMain {
                         options.address().port(),
                         S3ServerConfig.DEFAULT_REGION,
                         key -> key.equals(accessKey) ? Optional.of(secret) : Optional.empty(),
-                        Authorizer.allowAll()));
+                        Authorizer.allowAll(),
+                        tls,
+                        domain,
+                        S3ServerConfig.Limits.of(
+                                options.maxConnections() > 0
+                                        ? options.maxConnections()
+                                        : S3ServerConfig.Limits.DEFAULT_MAX_CONNECTIONS,
+                                options.maxRequests())));
         var console = ConsoleApplication.start(options.consoleAddress(), store, s3);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
@@ -107,7 +141,24 @@ public final class ApplianceMain {
         String host = options.address().host().isEmpty()
                 ? "127.0.0.1"
                 : options.address().host();
-        out.printf("S3 API:   http://%s:%d%n", host, s3.port());
+        String scheme = tls == null ? "http" : "https";
+        out.printf("S3 API:   %s://%s:%d%n", scheme, host, s3.port());
+        if (tls == null) {
+            out.println("S3 TLS:   off, plain HTTP (lab mode; --certs-dir DIR enables TLS)");
+        } else {
+            out.printf(
+                    "S3 TLS:   on, certificate %s, valid until %s (%s)%n",
+                    tls.certificate().getSubjectX500Principal().getName(),
+                    tls.certificate().getNotAfter().toInstant(),
+                    options.certsDir().resolve(ServerTls.CERT_FILE));
+            String warning = tls.validityWarning(java.time.Instant.now());
+            if (warning != null) {
+                out.println("WARNING: " + warning);
+            }
+        }
+        if (domain != null) {
+            out.printf("S3 virtual-hosted style: bucket.%s%n", domain.toLowerCase(java.util.Locale.ROOT));
+        }
         out.printf("Console:  http://%s:%d%n", host, console.port());
         if (creds.generated()) {
             out.println(
@@ -118,8 +169,8 @@ public final class ApplianceMain {
             out.println("Root user: " + accessKey + " (credentials " + creds.source() + ")");
         }
         out.printf(
-                "Try: AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=... aws --endpoint-url http://%s:%d s3 ls%n",
-                accessKey, host, s3.port());
+                "Try: AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=... aws --endpoint-url %s://%s:%d s3 ls%n",
+                accessKey, scheme, host, s3.port());
         out.flush();
     }
 }

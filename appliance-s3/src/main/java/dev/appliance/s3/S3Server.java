@@ -9,8 +9,9 @@ import dev.appliance.s3.http.HttpServer;
 import java.time.Clock;
 
 /**
- * The S3 endpoint over an {@link ObjectStore}: path-style addressing, SigV4 header authentication (all payload modes
- * including aws-chunked with trailers), the operations listed in {@code docs/s3-api.md}.
+ * The S3 endpoint over an {@link ObjectStore}: path-style and virtual-hosted-style addressing, plain HTTP or TLS,
+ * SigV4 header and query (presigned URL) authentication (all payload modes including aws-chunked with trailers), the
+ * operations listed in {@code docs/s3-api.md}, admission control of connections and requests.
  *
  * <p>Request path: Netty event loop (parse, authenticate) → virtual thread (authorize, run the operation against the
  * store, stream the response) → event loop. The store is never called on an event loop. The server does not own the
@@ -29,7 +30,19 @@ public final class S3Server implements AutoCloseable {
         requireNonNull(config, "config");
         SigV4Verifier verifier = new SigV4Verifier(config.credentials(), config.region(), Clock.systemUTC());
         S3Dispatcher dispatcher = new S3Dispatcher(store, config.authorizer(), config.region());
-        return new S3Server(HttpServer.start(config.host(), config.port(), verifier, dispatcher));
+        S3ServerConfig.Limits limits = config.limits();
+        HttpServer.Options options = new HttpServer.Options(
+                config.tls() == null ? null : config.tls().sslContext(),
+                config.domain(),
+                limits.maxConnections(),
+                limits.maxInFlight(),
+                limits.maxWaiting());
+        return new S3Server(HttpServer.start(config.host(), config.port(), options, verifier, dispatcher));
+    }
+
+    /** Open connections, requests in flight and requests waiting for admission, now. */
+    public HttpServer.Stats stats() {
+        return http.stats();
     }
 
     /** The port actually bound. */

@@ -4,6 +4,8 @@ import static java.util.Objects.requireNonNull;
 
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.CredentialsProvider;
+import dev.appliance.s3.tls.ServerTls;
+import java.util.Locale;
 
 /**
  * How to run the S3 endpoint.
@@ -11,9 +13,19 @@ import dev.appliance.s3.auth.CredentialsProvider;
  * @param host address to bind, e.g. {@code 0.0.0.0}
  * @param port TCP port; 0 picks a free one (tests)
  * @param region the region clients sign for; null means {@code us-east-1}
+ * @param tls TLS on the port, or null for plain HTTP (lab mode)
+ * @param domain the domain of virtual-hosted-style addressing ({@code bucket.DOMAIN}), or null for path style only
+ * @param limits admission control: connection, in-flight and waiting request caps
  */
 public record S3ServerConfig(
-        String host, int port, String region, CredentialsProvider credentials, Authorizer authorizer) {
+        String host,
+        int port,
+        String region,
+        CredentialsProvider credentials,
+        Authorizer authorizer,
+        ServerTls tls,
+        String domain,
+        Limits limits) {
     public static final String DEFAULT_REGION = "us-east-1";
 
     public S3ServerConfig {
@@ -24,5 +36,62 @@ public record S3ServerConfig(
         region = region == null || region.isBlank() ? DEFAULT_REGION : region;
         requireNonNull(credentials, "credentials");
         requireNonNull(authorizer, "authorizer");
+        domain = domain == null || domain.isBlank() ? null : normaliseDomain(domain);
+        limits = limits == null ? Limits.defaults() : limits;
+    }
+
+    /** Plain HTTP, path style, default limits. */
+    public S3ServerConfig(
+            String host, int port, String region, CredentialsProvider credentials, Authorizer authorizer) {
+        this(host, port, region, credentials, authorizer, null, null, null);
+    }
+
+    private static String normaliseDomain(String domain) {
+        String d = domain.strip().toLowerCase(Locale.ROOT);
+        if (d.endsWith(".")) {
+            d = d.substring(0, d.length() - 1);
+        }
+        if (!d.matches("[a-z0-9]([a-z0-9-]*[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*")) {
+            throw new IllegalArgumentException("domain '" + domain + "': not a DNS name");
+        }
+        return d;
+    }
+
+    /**
+     * Admission control.
+     *
+     * @param maxConnections open connections beyond this are answered {@code 503 SlowDown} and closed
+     * @param maxInFlight requests run at once; further requests wait, their connections are not read meanwhile
+     * @param maxWaiting requests waiting for admission beyond this are answered {@code 503 SlowDown}
+     */
+    public record Limits(int maxConnections, int maxInFlight, int maxWaiting) {
+        public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+
+        public Limits {
+            if (maxConnections < 1 || maxInFlight < 1 || maxWaiting < 0) {
+                throw new IllegalArgumentException(
+                        "limits must be positive: " + maxConnections + ", " + maxInFlight + ", " + maxWaiting);
+            }
+        }
+
+        /** 10,000 connections; in-flight requests from memory and CPUs; waiting up to one request per connection. */
+        public static Limits defaults() {
+            return of(DEFAULT_MAX_CONNECTIONS, 0);
+        }
+
+        /** With {@code maxInFlight} 0 meaning "from the machine" ({@link #defaultInFlight}). */
+        public static Limits of(int maxConnections, int maxInFlight) {
+            return new Limits(maxConnections, maxInFlight > 0 ? maxInFlight : defaultInFlight(), maxConnections);
+        }
+
+        /**
+         * 8 MiB of heap per request in flight (an erasure-coded stripe being written or read and its buffers), at most
+         * 64 per CPU, within 32..4096.
+         */
+        public static int defaultInFlight() {
+            long byMemory = Runtime.getRuntime().maxMemory() / (8L << 20);
+            long byCpu = 64L * Runtime.getRuntime().availableProcessors();
+            return (int) Math.max(32, Math.min(4096, Math.min(byMemory, byCpu)));
+        }
     }
 }

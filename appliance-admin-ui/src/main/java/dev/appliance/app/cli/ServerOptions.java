@@ -10,6 +10,10 @@ import java.util.List;
  * @param drives expanded drive paths
  * @param embeddedDefault true when no drive was given and the four drives under {@code ./data} are used
  * @param allowRootDrives drives may share the root filesystem (the embedded default, or {@code --allow-root-drives})
+ * @param certsDir TLS certificate directory ({@code public.crt}, {@code private.key}), or null for plain HTTP
+ * @param domain virtual-hosted-style domain, or null (the environment variable APPLIANCE_DOMAIN applies then)
+ * @param maxConnections open S3 connections accepted (0: the default)
+ * @param maxRequests S3 requests in flight (0: from memory and CPUs)
  */
 public record ServerOptions(
         List<Path> drives,
@@ -17,18 +21,39 @@ public record ServerOptions(
         HostPort address,
         HostPort consoleAddress,
         boolean allowRootDrives,
-        int parity) {
+        int parity,
+        Path certsDir,
+        String domain,
+        int maxConnections,
+        int maxRequests) {
+
+    public ServerOptions(
+            List<Path> drives,
+            boolean embeddedDefault,
+            HostPort address,
+            HostPort consoleAddress,
+            boolean allowRootDrives,
+            int parity) {
+        this(drives, embeddedDefault, address, consoleAddress, allowRootDrives, parity, null, null, 0, 0);
+    }
 
     public static final String USAGE = """
             usage: appliance server [DRIVE...] [--address HOST:PORT] [--console-address HOST:PORT]
-                                    [--parity N] [--allow-root-drives]
+                                    [--parity N] [--allow-root-drives] [--certs-dir DIR] [--domain NAME]
+                                    [--max-connections N] [--max-requests N]
               DRIVE              drive directories; {1...N} expands, e.g. /mnt/disk{1...8}
                                  (default: ./data/disk{1...4}, created if missing, EC 2+2)
               --address          S3 API address (default :9000)
               --console-address  admin console address (default :9001)
               --parity           parity shards per erasure set (default by set size: 4-5 drives 2, 6-7 3, 8+ 4)
               --allow-root-drives  accept drives on the root filesystem (trials only)
-            environment: APPLIANCE_ROOT_USER, APPLIANCE_ROOT_PASSWORD set the root credentials""";
+              --certs-dir        TLS on the S3 port from DIR/public.crt and DIR/private.key (PEM);
+                                 plain HTTP without it (lab mode). Make a pair: appliance certs generate
+              --domain           virtual-hosted-style domain: Host bucket.NAME addresses bucket
+              --max-connections  open S3 connections accepted (default 10000)
+              --max-requests     S3 requests in flight; more wait (default from memory and CPUs)
+            environment: APPLIANCE_ROOT_USER, APPLIANCE_ROOT_PASSWORD set the root credentials;
+                         APPLIANCE_DOMAIN is the default of --domain""";
 
     /** Host and port; an empty host listens on every interface. */
     public record HostPort(String host, int port) {
@@ -69,6 +94,10 @@ public record ServerOptions(
         HostPort console = new HostPort("", 9001);
         boolean allowRoot = false;
         int parity = -1;
+        Path certsDir = null;
+        String domain = null;
+        int maxConnections = 0;
+        int maxRequests = 0;
         for (int i = 0; i < args.size(); i++) {
             String a = args.get(i);
             String flag = a;
@@ -79,7 +108,13 @@ public record ServerOptions(
                 value = a.substring(eq + 1);
             }
             switch (flag) {
-                case "--address", "--console-address", "--parity" -> {
+                case "--address",
+                        "--console-address",
+                        "--parity",
+                        "--certs-dir",
+                        "--domain",
+                        "--max-connections",
+                        "--max-requests" -> {
                     if (value == null) {
                         if (i + 1 >= args.size()) {
                             throw new IllegalArgumentException(flag + ": missing value");
@@ -89,6 +124,10 @@ public record ServerOptions(
                     switch (flag) {
                         case "--address" -> address = HostPort.parse(flag, value);
                         case "--console-address" -> console = HostPort.parse(flag, value);
+                        case "--certs-dir" -> certsDir = Path.of(value);
+                        case "--domain" -> domain = value;
+                        case "--max-connections" -> maxConnections = positive(flag, value);
+                        case "--max-requests" -> maxRequests = positive(flag, value);
                         default -> {
                             try {
                                 parity = Integer.parseInt(value);
@@ -116,6 +155,28 @@ public record ServerOptions(
                 && address.host().equals(console.host())) {
             throw new IllegalArgumentException("--console-address " + console + " is the same as --address");
         }
-        return new ServerOptions(drives, embedded, address, console, allowRoot || embedded, parity);
+        return new ServerOptions(
+                drives,
+                embedded,
+                address,
+                console,
+                allowRoot || embedded,
+                parity,
+                certsDir,
+                domain,
+                maxConnections,
+                maxRequests);
+    }
+
+    private static int positive(String flag, String value) {
+        try {
+            int n = Integer.parseInt(value);
+            if (n > 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new IllegalArgumentException(flag + " '" + value + "': expected a positive number");
     }
 }

@@ -29,6 +29,8 @@ import javax.crypto.spec.SecretKeySpec;
 public final class SigV4 {
     public static final String ALGORITHM = "AWS4-HMAC-SHA256";
     /** Hex SHA-256 of the empty string. */
+    public static final String UNSIGNED_PAYLOAD = "UNSIGNED-PAYLOAD";
+
     public static final String EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
     private static final HexFormat HEX = HexFormat.of();

@@ -23,6 +23,11 @@ import java.util.Map;
  * x-amz-content-sha256}, request time and skew (15 minutes), credential scope (date, region, service), signed header
  * list ({@code host} and every {@code x-amz-*} header present must be signed), access key, signature (constant time).
  *
+ * <p>Presigned URLs (query authentication, {@code X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=...}) are
+ * checked the same way, with the time window {@code X-Amz-Date} + {@code X-Amz-Expires} (1 s .. 7 days) instead of
+ * the skew, the payload signed as {@code UNSIGNED-PAYLOAD}, and the query without {@code X-Amz-Signature} as the
+ * canonical query. A request carrying both an {@code Authorization} header and query authentication is refused.
+ *
  * <p>Runs on the event loop: the {@link CredentialsProvider} must answer from memory.
  */
 public final class SigV4Verifier {
@@ -50,10 +55,17 @@ public final class SigV4Verifier {
      */
     public AuthResult verify(String method, String rawPath, String rawQuery, Map<String, List<String>> headers) {
         String authorization = first(headers, "authorization");
-        if (authorization == null) {
-            if (rawQuery != null && rawQuery.contains("X-Amz-Signature=")) {
-                throw new S3Exception(S3ErrorCode.NotImplemented, "Presigned URLs are not supported yet.");
+        Map<String, String> queryAuth = PresignedQuery.authParams(rawQuery);
+        if (!queryAuth.isEmpty()) {
+            if (authorization != null) {
+                throw new S3Exception(
+                        S3ErrorCode.InvalidArgument,
+                        "Only one auth mechanism allowed; only the X-Amz-Algorithm query parameter, Signature query"
+                                + " string parameter or the Authorization header should be specified");
             }
+            return verifyPresigned(method, rawPath, rawQuery, headers, queryAuth);
+        }
+        if (authorization == null) {
             throw new S3Exception(S3ErrorCode.AccessDenied, "Anonymous access is not allowed.");
         }
         if (!authorization.startsWith(SigV4.ALGORITHM + " ")) {
@@ -96,17 +108,7 @@ public final class SigV4Verifier {
         if (!parsed.signedHeaders.contains("host")) {
             throw malformed("the host header must be signed");
         }
-        List<String> unsigned = new ArrayList<>();
-        for (String name : headers.keySet()) {
-            if (name.startsWith("x-amz-") && !parsed.signedHeaders.contains(name)) {
-                unsigned.add(name);
-            }
-        }
-        if (!unsigned.isEmpty()) {
-            throw new S3Exception(
-                    S3ErrorCode.AccessDenied,
-                    "There were headers present in the request which were not signed: " + String.join(", ", unsigned));
-        }
+        requireAmzHeadersSigned(headers, parsed.signedHeaders);
 
         String secret = credentials
                 .secretKey(parsed.accessKey)
@@ -120,6 +122,70 @@ public final class SigV4Verifier {
             throw new S3Exception(S3ErrorCode.SignatureDoesNotMatch);
         }
         return new AuthResult(parsed.accessKey, signingKey, amzDate, scope, parsed.signature, mode, contentSha);
+    }
+
+    /** Every {@code x-amz-*} header of the request must be signed: unsigned ones could be altered in transit. */
+    private static void requireAmzHeadersSigned(Map<String, List<String>> headers, List<String> signedHeaders) {
+        List<String> unsigned = new ArrayList<>();
+        for (String name : headers.keySet()) {
+            if (name.startsWith("x-amz-") && !signedHeaders.contains(name)) {
+                unsigned.add(name);
+            }
+        }
+        if (!unsigned.isEmpty()) {
+            throw new S3Exception(
+                    S3ErrorCode.AccessDenied,
+                    "There were headers present in the request which were not signed: " + String.join(", ", unsigned));
+        }
+    }
+
+    private AuthResult verifyPresigned(
+            String method, String rawPath, String rawQuery, Map<String, List<String>> headers, Map<String, String> q) {
+        PresignedQuery p = PresignedQuery.parse(q);
+        if (!p.region().equals(region)) {
+            throw PresignedQuery.error("the region '" + p.region() + "' is wrong; expecting '" + region + "'");
+        }
+        if (!p.service().equals("s3")) {
+            throw PresignedQuery.error("the service '" + p.service() + "' is wrong; expecting 's3'");
+        }
+        Instant now = clock.instant();
+        if (p.date().minus(MAX_SKEW).isAfter(now)) {
+            throw new S3Exception(S3ErrorCode.AccessDenied, "Request is not valid yet");
+        }
+        if (now.isAfter(p.date().plusSeconds(p.expiresSeconds()))) {
+            throw new S3Exception(S3ErrorCode.AccessDenied, "Request has expired")
+                    .withHeader("x-amz-expires", Long.toString(p.expiresSeconds()));
+        }
+        if (!p.signedHeaders().contains("host")) {
+            throw PresignedQuery.error("the host header must be signed");
+        }
+        requireAmzHeadersSigned(headers, p.signedHeaders());
+
+        // The body: not covered by the signature; a signed x-amz-content-sha256 hash is still enforced.
+        String contentSha = first(headers, "x-amz-content-sha256");
+        PayloadMode mode = contentSha == null ? PayloadMode.UNSIGNED : PayloadMode.parse(contentSha);
+        if (mode.chunked()) {
+            throw new S3Exception(
+                    S3ErrorCode.InvalidRequest, "aws-chunked bodies need header authentication, not a presigned URL.");
+        }
+        String secret =
+                credentials.secretKey(p.accessKey()).orElseThrow(() -> new S3Exception(S3ErrorCode.InvalidAccessKeyId));
+        byte[] signingKey = keys.get(secret, p.credentialDate(), region);
+        String scope = SigV4.scope(p.credentialDate(), region, "s3");
+        String canonical = SigV4.canonicalRequest(
+                method,
+                rawPath,
+                PresignedQuery.withoutSignature(rawQuery),
+                p.signedHeaders(),
+                headers,
+                p.payloadHash());
+        String expected = SigV4.signature(signingKey, SigV4.stringToSign(p.amzDate(), scope, canonical));
+        if (!MessageDigest.isEqual(
+                expected.getBytes(StandardCharsets.US_ASCII), p.signature().getBytes(StandardCharsets.US_ASCII))) {
+            throw new S3Exception(S3ErrorCode.SignatureDoesNotMatch);
+        }
+        String bodySha = mode == PayloadMode.SHA256 ? contentSha : SigV4.UNSIGNED_PAYLOAD;
+        return new AuthResult(p.accessKey(), signingKey, p.amzDate(), scope, p.signature(), mode, bodySha);
     }
 
     private static Instant requestTime(Map<String, List<String>> headers) {

@@ -10,6 +10,7 @@ package dev.appliance.s3.error;
 public enum S3ErrorCode {
     AccessDenied(403, "Access Denied."),
     AuthorizationHeaderMalformed(400, "The authorization header is malformed."),
+    AuthorizationQueryParametersError(400, "Error parsing the query-string authentication parameters."),
     BadDigest(400, "The Content-MD5 or checksum you specified did not match what was received."),
     BucketAlreadyExists(409, "The requested bucket name is not available."),
     BucketAlreadyOwnedByYou(409, "Your previous request to create the named bucket succeeded and you already own it."),
@@ -29,6 +30,7 @@ public enum S3ErrorCode {
     InvalidURI(400, "Could not parse the specified URI."),
     KeyTooLongError(400, "Your key is too long."),
     MalformedXML(400, "The XML you provided was not well-formed or did not validate against our published schema."),
+    MetadataTooLarge(400, "Your metadata headers exceed the maximum allowed metadata size."),
     MethodNotAllowed(405, "The specified method is not allowed against this resource."),
     MissingContentLength(411, "You must provide the Content-Length HTTP header."),
     NoSuchBucket(404, "The specified bucket does not exist."),

@@ -21,6 +21,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
@@ -31,24 +32,52 @@ import java.util.concurrent.TimeUnit;
  * The Netty HTTP/1.1 server: epoll when available, else NIO; one {@link S3ChannelHandler} per connection; a virtual
  * thread per request for everything that may block.
  *
- * <p>Pipeline: {@code HttpServerCodec} (16 KiB request line and header limits) → {@code IdleStateHandler} (connections
- * without any traffic for {@link #IDLE_SECONDS} are closed) → {@link S3ChannelHandler}. Request bodies are never
- * aggregated.
+ * <p>Pipeline: {@code SslHandler} (with TLS) → {@code HttpServerCodec} (16 KiB request line, 8 KiB header section as
+ * S3) → {@code IdleStateHandler} (connections without any traffic for {@link #IDLE_SECONDS} are closed) → {@link
+ * S3ChannelHandler}. Request bodies are never aggregated. {@link Admission} caps connections and requests in flight.
  */
 public final class HttpServer implements AutoCloseable {
     static final int MAX_INITIAL_LINE = 16 * 1024;
-    static final int MAX_HEADER_SIZE = 16 * 1024;
+    /** S3's limit on the request header section (all header lines together). */
+    static final int MAX_HEADER_SIZE = 8 * 1024;
+
     static final int IDLE_SECONDS = 300;
 
     /** What the per-connection handlers share. */
-    record Services(SigV4Verifier verifier, S3Dispatcher dispatcher, ExecutorService workers, RequestIds ids) {}
+    record Services(
+            SigV4Verifier verifier,
+            S3Dispatcher dispatcher,
+            ExecutorService workers,
+            RequestIds ids,
+            String domain,
+            Admission admission) {}
+
+    /**
+     * Transport options.
+     *
+     * @param ssl TLS context, or null for plain HTTP
+     * @param domain virtual-hosted-style domain, or null
+     */
+    public record Options(SslContext ssl, String domain, int maxConnections, int maxInFlight, int maxWaiting) {
+        public static final Options DEFAULT = new Options(null, null, 10_000, 256, 10_000);
+    }
+
+    /** Admission counters at one moment. */
+    public record Stats(int connections, int inFlight, int waiting) {}
 
     private final EventLoopGroup boss;
     private final EventLoopGroup loops;
     private final ExecutorService workers;
     private final Channel serverChannel;
+    private final Admission admission;
 
-    private HttpServer(EventLoopGroup boss, EventLoopGroup loops, ExecutorService workers, Channel serverChannel) {
+    private HttpServer(
+            EventLoopGroup boss,
+            EventLoopGroup loops,
+            ExecutorService workers,
+            Channel serverChannel,
+            Admission admission) {
+        this.admission = admission;
         this.boss = boss;
         this.loops = loops;
         this.workers = workers;
@@ -58,7 +87,15 @@ public final class HttpServer implements AutoCloseable {
     /** Binds and returns once listening. */
     public static HttpServer start(String host, int port, SigV4Verifier verifier, S3Dispatcher dispatcher)
             throws InterruptedException {
+        return start(host, port, Options.DEFAULT, verifier, dispatcher);
+    }
+
+    /** Binds and returns once listening. */
+    public static HttpServer start(
+            String host, int port, Options options, SigV4Verifier verifier, S3Dispatcher dispatcher)
+            throws InterruptedException {
         requireNonNull(host, "host");
+        requireNonNull(options, "options");
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
         Class<? extends ServerChannel> channelType =
@@ -67,7 +104,9 @@ public final class HttpServer implements AutoCloseable {
         EventLoopGroup loops = new MultiThreadIoEventLoopGroup(io);
         ExecutorService workers = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("s3-worker-", 0).factory());
-        Services services = new Services(verifier, dispatcher, workers, new RequestIds());
+        Admission admission = new Admission(options.maxConnections(), options.maxInFlight(), options.maxWaiting());
+        Services services = new Services(verifier, dispatcher, workers, new RequestIds(), options.domain(), admission);
+        SslContext ssl = options.ssl();
         try {
             ServerBootstrap b = new ServerBootstrap()
                     .group(boss, loops)
@@ -78,6 +117,9 @@ public final class HttpServer implements AutoCloseable {
                     .childHandler(new ChannelInitializer<SocketChannel>() {
                         @Override
                         protected void initChannel(SocketChannel ch) {
+                            if (ssl != null) {
+                                ch.pipeline().addLast("tls", ssl.newHandler(ch.alloc()));
+                            }
                             ch.pipeline()
                                     .addLast(
                                             "http",
@@ -90,13 +132,17 @@ public final class HttpServer implements AutoCloseable {
                         }
                     });
             Channel ch = b.bind(new InetSocketAddress(host, port)).sync().channel();
-            return new HttpServer(boss, loops, workers, ch);
+            return new HttpServer(boss, loops, workers, ch, admission);
         } catch (InterruptedException | RuntimeException e) {
             boss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             loops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             workers.shutdownNow();
             throw e;
         }
+    }
+
+    public Stats stats() {
+        return new Stats(admission.connections(), admission.inFlight(), admission.waiting());
     }
 
     public int port() {

@@ -13,8 +13,11 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The addressing of a request, path-style: {@code /bucket/key?query}. The path is percent-decoded as UTF-8; the key is
- * everything after the first '/' following the bucket, kept verbatim (S3 does not normalise "." or "//").
+ * The addressing of a request. Path style: {@code /bucket/key?query}. Virtual-hosted style, when a domain is
+ * configured and the Host header is {@code bucket.DOMAIN[:port]}: the bucket from the host, the key is the whole path
+ * after its leading '/'. Any other Host (the domain itself, an IP address, an unknown name) means path style. The path
+ * is percent-decoded as UTF-8; the key is kept verbatim (S3 does not normalise "." or "//"). {@code rawPath} stays the
+ * path as sent: it is what SigV4 signs in both styles.
  */
 record ParsedRequest(
         String method,
@@ -28,6 +31,11 @@ record ParsedRequest(
     static final int MAX_KEY_BYTES = 1024;
 
     static ParsedRequest parse(HttpRequest req) {
+        return parse(req, null);
+    }
+
+    /** @param domain the virtual-hosted-style domain (lower case), or null for path style only */
+    static ParsedRequest parse(HttpRequest req, String domain) {
         String uri = req.uri();
         int scheme = uri.indexOf("://");
         if (scheme > 0 && scheme < 8) {
@@ -42,9 +50,11 @@ record ParsedRequest(
         String rawQuery = q < 0 ? null : uri.substring(q + 1);
 
         String path = UriEncoding.decode(rawPath).substring(1);
-        String bucket = null;
+        String bucket = domain == null ? null : virtualHostBucket(req.headers().get("host"), domain);
         String key = null;
-        if (!path.isEmpty()) {
+        if (bucket != null) {
+            key = path.isEmpty() ? null : path;
+        } else if (!path.isEmpty()) {
             int slash = path.indexOf('/');
             bucket = slash < 0 ? path : path.substring(0, slash);
             key = slash < 0 ? null : path.substring(slash + 1);
@@ -75,6 +85,50 @@ record ParsedRequest(
                     .add(h.getValue());
         }
         return new ParsedRequest(req.method().name(), rawPath, rawQuery, bucket, key, query, headers);
+    }
+
+    /** The bucket named by {@code host} ({@code bucket.domain[:port]}), or null for path style. */
+    static String virtualHostBucket(String host, String domain) {
+        if (host == null) {
+            return null;
+        }
+        String h = host.strip().toLowerCase(Locale.ROOT);
+        if (h.startsWith("[")) {
+            return null; // an IPv6 literal
+        }
+        int colon = h.lastIndexOf(':');
+        if (colon >= 0) {
+            h = h.substring(0, colon);
+        }
+        if (h.endsWith(".")) {
+            h = h.substring(0, h.length() - 1);
+        }
+        if (h.length() <= domain.length() + 1
+                || !h.endsWith(domain)
+                || h.charAt(h.length() - domain.length() - 1) != '.') {
+            return null;
+        }
+        return h.substring(0, h.length() - domain.length() - 1);
+    }
+
+    /**
+     * The query without the SigV4 query-authentication parameters ({@code X-Amz-Algorithm}, {@code
+     * X-Amz-Credential}, ... : every name starting with {@code X-Amz-}), which address no operation.
+     */
+    Map<String, String> operationQuery() {
+        boolean any = false;
+        for (String name : query.keySet()) {
+            if (name.startsWith("X-Amz-")) {
+                any = true;
+                break;
+            }
+        }
+        if (!any) {
+            return query;
+        }
+        Map<String, String> q = new LinkedHashMap<>(query);
+        q.keySet().removeIf(n -> n.startsWith("X-Amz-"));
+        return q;
     }
 
     String resource() {

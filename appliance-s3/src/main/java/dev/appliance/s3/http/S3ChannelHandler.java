@@ -39,7 +39,8 @@ import java.util.ArrayDeque;
  * closes. Outbound buffers are allocated by the worker and owned by Netty once written.
  *
  * <p><b>Reading:</b> auto-read is off while the body queue is above its high-water mark, while a request whose body
- * has been fully received waits for its response (no request is read ahead), and once the connection is closing.
+ * has been fully received waits for its response (no request is read ahead), while a request waits for admission
+ * ({@link Admission}: it is kept at the head of {@code pending}), and once the connection is closing.
  */
 final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
     private static final System.Logger LOG = System.getLogger(S3ChannelHandler.class.getName());
@@ -52,6 +53,14 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
     private boolean bodyPaused;
     private boolean discarding;
     private boolean closing;
+    /** The request at the head of {@code pending} waits for an admission slot. */
+    private boolean waitingAdmission;
+    /** The current (or just refused) request holds an admission slot. */
+    private boolean holdsSlot;
+
+    private boolean countedConnection;
+    private boolean overConnectionCap;
+    private final Runnable admissionWakeUp = () -> ctx.executor().execute(this::admissionWakeUp);
 
     S3ChannelHandler(HttpServer.Services services) {
         this.services = services;
@@ -64,6 +73,13 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        countedConnection = true;
+        overConnectionCap = !services.admission().connectionOpened();
+        ctx.fireChannelActive();
     }
 
     @Override
@@ -82,7 +98,26 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
 
     private void handle(HttpObject obj) {
         if (obj instanceof HttpRequest req) {
-            startRequest(req);
+            if (!req.decoderResult().isFailure() && !overConnectionCap) {
+                Admission.Decision d = services.admission().admit(admissionWakeUp, waitingAdmission);
+                if (d == Admission.Decision.WAIT) {
+                    waitingAdmission = true;
+                    pending.addFirst(obj);
+                    updateAutoRead();
+                    return;
+                }
+                waitingAdmission = false;
+                if (d == Admission.Decision.REFUSED) {
+                    refuseEarly(req, slowDown("Too many requests are waiting; please retry."));
+                } else {
+                    holdsSlot = true;
+                    startRequest(req);
+                }
+            } else if (overConnectionCap) {
+                refuseEarly(req, slowDown("Too many open connections; please retry."));
+            } else {
+                startRequest(req);
+            }
         }
         if (obj instanceof HttpContent content) {
             boolean last = content instanceof LastHttpContent;
@@ -105,6 +140,32 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    private static S3Exception slowDown(String message) {
+        return new S3Exception(S3ErrorCode.SlowDown, message).withHeader("Retry-After", "1");
+    }
+
+    /** Refuses a request before it is parsed, closing the connection afterwards; its content is dropped. */
+    private void refuseEarly(HttpRequest req, S3Exception e) {
+        String requestId = services.ids().next();
+        refuse(e, "/", requestId, req.method().name().equals("HEAD"), true);
+    }
+
+    /** Event loop: an admission slot may be free. */
+    private void admissionWakeUp() {
+        if (!waitingAdmission || closing) {
+            services.admission().wakeUpPassedOn();
+            return;
+        }
+        drainPending();
+    }
+
+    private void releaseSlot() {
+        if (holdsSlot) {
+            holdsSlot = false;
+            services.admission().release();
+        }
+    }
+
     private void startRequest(HttpRequest req) {
         String requestId = services.ids().next();
         boolean keepAlive = HttpUtil.isKeepAlive(req);
@@ -122,9 +183,10 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
         }
         String resource = req.uri();
         try {
-            ParsedRequest p = ParsedRequest.parse(req);
+            ParsedRequest p = ParsedRequest.parse(req, services.domain());
             resource = p.resource();
             AuthResult auth = services.verifier().verify(p.method(), p.rawPath(), p.rawQuery(), p.headers());
+            RequestLimits.check(p);
             Exchange[] self = new Exchange[1];
             BodyStream body = new BodyStream(() -> ctx.executor().execute(() -> bodyDrained(self[0])));
             PayloadVerification.VerifiedBody verified =
@@ -133,7 +195,7 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                     p.method(),
                     p.bucket(),
                     p.key(),
-                    p.query(),
+                    p.operationQuery(),
                     p.headers(),
                     auth,
                     verified.stream(),
@@ -157,6 +219,7 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
             services.workers().execute(ex);
         } catch (RuntimeException e) {
             current = null;
+            releaseSlot();
             refuse(ErrorMapper.map(e), resource, requestId, head, hasBody || !keepAlive);
         }
     }
@@ -192,6 +255,7 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
         if (current == ex) {
             current = null;
             bodyPaused = false;
+            releaseSlot();
         }
         if (close) {
             closing = true;
@@ -199,8 +263,16 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
             updateAutoRead();
             return;
         }
+        drainPending();
+    }
+
+    /** Replays held messages until one must wait (a response in progress, admission) or none is left. */
+    private void drainPending() {
         while (!pending.isEmpty() && !closing && (current == null || !current.requestBodyDone)) {
             handle(pending.poll());
+            if (waitingAdmission) {
+                break;
+            }
         }
         updateAutoRead();
     }
@@ -228,6 +300,14 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closing = true;
+        if (countedConnection) {
+            countedConnection = false;
+            services.admission().connectionClosed();
+        }
+        if (waitingAdmission) {
+            waitingAdmission = false;
+            services.admission().abandonWait();
+        }
         if (current != null) {
             current.body.fail(new IOException("connection closed by the client"));
         }

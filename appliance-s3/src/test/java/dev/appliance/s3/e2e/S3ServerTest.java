@@ -389,7 +389,7 @@ class S3ServerTest {
     void raw_unknownSubresource_isNotImplemented() throws Exception {
         S3Client s3 = client("default");
         String bucket = newBucket(s3);
-        String resp = raw(signed("GET", "/" + bucket, "tagging", ""));
+        String resp = raw(signed("GET", "/" + bucket, "policy", ""));
         assertThat(resp).startsWith("HTTP/1.1 501").contains("<Code>NotImplemented</Code>");
     }
 

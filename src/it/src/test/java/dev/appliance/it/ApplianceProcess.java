@@ -41,7 +41,7 @@ public final class ApplianceProcess implements AutoCloseable {
 
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration STOP_GRACE = Duration.ofSeconds(10);
-    private static final Pattern S3_LINE = Pattern.compile("(?m)^S3 API:\\s+(http://\\S+)\\s*$");
+    private static final Pattern S3_LINE = Pattern.compile("(?m)^S3 API:\\s+(https?://\\S+)\\s*$");
     private static final Pattern CONSOLE_LINE = Pattern.compile("(?m)^Console:\\s+(http://\\S+)\\s*$");
     private static final Pattern ROOT_USER_LINE = Pattern.compile("(?m)^  RootUser:\\s+(\\S+)\\s*$");
     private static final Pattern ROOT_PASSWORD_LINE = Pattern.compile("(?m)^  RootPassword:\\s+(\\S+)\\s*$");
@@ -66,6 +66,7 @@ public final class ApplianceProcess implements AutoCloseable {
     private final Path configDir;
     private final Map<String, String> env;
     private final List<Path> drives = new ArrayList<>();
+    private final List<String> extraArgs = new ArrayList<>();
 
     private Process process;
     private int runs;
@@ -107,6 +108,26 @@ public final class ApplianceProcess implements AutoCloseable {
     /** A process without credential variables: it generates (first start) or loads (restart) its credentials. */
     public static ApplianceProcess withGeneratedCredentials(Path workDir) {
         return new ApplianceProcess(workDir, Map.of());
+    }
+
+    /** Adds server flags (e.g. {@code --certs-dir DIR}, {@code --domain NAME}) to every later start. */
+    public ApplianceProcess withArgs(String... args) {
+        extraArgs.addAll(List.of(args));
+        return this;
+    }
+
+    /** The java command that runs the appliance jar with {@code args} (for other subcommands, e.g. certs). */
+    public static List<String> jarCommand(String... args) {
+        String java = System.getProperty(
+                "appliance.java",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        String jar = System.getProperty("appliance.jar");
+        assertThat(jar)
+                .as("system property appliance.jar (set by the failsafe configuration)")
+                .isNotBlank();
+        List<String> cmd = new ArrayList<>(List.of(java, "-jar", jar));
+        cmd.addAll(List.of(args));
+        return cmd;
     }
 
     /** Starts on the drives {@code <workDir>/disk{1...4}} (the process expands the ellipsis) and waits until ready. */
@@ -211,6 +232,7 @@ public final class ApplianceProcess implements AutoCloseable {
                 "--console-address",
                 "127.0.0.1:0",
                 "--allow-root-drives"));
+        cmd.addAll(extraArgs);
         cmd.addAll(driveArgs);
         runs++;
         stdoutFile = workDir.resolve("logs").resolve("run" + runs + ".stdout.log");

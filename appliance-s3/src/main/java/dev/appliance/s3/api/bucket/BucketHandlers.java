@@ -13,9 +13,17 @@ import dev.appliance.s3.xml.XmlElement;
 import dev.appliance.s3.xml.XmlReader;
 import dev.appliance.s3.xml.XmlWriter;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.List;
 
 /** Bucket operations: ListBuckets, CreateBucket, HeadBucket, DeleteBucket, GetBucketLocation, bucket versioning. */
 public final class BucketHandlers {
+    /** The largest ListBuckets page (and the default when {@code max-buckets} is absent). */
+    static final int MAX_BUCKETS_PAGE = 10_000;
+
     private final ObjectStore store;
     private final String region;
 
@@ -24,21 +32,70 @@ public final class BucketHandlers {
         this.region = region;
     }
 
+    /** ListBuckets: all buckets, or a page with {@code max-buckets} (1..10000), {@code continuation-token}, {@code prefix}. */
     public S3Response listBuckets(S3Request r) {
         Owner owner = Owner.of(r.auth().accessKey());
+        String prefix = r.param("prefix");
+        String maxParam = r.param("max-buckets");
+        int max = MAX_BUCKETS_PAGE;
+        if (maxParam != null) {
+            try {
+                max = Integer.parseInt(maxParam);
+            } catch (NumberFormatException e) {
+                max = -1;
+            }
+            if (max < 1 || max > MAX_BUCKETS_PAGE) {
+                throw new S3Exception(
+                        S3ErrorCode.InvalidArgument, "max-buckets must be between 1 and " + MAX_BUCKETS_PAGE + ".");
+            }
+        }
+        String after = null;
+        String token = r.param("continuation-token");
+        if (token != null) {
+            try {
+                after = new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException e) {
+                throw new S3Exception(S3ErrorCode.InvalidArgument, "The continuation token provided is incorrect.");
+            }
+        }
+        List<BucketInfo> all = new ArrayList<>(store.listBuckets());
+        all.sort(Comparator.comparing(BucketInfo::name));
+        List<BucketInfo> page = new ArrayList<>();
+        boolean truncated = false;
+        for (BucketInfo b : all) {
+            if ((prefix != null && !b.name().startsWith(prefix))
+                    || (after != null && b.name().compareTo(after) <= 0)) {
+                continue;
+            }
+            if (page.size() == max) {
+                truncated = true;
+                break;
+            }
+            page.add(b);
+        }
         XmlWriter x = new XmlWriter().startDocument("ListAllMyBucketsResult");
         x.start("Owner")
                 .element("ID", owner.id())
                 .element("DisplayName", owner.displayName())
                 .end();
         x.start("Buckets");
-        for (BucketInfo b : store.listBuckets()) {
+        for (BucketInfo b : page) {
             x.start("Bucket")
                     .element("Name", b.name())
                     .element("CreationDate", b.created())
+                    .element("BucketRegion", region)
                     .end();
         }
         x.end();
+        if (truncated) {
+            String next = page.getLast().name();
+            x.element(
+                    "ContinuationToken",
+                    Base64.getUrlEncoder().withoutPadding().encodeToString(next.getBytes(StandardCharsets.UTF_8)));
+        }
+        if (prefix != null) {
+            x.element("Prefix", prefix);
+        }
         return S3Response.xml(x.toBytes());
     }
 

@@ -122,7 +122,7 @@ public final class ObjectHandlers {
         }
         if (userBytes > MAX_USER_METADATA) {
             throw new S3Exception(
-                    S3ErrorCode.InvalidArgument,
+                    S3ErrorCode.MetadataTooLarge,
                     "Your metadata headers exceed the maximum allowed metadata size (" + MAX_USER_METADATA + ").");
         }
         for (String name : STORED_HEADERS) {
