@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.appliance.core.ObjectStore;
 import dev.appliance.s3.api.bucket.BucketHandlers;
 import dev.appliance.s3.api.bucket.ListingHandlers;
+import dev.appliance.s3.api.object.DeleteObjects;
 import dev.appliance.s3.api.object.ObjectHandlers;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.error.S3ErrorCode;
@@ -15,7 +16,7 @@ import java.util.Set;
 /**
  * Routes a request to its operation, asks the {@link Authorizer}, runs the handler. Routing is by method, by whether
  * a bucket and key are addressed, and by sub-resource query parameters; a parameter this endpoint does not know (e.g.
- * {@code ?uploads}, {@code ?tagging}, {@code ?delete}) means an operation that is not implemented, and is answered
+ * {@code ?uploads}, {@code ?tagging}) means an operation that is not implemented, and is answered
  * {@code NotImplemented} rather than served as something else.
  */
 public final class S3Dispatcher {
@@ -34,7 +35,9 @@ public final class S3Dispatcher {
         PUT_OBJECT("s3:PutObject"),
         GET_OBJECT("s3:GetObject"),
         HEAD_OBJECT("s3:GetObject"),
-        DELETE_OBJECT("s3:DeleteObject");
+        DELETE_OBJECT("s3:DeleteObject"),
+        /** Authorized per key by the handler ({@code s3:DeleteObject} / {@code s3:DeleteObjectVersion}). */
+        DELETE_OBJECTS("s3:DeleteObject");
 
         private final String action;
 
@@ -64,7 +67,7 @@ public final class S3Dispatcher {
             "key-marker",
             "version-id-marker",
             "x-id");
-    private static final Set<String> BUCKET_SUBRESOURCES = Set.of("versioning", "versions", "location");
+    private static final Set<String> BUCKET_SUBRESOURCES = Set.of("versioning", "versions", "location", "delete");
     private static final Set<String> OBJECT_PARAMS = Set.of(
             "versionId",
             "x-id",
@@ -79,6 +82,7 @@ public final class S3Dispatcher {
     private final BucketHandlers buckets;
     private final ListingHandlers listings;
     private final ObjectHandlers objects;
+    private final DeleteObjects deleteObjects;
 
     public S3Dispatcher(ObjectStore store, Authorizer authorizer, String region) {
         requireNonNull(store, "store");
@@ -86,6 +90,7 @@ public final class S3Dispatcher {
         this.buckets = new BucketHandlers(store, region);
         this.listings = new ListingHandlers(store);
         this.objects = new ObjectHandlers(store);
+        this.deleteObjects = new DeleteObjects(store, authorizer);
     }
 
     /** The operation a request addresses; {@code NotImplemented} for anything else. */
@@ -109,6 +114,12 @@ public final class S3Dispatcher {
                     case "PUT" -> Operation.PUT_BUCKET_VERSIONING;
                     default -> throw notImplemented(m + " ?versioning");
                 };
+            }
+            if (r.hasParam("delete")) {
+                if (m.equals("POST")) {
+                    return Operation.DELETE_OBJECTS;
+                }
+                throw notImplemented(m + " ?delete");
             }
             if (r.hasParam("versions") && m.equals("GET")) {
                 return Operation.LIST_OBJECT_VERSIONS;
@@ -159,7 +170,7 @@ public final class S3Dispatcher {
     public S3Response dispatch(S3Request r) throws IOException {
         Operation op = route(r);
         String action = op.action(r.param("versionId") != null);
-        if (!authorizer.allowed(r.auth().accessKey(), action, r.bucket(), r.key())) {
+        if (op != Operation.DELETE_OBJECTS && !authorizer.allowed(r.auth().accessKey(), action, r.bucket(), r.key())) {
             throw new S3Exception(S3ErrorCode.AccessDenied);
         }
         return switch (op) {
@@ -177,6 +188,7 @@ public final class S3Dispatcher {
             case GET_OBJECT -> objects.get(r, false);
             case HEAD_OBJECT -> objects.get(r, true);
             case DELETE_OBJECT -> objects.delete(r);
+            case DELETE_OBJECTS -> deleteObjects.handle(r);
         };
     }
 

@@ -13,7 +13,7 @@ import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
 
 /**
- * Parses small S3 request bodies (versioning configuration, bucket configuration) into {@link XmlElement}s with the
+ * Parses small S3 request bodies (versioning configuration, bucket configuration, DeleteObjects) into {@link XmlElement}s with the
  * JDK's StAX parser, hardened: DTDs are not supported and any DOCTYPE is refused, external entities are off, so XXE and
  * entity-expansion payloads cannot work. Elements must be in S3's namespace or in none. Anything else is {@code
  * MalformedXML}.
@@ -23,6 +23,9 @@ public final class XmlReader {
     public static final int MAX_BODY = 64 * 1024;
 
     private static final int MAX_DEPTH = 16;
+    /** Above any body this reader accepts (one expansion yields at least one character of a body byte's worth). */
+    private static final int ENTITY_LIMIT = 64 * 1024 * 1024;
+
     private static final XMLInputFactory FACTORY = newFactory();
 
     private XmlReader() {}
@@ -34,13 +37,25 @@ public final class XmlReader {
         f.setProperty(XMLInputFactory.IS_REPLACING_ENTITY_REFERENCES, false);
         f.setProperty(XMLInputFactory.IS_COALESCING, true);
         f.setProperty(XMLInputFactory.IS_NAMESPACE_AWARE, true);
+        // With DTDs refused, the only references left are the predefined entities (&amp; ...) and character
+        // references, which the body size bounds; the JDK's default limits on them (100,000 characters) would refuse a
+        // legitimate DeleteObjects body of long escaped keys.
+        for (String limit : List.of(
+                "jdk.xml.entityExpansionLimit", "jdk.xml.maxGeneralEntitySizeLimit", "jdk.xml.totalEntitySizeLimit")) {
+            f.setProperty(limit, String.valueOf(ENTITY_LIMIT));
+        }
         return f;
     }
 
-    /** The document's root element. */
+    /** The document's root element; bodies over {@link #MAX_BODY} are refused. */
     public static XmlElement parse(byte[] body) {
-        if (body.length > MAX_BODY) {
-            throw malformed("body larger than " + MAX_BODY + " bytes");
+        return parse(body, MAX_BODY);
+    }
+
+    /** The document's root element; bodies over {@code maxBody} bytes are refused. */
+    public static XmlElement parse(byte[] body, int maxBody) {
+        if (body.length > maxBody) {
+            throw malformed("body larger than " + maxBody + " bytes");
         }
         XMLStreamReader r = null;
         try {
@@ -118,7 +133,8 @@ public final class XmlReader {
         }
 
         XmlElement build() {
-            return new XmlElement(name, text.toString().strip(), children);
+            String raw = text.toString();
+            return new XmlElement(name, raw.strip(), raw, children);
         }
     }
 }
