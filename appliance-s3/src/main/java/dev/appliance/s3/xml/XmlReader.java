@@ -2,7 +2,11 @@ package dev.appliance.s3.xml;
 
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
-import java.io.ByteArrayInputStream;
+import java.io.StringReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -59,7 +63,7 @@ public final class XmlReader {
         }
         XMLStreamReader r = null;
         try {
-            r = FACTORY.createXMLStreamReader(new ByteArrayInputStream(body));
+            r = FACTORY.createXMLStreamReader(new StringReader(utf8(body)));
             Deque<Builder> stack = new ArrayDeque<>();
             XmlElement root = null;
             while (r.hasNext()) {
@@ -116,6 +120,24 @@ public final class XmlReader {
                     // nothing held beyond the byte array
                 }
             }
+        }
+    }
+
+    /**
+     * The body as text: S3 bodies are UTF-8 (a leading byte order mark is dropped). Decoding here, strictly, rather than
+     * in the parser keeps the JDK parser from printing its own report of bad bytes to stderr.
+     */
+    private static String utf8(byte[] body) {
+        try {
+            String text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(body))
+                    .toString();
+            return text.startsWith("\uFEFF") ? text.substring(1) : text;
+        } catch (CharacterCodingException e) {
+            throw malformed("the body is not UTF-8");
         }
     }
 
