@@ -8,6 +8,7 @@ import dev.appliance.s3.api.bucket.ListingHandlers;
 import dev.appliance.s3.api.multipart.MultipartHandlers;
 import dev.appliance.s3.api.object.AttributesHandler;
 import dev.appliance.s3.api.object.CopyObjectHandler;
+import dev.appliance.s3.api.object.DeleteObjects;
 import dev.appliance.s3.api.object.ObjectHandlers;
 import dev.appliance.s3.api.object.TaggingHandlers;
 import dev.appliance.s3.auth.Authorizer;
@@ -19,7 +20,7 @@ import java.util.Set;
 /**
  * Routes a request to its operation, asks the {@link Authorizer}, runs the handler. Routing is by method, by whether
  * a bucket and key are addressed, and by sub-resource query parameters; a parameter this endpoint does not know (e.g.
- * {@code ?uploads}, {@code ?tagging}, {@code ?delete}) means an operation that is not implemented, and is answered
+ * {@code ?uploads}, {@code ?tagging}) means an operation that is not implemented, and is answered
  * {@code NotImplemented} rather than served as something else.
  */
 public final class S3Dispatcher {
@@ -52,7 +53,9 @@ public final class S3Dispatcher {
         GET_OBJECT_ATTRIBUTES("s3:GetObjectAttributes"),
         PUT_BUCKET_TAGGING("s3:PutBucketTagging"),
         GET_BUCKET_TAGGING("s3:GetBucketTagging"),
-        DELETE_BUCKET_TAGGING("s3:PutBucketTagging");
+        DELETE_BUCKET_TAGGING("s3:PutBucketTagging"),
+        /** Authorized per key by the handler ({@code s3:DeleteObject} / {@code s3:DeleteObjectVersion}). */
+        DELETE_OBJECTS("s3:DeleteObject");
 
         private final String action;
 
@@ -85,7 +88,7 @@ public final class S3Dispatcher {
             "max-uploads",
             "x-id");
     private static final Set<String> BUCKET_SUBRESOURCES =
-            Set.of("versioning", "versions", "location", "uploads", "tagging");
+            Set.of("versioning", "versions", "location", "uploads", "tagging", "delete");
     private static final Set<String> OBJECT_PARAMS = Set.of(
             "versionId",
             "tagging",
@@ -111,6 +114,7 @@ public final class S3Dispatcher {
     private final MultipartHandlers multipart;
     private final TaggingHandlers tagging;
     private final AttributesHandler attributes;
+    private final DeleteObjects deleteObjects;
 
     public S3Dispatcher(ObjectStore store, Authorizer authorizer, String region) {
         requireNonNull(store, "store");
@@ -122,6 +126,7 @@ public final class S3Dispatcher {
         this.multipart = new MultipartHandlers(store);
         this.tagging = new TaggingHandlers(store);
         this.attributes = new AttributesHandler(store);
+        this.deleteObjects = new DeleteObjects(store, authorizer);
     }
 
     /** The operation a request addresses; {@code NotImplemented} for anything else. */
@@ -145,6 +150,12 @@ public final class S3Dispatcher {
                     case "PUT" -> Operation.PUT_BUCKET_VERSIONING;
                     default -> throw notImplemented(m + " ?versioning");
                 };
+            }
+            if (r.hasParam("delete")) {
+                if (m.equals("POST")) {
+                    return Operation.DELETE_OBJECTS;
+                }
+                throw notImplemented(m + " ?delete");
             }
             if (r.hasParam("versions") && m.equals("GET")) {
                 return Operation.LIST_OBJECT_VERSIONS;
@@ -236,7 +247,7 @@ public final class S3Dispatcher {
     public S3Response dispatch(S3Request r) throws IOException {
         Operation op = route(r);
         String action = op.action(r.param("versionId") != null);
-        if (!authorizer.allowed(r.auth().accessKey(), action, r.bucket(), r.key())) {
+        if (op != Operation.DELETE_OBJECTS && !authorizer.allowed(r.auth().accessKey(), action, r.bucket(), r.key())) {
             throw new S3Exception(S3ErrorCode.AccessDenied);
         }
         return switch (op) {
@@ -268,6 +279,7 @@ public final class S3Dispatcher {
             case PUT_BUCKET_TAGGING -> tagging.putBucketTags(r);
             case GET_BUCKET_TAGGING -> tagging.getBucketTags(r);
             case DELETE_BUCKET_TAGGING -> tagging.deleteBucketTags(r);
+            case DELETE_OBJECTS -> deleteObjects.handle(r);
         };
     }
 

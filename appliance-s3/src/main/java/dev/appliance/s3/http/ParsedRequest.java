@@ -57,6 +57,9 @@ record ParsedRequest(
         } else if (!path.isEmpty()) {
             int slash = path.indexOf('/');
             bucket = slash < 0 ? path : path.substring(0, slash);
+            if (bucket.isEmpty()) {
+                throw new S3Exception(S3ErrorCode.InvalidURI, "Could not parse the specified URI: empty bucket name.");
+            }
             key = slash < 0 ? null : path.substring(slash + 1);
             if (key != null && key.isEmpty()) {
                 key = null;

@@ -2,7 +2,11 @@ package dev.appliance.s3.xml;
 
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
-import java.io.ByteArrayInputStream;
+import java.io.StringReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -13,7 +17,7 @@ import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
 
 /**
- * Parses small S3 request bodies (versioning configuration, bucket configuration) into {@link XmlElement}s with the
+ * Parses small S3 request bodies (versioning configuration, bucket configuration, DeleteObjects) into {@link XmlElement}s with the
  * JDK's StAX parser, hardened: DTDs are not supported and any DOCTYPE is refused, external entities are off, so XXE and
  * entity-expansion payloads cannot work. Elements must be in S3's namespace or in none. Anything else is {@code
  * MalformedXML}.
@@ -23,6 +27,9 @@ public final class XmlReader {
     public static final int MAX_BODY = 64 * 1024;
 
     private static final int MAX_DEPTH = 16;
+    /** Above any body this reader accepts (one expansion yields at least one character of a body byte's worth). */
+    private static final int ENTITY_LIMIT = 64 * 1024 * 1024;
+
     private static final XMLInputFactory FACTORY = newFactory();
 
     private XmlReader() {}
@@ -34,17 +41,29 @@ public final class XmlReader {
         f.setProperty(XMLInputFactory.IS_REPLACING_ENTITY_REFERENCES, false);
         f.setProperty(XMLInputFactory.IS_COALESCING, true);
         f.setProperty(XMLInputFactory.IS_NAMESPACE_AWARE, true);
+        // With DTDs refused, the only references left are the predefined entities (&amp; ...) and character
+        // references, which the body size bounds; the JDK's default limits on them (100,000 characters) would refuse a
+        // legitimate DeleteObjects body of long escaped keys.
+        for (String limit : List.of(
+                "jdk.xml.entityExpansionLimit", "jdk.xml.maxGeneralEntitySizeLimit", "jdk.xml.totalEntitySizeLimit")) {
+            f.setProperty(limit, String.valueOf(ENTITY_LIMIT));
+        }
         return f;
     }
 
-    /** The document's root element. */
+    /** The document's root element; bodies over {@link #MAX_BODY} are refused. */
     public static XmlElement parse(byte[] body) {
-        if (body.length > MAX_BODY) {
-            throw malformed("body larger than " + MAX_BODY + " bytes");
+        return parse(body, MAX_BODY);
+    }
+
+    /** The document's root element; bodies over {@code maxBody} bytes are refused. */
+    public static XmlElement parse(byte[] body, int maxBody) {
+        if (body.length > maxBody) {
+            throw malformed("body larger than " + maxBody + " bytes");
         }
         XMLStreamReader r = null;
         try {
-            r = FACTORY.createXMLStreamReader(new ByteArrayInputStream(body));
+            r = FACTORY.createXMLStreamReader(new StringReader(utf8(body)));
             Deque<Builder> stack = new ArrayDeque<>();
             XmlElement root = null;
             while (r.hasNext()) {
@@ -104,6 +123,24 @@ public final class XmlReader {
         }
     }
 
+    /**
+     * The body as text: S3 bodies are UTF-8 (a leading byte order mark is dropped). Decoding here, strictly, rather than
+     * in the parser keeps the JDK parser from printing its own report of bad bytes to stderr.
+     */
+    private static String utf8(byte[] body) {
+        try {
+            String text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(body))
+                    .toString();
+            return text.startsWith("\uFEFF") ? text.substring(1) : text;
+        } catch (CharacterCodingException e) {
+            throw malformed("the body is not UTF-8");
+        }
+    }
+
     private static S3Exception malformed(String why) {
         return new S3Exception(S3ErrorCode.MalformedXML, S3ErrorCode.MalformedXML.defaultMessage() + " (" + why + ")");
     }
@@ -118,7 +155,8 @@ public final class XmlReader {
         }
 
         XmlElement build() {
-            return new XmlElement(name, text.toString().strip(), children);
+            String raw = text.toString();
+            return new XmlElement(name, raw.strip(), raw, children);
         }
     }
 }

@@ -49,6 +49,26 @@ class XmlTest {
         assertMalformed("<!DOCTYPE V SYSTEM \"http://example.invalid/x.dtd\"><V/>");
     }
 
+    @Test
+    void reader_bodiesAreUtf8_withOptionalByteOrderMark() {
+        byte[] bom = bytes("\uFEFF<V><Status>Enabled €</Status></V>");
+        assertThat(bom[0]).isEqualTo((byte) 0xEF);
+        assertThat(XmlReader.parse(bom).childText("Status")).contains("Enabled €");
+        byte[] latin1 = "<V><Status>caf\u00e9</Status></V>".getBytes(StandardCharsets.ISO_8859_1);
+        assertThatThrownBy(() -> XmlReader.parse(latin1))
+                .isInstanceOf(S3Exception.class)
+                .hasMessageContaining("not UTF-8");
+    }
+
+    @Test
+    void reader_keepsRawTextBesideStrippedText() {
+        XmlElement key = XmlReader.parse(bytes("<D><Key>  a b \t</Key></D>"))
+                .child("Key")
+                .orElseThrow();
+        assertThat(key.text()).isEqualTo("a b");
+        assertThat(key.rawText()).isEqualTo("  a b \t");
+    }
+
     private static void assertMalformed(String xml) {
         assertThatThrownBy(() -> XmlReader.parse(bytes(xml)))
                 .isInstanceOf(S3Exception.class)
