@@ -69,4 +69,26 @@ final class DriveCalls {
         }
         return outcomes;
     }
+
+    /**
+     * Fails with {@link dev.appliance.core.ErrorKind#WRITE_QUORUM} (or {@code STORAGE_FULL} when drives are full) unless
+     * at least {@code quorum} of {@code outcomes} succeeded.
+     */
+    static void requireQuorum(List<? extends Outcome<?>> outcomes, int quorum, String what) {
+        int ok = 0;
+        Throwable first = null;
+        for (var o : outcomes) {
+            if (o.ok()) {
+                ok++;
+            } else if (first == null) {
+                first = o.error();
+            }
+        }
+        if (ok < quorum) {
+            boolean full = first != null && ErasureSet.isDiskFull(first);
+            throw new dev.appliance.core.StorageException(
+                    full ? dev.appliance.core.ErrorKind.STORAGE_FULL : dev.appliance.core.ErrorKind.WRITE_QUORUM,
+                    what + " reached " + ok + " drive(s), " + quorum + " needed" + (first == null ? "" : ": " + first));
+        }
+    }
 }

@@ -212,22 +212,7 @@ public final class ErasureObjectStore implements ObjectStore {
     }
 
     private void requireMajority(List<? extends DriveCalls.Outcome<?>> outcomes, String what) {
-        int ok = 0;
-        Throwable first = null;
-        for (var o : outcomes) {
-            if (o.ok()) {
-                ok++;
-            } else if (first == null) {
-                first = o.error();
-            }
-        }
-        int quorum = allDrives.size() / 2 + 1;
-        if (ok < quorum) {
-            boolean full = first != null && ErasureSet.isDiskFull(first);
-            throw new StorageException(
-                    full ? ErrorKind.STORAGE_FULL : ErrorKind.WRITE_QUORUM,
-                    what + ": reached " + ok + " drives, " + quorum + " needed" + (first == null ? "" : ": " + first));
-        }
+        DriveCalls.requireQuorum(outcomes, allDrives.size() / 2 + 1, what);
     }
 
     @Override

@@ -96,7 +96,7 @@ final class MultipartUploads {
             drive.writeDurably(uploadDir(drive, bucket, key, uploadId).resolve("upload.json"), json);
             return null;
         });
-        requireQuorum(outcomes, set.layout(set.data, set.parity).writeQuorum(), "create multipart upload");
+        DriveCalls.requireQuorum(outcomes, set.layout(set.data, set.parity).writeQuorum(), "create multipart upload");
         return uploadId;
     }
 
@@ -176,7 +176,7 @@ final class MultipartUploads {
                         counted.add(outcomes.get(i));
                     }
                 }
-                requireQuorum(counted, writeQuorum, "upload part " + partNumber);
+                DriveCalls.requireQuorum(counted, writeQuorum, "upload part " + partNumber);
             }
             return new UploadedPart(partNumber, part.etag(), part.size(), Instant.ofEpochMilli(part.modTimeMillis()));
         } finally {
@@ -392,24 +392,6 @@ final class MultipartUploads {
             }
         }
         return new ArrayList<>(found.values());
-    }
-
-    private static void requireQuorum(List<? extends Outcome<?>> outcomes, int quorum, String what) {
-        int ok = 0;
-        Throwable first = null;
-        for (var o : outcomes) {
-            if (o.ok()) {
-                ok++;
-            } else if (first == null) {
-                first = o.error();
-            }
-        }
-        if (ok < quorum) {
-            boolean full = first != null && ErasureSet.isDiskFull(first);
-            throw new StorageException(
-                    full ? ErrorKind.STORAGE_FULL : ErrorKind.WRITE_QUORUM,
-                    what + " reached " + ok + " drive(s), " + quorum + " needed" + (first == null ? "" : ": " + first));
-        }
     }
 
     private static StorageException noSuchUpload() {

@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.appliance.core.ObjectStore;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.s3.S3Server;
-import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.SigV4;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -14,7 +12,6 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.ZoneOffset;
@@ -24,7 +21,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.zip.CRC32;
 import org.junit.jupiter.api.AfterAll;
@@ -67,20 +63,12 @@ class DeleteObjectsServerTest {
 
     @BeforeAll
     static void start() throws Exception {
-        List<Path> dirs = new ArrayList<>();
-        for (int i = 1; i <= 4; i++) {
-            dirs.add(Files.createDirectories(drives.resolve("drive" + i)));
-        }
-        store = ObjectStore.open(StoreConfig.of(dirs));
-        server = S3Server.start(
-                store,
-                new S3ServerConfig(
-                        "127.0.0.1",
-                        0,
-                        null,
-                        ak -> AK.equals(ak) ? Optional.of(SK) : Optional.empty(),
-                        (ak, action, bucket, key) ->
-                                key == null || !key.startsWith(PROTECTED) || !action.startsWith("s3:DeleteObject")));
+        TestServer started = TestServer.start(
+                drives,
+                (ak, action, bucket, key) ->
+                        key == null || !key.startsWith(PROTECTED) || !action.startsWith("s3:DeleteObject"));
+        store = started.store();
+        server = started.server();
         s3 = client(RequestChecksumCalculation.WHEN_SUPPORTED);
         whenRequired = client(RequestChecksumCalculation.WHEN_REQUIRED);
     }

@@ -3,9 +3,7 @@ package dev.appliance.s3.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.appliance.core.ObjectStore;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.s3.S3Server;
-import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.SigV4;
 import dev.appliance.s3.auth.UriEncoding;
@@ -15,14 +13,12 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -69,19 +65,9 @@ class ListingServerTest {
 
     @BeforeAll
     static void start() throws Exception {
-        List<Path> dirs = new ArrayList<>();
-        for (int i = 1; i <= 4; i++) {
-            dirs.add(Files.createDirectories(drives.resolve("drive" + i)));
-        }
-        store = ObjectStore.open(StoreConfig.of(dirs));
-        server = S3Server.start(
-                store,
-                new S3ServerConfig(
-                        "127.0.0.1",
-                        0,
-                        null,
-                        ak -> AK.equals(ak) ? Optional.of(SK) : Optional.empty(),
-                        Authorizer.allowAll()));
+        TestServer started = TestServer.start(drives, Authorizer.allowAll());
+        store = started.store();
+        server = started.server();
         s3 = S3Client.builder()
                 .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
                 .region(Region.US_EAST_1)

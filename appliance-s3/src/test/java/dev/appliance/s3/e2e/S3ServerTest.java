@@ -4,9 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.appliance.core.ObjectStore;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.s3.S3Server;
-import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.SigV4;
 import java.io.ByteArrayOutputStream;
@@ -15,7 +13,6 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -23,7 +20,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -70,19 +66,9 @@ class S3ServerTest {
 
     @BeforeAll
     static void start() throws Exception {
-        List<Path> dirs = new ArrayList<>();
-        for (int i = 1; i <= 4; i++) {
-            dirs.add(Files.createDirectories(drives.resolve("drive" + i)));
-        }
-        store = ObjectStore.open(StoreConfig.of(dirs));
-        server = S3Server.start(
-                store,
-                new S3ServerConfig(
-                        "127.0.0.1",
-                        0,
-                        null,
-                        ak -> AK.equals(ak) ? Optional.of(SK) : Optional.empty(),
-                        Authorizer.allowAll()));
+        TestServer started = TestServer.start(drives, Authorizer.allowAll());
+        store = started.store();
+        server = started.server();
     }
 
     @AfterAll

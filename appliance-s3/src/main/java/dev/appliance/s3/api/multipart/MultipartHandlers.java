@@ -185,14 +185,7 @@ public final class MultipartHandlers {
         Owner owner = Owner.of(r.auth().accessKey());
         XmlWriter x = new XmlWriter().startDocument("ListPartsResult");
         x.element("Bucket", r.bucket()).element("Key", r.key()).element("UploadId", uploadId);
-        x.start("Initiator")
-                .element("ID", owner.id())
-                .element("DisplayName", owner.displayName())
-                .end();
-        x.start("Owner")
-                .element("ID", owner.id())
-                .element("DisplayName", owner.displayName())
-                .end();
+        initiatorAndOwner(x, owner);
         x.element("StorageClass", "STANDARD").element("PartNumberMarker", marker);
         if (!parts.isEmpty()) {
             x.element("NextPartNumberMarker", parts.getLast().partNumber());
@@ -247,14 +240,7 @@ public final class MultipartHandlers {
         x.element("MaxUploads", max).element("IsTruncated", truncated);
         for (MultipartUpload u : page) {
             x.start("Upload").element("Key", Params.encodeIf(url, u.key())).element("UploadId", u.uploadId());
-            x.start("Initiator")
-                    .element("ID", owner.id())
-                    .element("DisplayName", owner.displayName())
-                    .end();
-            x.start("Owner")
-                    .element("ID", owner.id())
-                    .element("DisplayName", owner.displayName())
-                    .end();
+            initiatorAndOwner(x, owner);
             x.element("StorageClass", "STANDARD")
                     .element("Initiated", u.initiated())
                     .end();
@@ -277,5 +263,17 @@ public final class MultipartHandlers {
             // answered below
         }
         throw new S3Exception(S3ErrorCode.InvalidArgument, "Invalid value for " + name + ": " + v);
+    }
+
+    /** The root user both initiated and owns every upload. */
+    private static void initiatorAndOwner(XmlWriter x, Owner owner) {
+        x.start("Initiator")
+                .element("ID", owner.id())
+                .element("DisplayName", owner.displayName())
+                .end();
+        x.start("Owner")
+                .element("ID", owner.id())
+                .element("DisplayName", owner.displayName())
+                .end();
     }
 }

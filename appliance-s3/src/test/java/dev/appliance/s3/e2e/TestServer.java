@@ -1,0 +1,35 @@
+package dev.appliance.s3.e2e;
+
+import dev.appliance.core.ObjectStore;
+import dev.appliance.core.StoreConfig;
+import dev.appliance.s3.S3Server;
+import dev.appliance.s3.S3ServerConfig;
+import dev.appliance.s3.auth.Authorizer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** A real S3 server over a real erasure-coded store on four drive directories, shared by this module's e2e tests. */
+record TestServer(ObjectStore store, S3Server server) {
+    static final String ACCESS_KEY = "root";
+    static final String SECRET_KEY = "root-secret-key-123";
+
+    static TestServer start(Path root, Authorizer authorizer) throws Exception {
+        List<Path> dirs = new ArrayList<>();
+        for (int i = 1; i <= 4; i++) {
+            dirs.add(Files.createDirectories(root.resolve("drive" + i)));
+        }
+        ObjectStore store = ObjectStore.open(StoreConfig.of(dirs));
+        S3Server server = S3Server.start(
+                store,
+                new S3ServerConfig(
+                        "127.0.0.1",
+                        0,
+                        null,
+                        ak -> ACCESS_KEY.equals(ak) ? Optional.of(SECRET_KEY) : Optional.empty(),
+                        authorizer));
+        return new TestServer(store, server);
+    }
+}
