@@ -2,6 +2,7 @@ package dev.appliance.core;
 
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * What a PUT carries besides its body.
@@ -12,6 +13,8 @@ import java.util.TreeMap;
  * @param expectedMd5 the 16-byte MD5 the body must have (from Content-MD5), or null
  * @param ifMatch write only if the current version's ETag (hex, unquoted) is this one (If-Match), or null
  * @param ifNoneMatchAny write only if the key has no current object (If-None-Match: *)
+ * @param metadataAfterBody entries to store that are known only once the body has been read to its end (a checksum
+ *     sent as a trailer), or null; asked for after the body ended and before the commit
  */
 public record PutRequest(
         long size,
@@ -19,9 +22,20 @@ public record PutRequest(
         Map<String, String> userMetadata,
         byte[] expectedMd5,
         String ifMatch,
-        boolean ifNoneMatchAny) {
+        boolean ifNoneMatchAny,
+        Supplier<Map<String, String>> metadataAfterBody) {
     public PutRequest(long size, String contentType, Map<String, String> userMetadata, byte[] expectedMd5) {
-        this(size, contentType, userMetadata, expectedMd5, null, false);
+        this(size, contentType, userMetadata, expectedMd5, null, false, null);
+    }
+
+    public PutRequest(
+            long size,
+            String contentType,
+            Map<String, String> userMetadata,
+            byte[] expectedMd5,
+            String ifMatch,
+            boolean ifNoneMatchAny) {
+        this(size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny, null);
     }
 
     public PutRequest {
@@ -37,7 +51,12 @@ public record PutRequest(
 
     /** The same request with the write conditions of If-Match / If-None-Match: *. */
     public PutRequest withConditions(String ifMatch, boolean ifNoneMatchAny) {
-        return new PutRequest(size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny);
+        return new PutRequest(size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny, metadataAfterBody);
+    }
+
+    /** The same request with entries to store once the body has ended. */
+    public PutRequest withMetadataAfterBody(Supplier<Map<String, String>> supplier) {
+        return new PutRequest(size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny, supplier);
     }
 
     public static PutRequest of(long size) {

@@ -155,6 +155,9 @@ final class ErasureSet {
             byte[] md5 = received.md5();
             String etag = HexFormat.of().formatHex(md5);
             TreeMap<String, String> metadata = new TreeMap<>(request.userMetadata());
+            if (request.metadataAfterBody() != null) {
+                metadata.putAll(request.metadataAfterBody().get());
+            }
             metadata.put(
                     "content-type", request.contentType() == null ? "application/octet-stream" : request.contentType());
             long now = nowNanos();

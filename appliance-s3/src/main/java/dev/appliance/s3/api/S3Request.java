@@ -6,6 +6,7 @@ import dev.appliance.s3.auth.AuthResult;
 import java.io.InputStream;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 /**
  * One authenticated S3 request as the operation handlers see it, free of any HTTP library type.
@@ -16,6 +17,8 @@ import java.util.Map;
  * @param headers lower-case names, values in arrival order
  * @param body the verified body (see {@link dev.appliance.s3.auth.PayloadVerification}); empty when none was sent
  * @param bodySize decoded body size, -1 when unknown
+ * @param verifiedChecksums the {@code x-amz-checksum-*} value the body was verified against (header name to base64),
+ *     available once the body has been read to its end
  */
 public record S3Request(
         String method,
@@ -26,7 +29,8 @@ public record S3Request(
         AuthResult auth,
         InputStream body,
         long bodySize,
-        String requestId) {
+        String requestId,
+        Supplier<Map<String, String>> verifiedChecksums) {
     public S3Request {
         requireNonNull(method, "method");
         query = Map.copyOf(query);
@@ -34,6 +38,7 @@ public record S3Request(
         requireNonNull(auth, "auth");
         requireNonNull(body, "body");
         requireNonNull(requestId, "requestId");
+        verifiedChecksums = verifiedChecksums == null ? Map::of : verifiedChecksums;
     }
 
     /** First value of a header, or null. */

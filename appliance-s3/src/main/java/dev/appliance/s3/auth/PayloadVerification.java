@@ -9,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Builds the verified view of a request body for the payload mode of an authenticated request:
@@ -30,7 +31,11 @@ public final class PayloadVerification {
      *
      * @param size decoded size in bytes, -1 when unknown
      */
-    public record VerifiedBody(InputStream stream, long size) {}
+    public record VerifiedBody(InputStream stream, long size, Supplier<Map<String, String>> verifiedChecksums) {
+        public VerifiedBody(InputStream stream, long size) {
+            this(stream, size, Map::of);
+        }
+    }
 
     /**
      * @param raw the body bytes exactly as received
@@ -82,11 +87,12 @@ public final class PayloadVerification {
             ChecksumAlgorithm algorithm = headerChecksum != null ? headerChecksum : trailerChecksum;
             String fixed = headerChecksumValue;
             AwsChunkedInputStream source = chunked;
-            stream = new VerifyingInputStream(
+            VerifyingInputStream verifying = new VerifyingInputStream(
                     stream,
                     sha,
                     algorithm,
                     fixed != null ? () -> fixed : () -> source.trailers().get(algorithm.headerName()));
+            return new VerifiedBody(verifying, size, verifying::verifiedChecksum);
         }
         return new VerifiedBody(stream, size);
     }

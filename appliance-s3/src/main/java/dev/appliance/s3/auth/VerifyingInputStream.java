@@ -22,6 +22,7 @@ final class VerifyingInputStream extends BulkInputStream {
     private final ChecksumAlgorithm.Running checksum;
     private final Supplier<String> expectedChecksum;
     private boolean verified;
+    private byte[] verifiedValue;
 
     /**
      * @param expectedSha256Hex the payload hash to check, or null
@@ -67,13 +68,23 @@ final class VerifyingInputStream extends BulkInputStream {
         }
         if (checksum != null) {
             byte[] expected = decode(algorithm, expectedChecksum.get());
-            if (!MessageDigest.isEqual(checksum.value(), expected)) {
+            // value() may reset the running digest (SHA-1/SHA-256): take it once and keep it.
+            verifiedValue = checksum.value();
+            if (!MessageDigest.isEqual(verifiedValue, expected)) {
                 throw new BodyException(
                         S3ErrorCode.BadDigest,
                         "The " + algorithm.headerName() + " you specified did not match the calculated checksum.");
             }
         }
         verified = true;
+    }
+
+    /** The additional checksum, header name to base64 value, once the body ended and it matched; else empty. */
+    java.util.Map<String, String> verifiedChecksum() {
+        if (!verified || verifiedValue == null) {
+            return java.util.Map.of();
+        }
+        return java.util.Map.of(algorithm.headerName(), Base64.getEncoder().encodeToString(verifiedValue));
     }
 
     /** Base64 checksum value of the right length for the algorithm, else {@code InvalidRequest}. */

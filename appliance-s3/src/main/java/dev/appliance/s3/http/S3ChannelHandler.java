@@ -200,7 +200,8 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                     auth,
                     verified.stream(),
                     verified.size(),
-                    requestId);
+                    requestId,
+                    verified.verifiedChecksums());
             Exchange ex = new Exchange(this, ctx.channel(), services, s3, body, keepAlive);
             self[0] = ex;
             current = ex;

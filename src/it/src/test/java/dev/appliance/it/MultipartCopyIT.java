@@ -17,6 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.BucketVersioningStatus;
+import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
+import software.amazon.awssdk.services.s3.model.ChecksumMode;
 import software.amazon.awssdk.services.s3.model.CompletedMultipartUpload;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.CopyObjectResponse;
@@ -322,5 +324,45 @@ class MultipartCopyIT {
         assertThat(attrs.objectSize()).isEqualTo(5L);
         assertThat(attrs.eTag()).isEqualTo("5d41402abc4b2a76b9719d911017c592");
         assertThat(attrs.storageClassAsString()).isEqualTo("STANDARD");
+    }
+
+    @Test
+    void flexibleChecksums_areStoredAndReturnedWhenAsked() throws Exception {
+        byte[] data = TestData.bytes(77, 300_000);
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(data);
+        byte[] crcBytes =
+                java.nio.ByteBuffer.allocate(4).putInt((int) crc.getValue()).array();
+        String expected = java.util.Base64.getEncoder().encodeToString(crcBytes);
+        // The default client sends the CRC32 as an aws-chunked trailer.
+        s3.putObject(
+                b -> b.bucket("mpart").key("crc-trailer").checksumAlgorithm(ChecksumAlgorithm.CRC32),
+                RequestBody.fromBytes(data));
+        var got = s3.getObjectAsBytes(b -> b.bucket("mpart").key("crc-trailer").checksumMode(ChecksumMode.ENABLED));
+        assertThat(got.response().checksumCRC32()).isEqualTo(expected);
+        assertThat(got.asByteArray()).isEqualTo(data);
+        assertThat(s3.headObject(b -> b.bucket("mpart").key("crc-trailer").checksumMode(ChecksumMode.ENABLED))
+                        .checksumCRC32())
+                .isEqualTo(expected);
+        // Not asked for: not returned.
+        assertThat(s3.headObject(b -> b.bucket("mpart").key("crc-trailer")).checksumCRC32())
+                .isNull();
+
+        // A SHA-256 given as a header up front, by a client that does not stream trailers.
+        S3Client plain = appliance.client(
+                appliance.accessKey(),
+                appliance.secretKey(),
+                c -> c.requestChecksumCalculation(
+                        software.amazon.awssdk.core.checksums.RequestChecksumCalculation.WHEN_REQUIRED));
+        String sha = java.util.Base64.getEncoder()
+                .encodeToString(MessageDigest.getInstance("SHA-256").digest(data));
+        plain.putObject(b -> b.bucket("mpart").key("sha-header").checksumSHA256(sha), RequestBody.fromBytes(data));
+        assertThat(s3.headObject(b -> b.bucket("mpart").key("sha-header").checksumMode(ChecksumMode.ENABLED))
+                        .checksumSHA256())
+                .isEqualTo(sha);
+        var attrs = s3.getObjectAttributes(b -> b.bucket("mpart")
+                .key("sha-header")
+                .objectAttributes(software.amazon.awssdk.services.s3.model.ObjectAttributes.CHECKSUM));
+        assertThat(attrs.checksum().checksumSHA256()).isEqualTo(sha);
     }
 }

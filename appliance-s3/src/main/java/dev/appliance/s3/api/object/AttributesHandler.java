@@ -42,6 +42,20 @@ public final class AttributesHandler {
         if (wanted.contains("ETag")) {
             x.element("ETag", info.etag());
         }
+        if (wanted.contains("Checksum")) {
+            var checksums = info.userMetadata().entrySet().stream()
+                    .filter(e -> e.getKey().startsWith("x-amz-checksum-"))
+                    .toList();
+            if (!checksums.isEmpty()) {
+                x.start("Checksum");
+                for (var e : checksums) {
+                    String algorithm =
+                            e.getKey().substring("x-amz-checksum-".length()).toUpperCase(java.util.Locale.ROOT);
+                    x.element("Checksum" + algorithm, e.getValue());
+                }
+                x.element("ChecksumType", "FULL_OBJECT").end();
+            }
+        }
         if (wanted.contains("ObjectParts") && info.etag() != null && info.etag().contains("-")) {
             List<Long> parts = info.partSizes();
             x.start("ObjectParts").element("TotalPartsCount", parts.size());

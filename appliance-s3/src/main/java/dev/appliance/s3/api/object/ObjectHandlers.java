@@ -86,6 +86,8 @@ public final class ObjectHandlers {
         if (ifNoneMatch != null || r.header("if-match") != null) {
             request = request.withConditions(r.header("if-match"), ifNoneMatch != null);
         }
+        // Keep the checksum the body was verified against, to return it with x-amz-checksum-mode: ENABLED.
+        request = request.withMetadataAfterBody(r.verifiedChecksums());
         ObjectInfo info = store.putObject(r.bucket(), r.key(), request, r.body());
         S3Response resp = S3Response.ok().header("ETag", Params.quotedEtag(info.etag()));
         if (!"null".equals(info.versionId())) {
@@ -212,6 +214,8 @@ public final class ObjectHandlers {
                 objectHeaders(resp, info, range == null ? info.size() : range.length());
                 if (range != null) {
                     resp.header("Content-Range", range.contentRange(info.size()));
+                } else {
+                    checksumHeaders(r, resp, info);
                 }
                 return resp;
             }
@@ -230,6 +234,8 @@ public final class ObjectHandlers {
             objectHeaders(resp, info, reader.length());
             if (range != null) {
                 resp.header("Content-Range", range.contentRange(info.size()));
+            } else {
+                checksumHeaders(r, resp, info);
             }
             for (Map.Entry<String, String> o : RESPONSE_OVERRIDES.entrySet()) {
                 String v = r.param(o.getKey());
@@ -256,6 +262,21 @@ public final class ObjectHandlers {
         } catch (RuntimeException e) {
             reader.close();
             throw e;
+        }
+    }
+
+    /**
+     * With {@code x-amz-checksum-mode: ENABLED}, the full-object checksum stored at upload time (as S3, none for a
+     * range, whose bytes it does not describe).
+     */
+    private static void checksumHeaders(S3Request r, S3Response resp, ObjectInfo info) {
+        if (!"ENABLED".equalsIgnoreCase(r.header("x-amz-checksum-mode"))) {
+            return;
+        }
+        for (Map.Entry<String, String> m : info.userMetadata().entrySet()) {
+            if (m.getKey().startsWith("x-amz-checksum-")) {
+                resp.header(m.getKey(), m.getValue());
+            }
         }
     }
 
