@@ -45,6 +45,9 @@ import java.util.UUID;
 final class MultipartUploads {
     static final long MIN_PART_SIZE = 5L << 20;
     static final int MAX_PARTS = 10_000;
+    /** S3's limit on one object. */
+    static final long MAX_OBJECT_SIZE = 5L << 40;
+
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** {@code upload.json}. */
@@ -295,6 +298,12 @@ final class MultipartUploads {
                 md5s.update(HexFormat.of().parseHex(stored.etag()));
                 parts.add(new PartInfo(c.partNumber(), stored.size(), stored.etag()));
                 size += stored.size();
+            }
+            if (size > MAX_OBJECT_SIZE) {
+                throw new StorageException(
+                        ErrorKind.ENTITY_TOO_LARGE,
+                        "Your proposed upload exceeds the maximum allowed object size: " + size
+                                + " bytes (at most 5 TiB)");
             }
             String etag = HexFormat.of().formatHex(md5s.digest()) + "-" + parts.size();
             UUID versionId = versioning == VersioningState.ENABLED ? UUID.randomUUID() : ObjectVersion.NULL_VERSION_ID;
