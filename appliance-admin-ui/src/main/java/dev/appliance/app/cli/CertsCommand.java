@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * {@code appliance certs generate [--dir DIR] [--host NAME ...] [--force]}: a self-signed certificate and key for the S3
@@ -31,41 +32,32 @@ public final class CertsCommand {
             throw new IllegalArgumentException(
                     args.isEmpty() ? "missing subcommand" : "unknown subcommand '" + args.getFirst() + "'");
         }
-        Path dir = Path.of("certs");
+        Path[] dir = {Path.of("certs")};
         List<String> hosts = new ArrayList<>();
-        boolean force = false;
-        for (int i = 1; i < args.size(); i++) {
-            String a = args.get(i);
-            String flag = a;
-            String value = null;
-            int eq = a.indexOf('=');
-            if (a.startsWith("--") && eq > 0) {
-                flag = a.substring(0, eq);
-                value = a.substring(eq + 1);
-            }
-            switch (flag) {
-                case "--dir", "--host" -> {
-                    if (value == null) {
-                        if (i + 1 >= args.size()) {
-                            throw new IllegalArgumentException(flag + ": missing value");
-                        }
-                        value = args.get(++i);
-                    }
-                    if (flag.equals("--dir")) {
-                        dir = Path.of(value);
-                    } else {
-                        for (String h : value.split(",")) {
-                            if (!h.isBlank()) {
-                                hosts.add(h.strip());
+        boolean[] force = {false};
+        Arguments.walk(
+                args.subList(1, args.size()), Set.of("--dir", "--host"), Set.of("--force"), new Arguments.Visitor() {
+                    @Override
+                    public void option(String flag, String value) {
+                        switch (flag) {
+                            case "--dir" -> dir[0] = Path.of(value);
+                            case "--host" -> {
+                                for (String h : value.split(",")) {
+                                    if (!h.isBlank()) {
+                                        hosts.add(h.strip());
+                                    }
+                                }
                             }
+                            default -> force[0] = true;
                         }
                     }
-                }
-                case "--force" -> force = true;
-                default -> throw new IllegalArgumentException("unknown option '" + a + "'");
-            }
-        }
-        return new Options(dir, hosts, force);
+
+                    @Override
+                    public void positional(String arg) {
+                        throw new IllegalArgumentException("unexpected argument '" + arg + "'");
+                    }
+                });
+        return new Options(dir[0], hosts, force[0]);
     }
 
     /** Generates and reports what was written. */

@@ -3,6 +3,7 @@ package dev.appliance.app.cli;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The options of {@code appliance server}.
@@ -88,84 +89,76 @@ public record ServerOptions(
         }
     }
 
-    public static ServerOptions parse(List<String> args) {
-        List<String> driveArgs = new ArrayList<>();
+    /** The values being collected while the arguments are walked. */
+    private static final class Parsed {
+        final List<String> driveArgs = new ArrayList<>();
         HostPort address = new HostPort("", 9000);
         HostPort console = new HostPort("", 9001);
-        boolean allowRoot = false;
+        boolean allowRoot;
         int parity = -1;
-        Path certsDir = null;
-        String domain = null;
-        int maxConnections = 0;
-        int maxRequests = 0;
-        for (int i = 0; i < args.size(); i++) {
-            String a = args.get(i);
-            String flag = a;
-            String value = null;
-            int eq = a.indexOf('=');
-            if (a.startsWith("--") && eq > 0) {
-                flag = a.substring(0, eq);
-                value = a.substring(eq + 1);
-            }
-            switch (flag) {
-                case "--address",
-                        "--console-address",
-                        "--parity",
-                        "--certs-dir",
-                        "--domain",
-                        "--max-connections",
-                        "--max-requests" -> {
-                    if (value == null) {
-                        if (i + 1 >= args.size()) {
-                            throw new IllegalArgumentException(flag + ": missing value");
-                        }
-                        value = args.get(++i);
-                    }
-                    switch (flag) {
-                        case "--address" -> address = HostPort.parse(flag, value);
-                        case "--console-address" -> console = HostPort.parse(flag, value);
-                        case "--certs-dir" -> certsDir = Path.of(value);
-                        case "--domain" -> domain = value;
-                        case "--max-connections" -> maxConnections = positive(flag, value);
-                        case "--max-requests" -> maxRequests = positive(flag, value);
-                        default -> {
-                            try {
-                                parity = Integer.parseInt(value);
-                            } catch (NumberFormatException e) {
-                                throw new IllegalArgumentException("--parity '" + value + "': not a number");
-                            }
+        Path certsDir;
+        String domain;
+        int maxConnections;
+        int maxRequests;
+    }
+
+    private static final Set<String> WITH_VALUE = Set.of(
+            "--address",
+            "--console-address",
+            "--parity",
+            "--certs-dir",
+            "--domain",
+            "--max-connections",
+            "--max-requests");
+
+    public static ServerOptions parse(List<String> args) {
+        Parsed p = new Parsed();
+        Arguments.walk(args, WITH_VALUE, Set.of("--allow-root-drives"), new Arguments.Visitor() {
+            @Override
+            public void option(String flag, String value) {
+                switch (flag) {
+                    case "--address" -> p.address = HostPort.parse(flag, value);
+                    case "--console-address" -> p.console = HostPort.parse(flag, value);
+                    case "--certs-dir" -> p.certsDir = Path.of(value);
+                    case "--domain" -> p.domain = value;
+                    case "--max-connections" -> p.maxConnections = positive(flag, value);
+                    case "--max-requests" -> p.maxRequests = positive(flag, value);
+                    case "--allow-root-drives" -> p.allowRoot = true;
+                    default -> {
+                        try {
+                            p.parity = Integer.parseInt(value);
+                        } catch (NumberFormatException e) {
+                            throw new IllegalArgumentException("--parity '" + value + "': not a number");
                         }
                     }
                 }
-                case "--allow-root-drives" -> allowRoot = true;
-                default -> {
-                    if (a.startsWith("-")) {
-                        throw new IllegalArgumentException("unknown option '" + a + "'");
-                    }
-                    driveArgs.add(a);
-                }
             }
-        }
-        boolean embedded = driveArgs.isEmpty();
+
+            @Override
+            public void positional(String arg) {
+                p.driveArgs.add(arg);
+            }
+        });
+        boolean embedded = p.driveArgs.isEmpty();
         List<String> expanded =
-                embedded ? DriveEllipsis.expand("./data/disk{1...4}") : DriveEllipsis.expandAll(driveArgs);
+                embedded ? DriveEllipsis.expand("./data/disk{1...4}") : DriveEllipsis.expandAll(p.driveArgs);
         List<Path> drives = expanded.stream().map(Path::of).toList();
-        if (address.port() != 0
-                && address.port() == console.port()
-                && address.host().equals(console.host())) {
-            throw new IllegalArgumentException("--console-address " + console + " is the same as --address");
+        if (p.address.port() != 0
+                && p.address.port() == p.console.port()
+                && p.address.host().equals(p.console.host())) {
+            throw new IllegalArgumentException("--console-address " + p.console + " is the same as --address");
         }
         return new ServerOptions(
                 drives,
                 embedded,
-                address,
-                console,
-                allowRoot || embedded,
-                parity,
-                certsDir,
-                domain,
-                maxConnections,
-                maxRequests);
+                p.address,
+                p.console,
+                p.allowRoot || embedded,
+                p.parity,
+                p.certsDir,
+                p.domain,
+                p.maxConnections,
+                p.maxRequests);
     }
 
     private static int positive(String flag, String value) {
