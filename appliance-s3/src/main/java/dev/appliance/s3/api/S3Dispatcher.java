@@ -122,8 +122,8 @@ public final class S3Dispatcher {
         this.buckets = new BucketHandlers(store, region);
         this.listings = new ListingHandlers(store);
         this.objects = new ObjectHandlers(store);
-        this.copies = new CopyObjectHandler(store);
-        this.multipart = new MultipartHandlers(store);
+        this.copies = new CopyObjectHandler(store, authorizer);
+        this.multipart = new MultipartHandlers(store, authorizer);
         this.tagging = new TaggingHandlers(store);
         this.attributes = new AttributesHandler(store);
         this.deleteObjects = new DeleteObjects(store, authorizer);

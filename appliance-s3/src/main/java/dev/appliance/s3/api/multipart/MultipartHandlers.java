@@ -36,9 +36,11 @@ public final class MultipartHandlers {
 
     private static final Pattern COPY_RANGE = Pattern.compile("bytes=(\\d+)-(\\d+)");
     private final ObjectStore store;
+    private final dev.appliance.s3.auth.Authorizer authorizer;
 
-    public MultipartHandlers(ObjectStore store) {
+    public MultipartHandlers(ObjectStore store, dev.appliance.s3.auth.Authorizer authorizer) {
         this.store = store;
+        this.authorizer = authorizer;
     }
 
     public S3Response create(S3Request r) {
@@ -93,6 +95,7 @@ public final class MultipartHandlers {
 
     private S3Response uploadPartCopy(S3Request r, int part, String uploadId) throws IOException {
         CopySource src = CopySource.parse(r);
+        src.authorize(r, authorizer);
         ObjectInfo source = store.headObject(src.bucket(), src.key(), src.versionId());
         CopySource.checkConditions(r, source);
         long offset = 0;

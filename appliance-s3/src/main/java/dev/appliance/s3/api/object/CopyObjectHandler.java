@@ -17,13 +17,16 @@ public final class CopyObjectHandler {
     static final long MAX_COPY_SIZE = 5L << 30;
 
     private final ObjectStore store;
+    private final dev.appliance.s3.auth.Authorizer authorizer;
 
-    public CopyObjectHandler(ObjectStore store) {
+    public CopyObjectHandler(ObjectStore store, dev.appliance.s3.auth.Authorizer authorizer) {
         this.store = store;
+        this.authorizer = authorizer;
     }
 
     public S3Response copy(S3Request r) throws IOException {
         CopySource src = CopySource.parse(r);
+        src.authorize(r, authorizer);
         String directive = r.header("x-amz-metadata-directive");
         boolean replace = "REPLACE".equalsIgnoreCase(directive);
         if (directive != null && !replace && !"COPY".equalsIgnoreCase(directive)) {

@@ -49,6 +49,17 @@ public record CopySource(String bucket, String key, String versionId) {
         return new CopySource(path.substring(0, slash), path.substring(slash + 1), Params.emptyToNull(versionId));
     }
 
+    /**
+     * Copying reads the source: the caller must also be allowed {@code s3:GetObject} (or {@code s3:GetObjectVersion})
+     * on it, checked through the same authorization seam as every other action.
+     */
+    public void authorize(S3Request r, dev.appliance.s3.auth.Authorizer authorizer) {
+        String action = versionId == null ? "s3:GetObject" : "s3:GetObjectVersion";
+        if (!authorizer.allowed(r.auth().accessKey(), action, bucket, key)) {
+            throw new S3Exception(S3ErrorCode.AccessDenied);
+        }
+    }
+
     /** Applies {@code x-amz-copy-source-if-match/none-match/modified-since/unmodified-since}: 412 when one fails. */
     public static void checkConditions(S3Request r, ObjectInfo source) {
         String etag = "\"" + source.etag() + "\"";
