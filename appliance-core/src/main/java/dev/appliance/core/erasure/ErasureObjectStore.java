@@ -575,6 +575,9 @@ public final class ErasureObjectStore implements ObjectStore {
                 if (cp.equals(lastPrefix) || ObjectKeys.compare(cp, marker) <= 0) {
                     continue;
                 }
+                if (e.commonPrefix() && new MergedWalk(bucket, cp, "", false).next() == null) {
+                    continue; // an empty directory left on the drives holds no key
+                }
                 if (versions.size() + prefixes.size() >= limit) {
                     truncated = true;
                     break;

@@ -188,11 +188,11 @@ final class MultipartUploads {
     }
 
     /** Each drive's stored parts (null for a drive that could not be read). */
-    private List<Map<Integer, PartRecord>> partsByDrive(String bucket, String key, String uploadId) {
+    private List<Map<Integer, PartRecord>> partsByDrive(String bucket, String key, UploadRecord rec) {
         List<Outcome<Map<Integer, PartRecord>>> outcomes = set.calls.onAll(set.drives(), (pos, drive) -> {
             Map<Integer, PartRecord> parts = new TreeMap<>();
-            Path dir = uploadDir(drive, bucket, key, uploadId);
-            Path data = dir.resolve(read0(dir).dataDir());
+            Path dir = uploadDir(drive, bucket, key, rec.uploadId());
+            Path data = dir.resolve(rec.dataDir());
             try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "part.*.json")) {
                 for (Path p : ds) {
                     PartRecord r = JSON.readValue(Files.readAllBytes(p), PartRecord.class);
@@ -248,7 +248,7 @@ final class MultipartUploads {
         UploadRecord rec = read(bucket, key, uploadId);
         List<UploadedPart> out = new ArrayList<>();
         for (PartRecord r :
-                agreedParts(partsByDrive(bucket, key, uploadId), rec.data()).values()) {
+                agreedParts(partsByDrive(bucket, key, rec), rec.data()).values()) {
             if (r.number() > marker && out.size() < maxParts) {
                 out.add(new UploadedPart(r.number(), r.etag(), r.size(), Instant.ofEpochMilli(r.modTimeMillis())));
             }
@@ -265,7 +265,7 @@ final class MultipartUploads {
         try (var lock = set.locks.write(bucket, key)) {
             UploadRecord rec = read(bucket, key, uploadId);
             ErasureLayout layout = set.layout(rec.data(), rec.parity());
-            List<Map<Integer, PartRecord>> byDrive = partsByDrive(bucket, key, uploadId);
+            List<Map<Integer, PartRecord>> byDrive = partsByDrive(bucket, key, rec);
             Map<Integer, PartRecord> agreed = agreedParts(byDrive, rec.data());
             List<PartInfo> parts = new ArrayList<>();
             MessageDigest md5s = md5();

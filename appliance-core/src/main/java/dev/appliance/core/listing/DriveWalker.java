@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  * (UUID-named, without {@code xl.meta}) or keys further down. Directory entries are ordered by the key they stand for
  * ({@code name} for an object, {@code name/} for what lies below), so the walk emits keys already sorted. With
  * {@code collapse} set (delimiter {@code /}), a subdirectory below the prefix is emitted once as a common prefix
- * instead of being descended into.
+ * instead of being descended into; whether it holds anything worth listing is decided once, across drives, by the
+ * caller.
  *
  * <p>Keys not starting with {@code prefix}, and keys and prefixes at or before {@code startAfter}, are skipped
  * without reading the directories that can only hold such keys.
@@ -84,7 +85,7 @@ public final class DriveWalker implements Iterator<DriveWalker.Entry> {
             if (e.commonPrefix()) {
                 String p = e.key();
                 if (collapse) {
-                    if (p.startsWith(prefix) && ObjectKeys.compare(p, startAfter) > 0 && hasAnyObject(dirOf(p))) {
+                    if (p.startsWith(prefix) && ObjectKeys.compare(p, startAfter) > 0) {
                         next = e;
                     } else if (prefix.startsWith(p) && !p.equals(prefix)) {
                         stack.push(children(p).iterator());
@@ -163,20 +164,5 @@ public final class DriveWalker implements Iterator<DriveWalker.Entry> {
         if (e.key().startsWith(prefix) && ObjectKeys.compare(e.key(), startAfter) > 0) {
             entries.add(e);
         }
-    }
-
-    /** True when a directory holds at least one object anywhere below it. */
-    private static boolean hasAnyObject(Path dir) {
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
-            for (Path child : ds) {
-                if (Files.isDirectory(child, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-                        && (Files.exists(child.resolve(LocalDrive.META_FILE)) || hasAnyObject(child))) {
-                    return true;
-                }
-            }
-        } catch (IOException e) {
-            return false;
-        }
-        return false;
     }
 }
