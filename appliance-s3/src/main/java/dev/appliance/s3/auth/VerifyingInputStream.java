@@ -1,5 +1,6 @@
 package dev.appliance.s3.auth;
 
+import dev.appliance.core.checksum.ChecksumAlgorithm;
 import dev.appliance.s3.error.BodyException;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.io.BulkInputStream;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import dev.appliance.core.checksum.ChecksumAlgorithm;
 import dev.appliance.s3.auth.AwsChunkedDecoder.DecodingException;
 import dev.appliance.s3.auth.AwsChunkedDecoder.Failure;
 import java.io.ByteArrayOutputStream;

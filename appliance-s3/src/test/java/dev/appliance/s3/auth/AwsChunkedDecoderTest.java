@@ -3,6 +3,7 @@ package dev.appliance.s3.auth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.appliance.core.checksum.ChecksumAlgorithm;
 import dev.appliance.s3.auth.AwsChunkedDecoder.DecodingException;
 import dev.appliance.s3.auth.AwsChunkedDecoder.Failure;
 import java.io.ByteArrayOutputStream;

@@ -1,5 +1,6 @@
 package dev.appliance.s3.auth;
 
+import dev.appliance.core.checksum.ChecksumAlgorithm;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;

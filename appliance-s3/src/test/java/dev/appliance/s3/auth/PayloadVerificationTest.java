@@ -3,6 +3,8 @@ package dev.appliance.s3.auth;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.appliance.core.checksum.ChecksumAlgorithm;
+import dev.appliance.core.checksum.Crc64Nvme;
 import dev.appliance.s3.error.BodyException;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;

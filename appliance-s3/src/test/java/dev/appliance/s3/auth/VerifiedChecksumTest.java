@@ -2,6 +2,7 @@ package dev.appliance.s3.auth;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.appliance.core.checksum.ChecksumAlgorithm;
 import java.io.ByteArrayInputStream;
 import java.security.MessageDigest;
 import java.util.Base64;
