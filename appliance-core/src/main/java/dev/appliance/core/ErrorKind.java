@@ -13,6 +13,8 @@ public enum ErrorKind {
     INVALID_OBJECT_NAME,
     KEY_TOO_LONG,
     INVALID_ARGUMENT,
+    /** A request S3 answers {@code InvalidRequest} (e.g. a checksum of another algorithm than the upload's). */
+    INVALID_REQUEST,
     INVALID_RANGE,
     BAD_DIGEST,
     INCOMPLETE_BODY,

@@ -86,10 +86,27 @@ public interface ObjectStore extends AutoCloseable {
     /** A bucket's tags (empty when none). */
     java.util.Map<String, String> bucketTags(String bucket);
 
-    /** Starts a multipart upload; the returned id names it in the calls below. */
-    String createMultipartUpload(String bucket, String key, PutRequest request);
+    /** Starts a multipart upload without a declared checksum (the object gets S3's default, a full-object CRC64NVME). */
+    default String createMultipartUpload(String bucket, String key, PutRequest request) {
+        return createMultipartUpload(bucket, key, request, null);
+    }
 
-    /** Stores one part (1..10000), erasure-coded as it arrives; a part uploaded again replaces the earlier one. */
+    /**
+     * Starts a multipart upload; the returned id names it in the calls below.
+     *
+     * @param checksum the checksum the upload declares (every part gets one, and completing builds the object's from
+     *     them), or null
+     */
+    String createMultipartUpload(String bucket, String key, PutRequest request, MultipartChecksum checksum);
+
+    /** The upload as it was created (its key, initiation time and declared checksum). */
+    MultipartUpload multipartUpload(String bucket, String key, String uploadId);
+
+    /**
+     * Stores one part (1..10000), erasure-coded as it arrives; a part uploaded again replaces the earlier one. When the
+     * upload declared a checksum, a request checksum ({@link PutRequest#checksumAlgorithm()}) of another algorithm is
+     * refused ({@link ErrorKind#INVALID_REQUEST}) before the body is read, and without one the part's is computed here.
+     */
     UploadedPart uploadPart(
             String bucket, String key, String uploadId, int partNumber, PutRequest request, InputStream body)
             throws IOException;
@@ -98,7 +115,19 @@ public interface ObjectStore extends AutoCloseable {
      * Assembles the named parts, in ascending order, into a new version: metadata only, the part files move into
      * place without being copied. The ETag is the MD5 of the parts' binary MD5s, a dash and the part count.
      */
-    ObjectInfo completeMultipartUpload(String bucket, String key, String uploadId, List<CompletedPart> parts);
+    default ObjectInfo completeMultipartUpload(String bucket, String key, String uploadId, List<CompletedPart> parts) {
+        return completeMultipartUpload(bucket, key, uploadId, parts, CompleteChecksum.NONE);
+    }
+
+    /**
+     * As above, checking the part checksums the request names ({@link ErrorKind#INVALID_PART} on a mismatch, {@link
+     * ErrorKind#INVALID_REQUEST} when a composite upload's request leaves one out) and the whole-object checksum it
+     * states ({@link ErrorKind#BAD_DIGEST}). The object's checksum, built from the part checksums, is stored as the
+     * metadata entries {@code x-amz-checksum-<algorithm>} and {@code x-amz-checksum-type}, and each part's in its
+     * {@link ObjectInfo#partChecksums()}.
+     */
+    ObjectInfo completeMultipartUpload(
+            String bucket, String key, String uploadId, List<CompletedPart> parts, CompleteChecksum checksum);
 
     void abortMultipartUpload(String bucket, String key, String uploadId);
 

@@ -1,5 +1,6 @@
 package dev.appliance.core;
 
+import dev.appliance.core.checksum.ChecksumAlgorithm;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Supplier;
@@ -15,6 +16,9 @@ import java.util.function.Supplier;
  * @param ifNoneMatchAny write only if the key has no current object (If-None-Match: *)
  * @param metadataAfterBody entries to store that are known only once the body has been read to its end (a checksum
  *     sent as a trailer), or null; asked for after the body ended and before the commit
+ * @param checksumAlgorithm the algorithm of the {@code x-amz-checksum-*} value the caller verifies the body against,
+ *     known before the body (the value itself comes with {@code metadataAfterBody}, under {@link
+ *     ChecksumAlgorithm#headerName()}), or null when the body carries none
  */
 public record PutRequest(
         long size,
@@ -23,9 +27,10 @@ public record PutRequest(
         byte[] expectedMd5,
         String ifMatch,
         boolean ifNoneMatchAny,
-        Supplier<Map<String, String>> metadataAfterBody) {
+        Supplier<Map<String, String>> metadataAfterBody,
+        ChecksumAlgorithm checksumAlgorithm) {
     public PutRequest(long size, String contentType, Map<String, String> userMetadata, byte[] expectedMd5) {
-        this(size, contentType, userMetadata, expectedMd5, null, false, null);
+        this(size, contentType, userMetadata, expectedMd5, null, false, null, null);
     }
 
     public PutRequest(
@@ -35,7 +40,7 @@ public record PutRequest(
             byte[] expectedMd5,
             String ifMatch,
             boolean ifNoneMatchAny) {
-        this(size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny, null);
+        this(size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny, null, null);
     }
 
     public PutRequest {
@@ -51,12 +56,30 @@ public record PutRequest(
 
     /** The same request with the write conditions of If-Match / If-None-Match: *. */
     public PutRequest withConditions(String ifMatch, boolean ifNoneMatchAny) {
-        return new PutRequest(size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny, metadataAfterBody);
+        return new PutRequest(
+                size,
+                contentType,
+                userMetadata,
+                expectedMd5,
+                ifMatch,
+                ifNoneMatchAny,
+                metadataAfterBody,
+                checksumAlgorithm);
     }
 
     /** The same request with entries to store once the body has ended. */
     public PutRequest withMetadataAfterBody(Supplier<Map<String, String>> supplier) {
-        return new PutRequest(size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny, supplier);
+        return new PutRequest(
+                size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny, supplier, checksumAlgorithm);
+    }
+
+    /**
+     * The same request with the body's verified checksum: its algorithm, known now, and its value, delivered under
+     * {@code algorithm.headerName()} by {@code verified} once the body has ended.
+     */
+    public PutRequest withVerifiedChecksum(ChecksumAlgorithm algorithm, Supplier<Map<String, String>> verified) {
+        return new PutRequest(
+                size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny, verified, algorithm);
     }
 
     public static PutRequest of(long size) {

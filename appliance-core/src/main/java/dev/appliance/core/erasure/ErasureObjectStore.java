@@ -2,11 +2,13 @@ package dev.appliance.core.erasure;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.appliance.core.BucketInfo;
+import dev.appliance.core.CompleteChecksum;
 import dev.appliance.core.CompletedPart;
 import dev.appliance.core.DeleteResult;
 import dev.appliance.core.ErrorKind;
 import dev.appliance.core.ListObjectsResult;
 import dev.appliance.core.ListVersionsResult;
+import dev.appliance.core.MultipartChecksum;
 import dev.appliance.core.MultipartUpload;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.ObjectReader;
@@ -35,6 +37,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -364,7 +367,7 @@ public final class ErasureObjectStore implements ObjectStore {
         try (ObjectReader source = getObject(sourceBucket, sourceKey, sourceVersionId, 0, -1)) {
             ObjectInfo info = source.info();
             PutRequest put = request == null
-                    ? new PutRequest(info.size(), info.contentType(), info.userMetadata(), null)
+                    ? new PutRequest(info.size(), info.contentType(), copiedMetadata(info.userMetadata()), null)
                     : new PutRequest(
                             info.size(),
                             request.contentType(),
@@ -379,11 +382,37 @@ public final class ErasureObjectStore implements ObjectStore {
         }
     }
 
+    /**
+     * The metadata a copy keeps (COPY directive): a composite checksum describes the source's parts, not the copy, which
+     * is one part, so it is dropped; a full-object checksum stays true of the same bytes.
+     */
+    static Map<String, String> copiedMetadata(Map<String, String> source) {
+        if (!"COMPOSITE".equals(source.get(MultipartUploads.CHECKSUM_TYPE_KEY))) {
+            Map<String, String> kept = new TreeMap<>(source);
+            kept.remove(MultipartUploads.CHECKSUM_TYPE_KEY);
+            return kept;
+        }
+        Map<String, String> kept = new TreeMap<>();
+        for (Map.Entry<String, String> e : source.entrySet()) {
+            if (!e.getKey().startsWith("x-amz-checksum-")) {
+                kept.put(e.getKey(), e.getValue());
+            }
+        }
+        return kept;
+    }
+
     @Override
-    public String createMultipartUpload(String bucket, String key, PutRequest request) {
+    public String createMultipartUpload(String bucket, String key, PutRequest request, MultipartChecksum checksum) {
         requireBucket(bucket);
         ObjectKeys.validate(key);
-        return setFor(key).multipart().create(bucket, key, request);
+        return setFor(key).multipart().create(bucket, key, request, checksum);
+    }
+
+    @Override
+    public MultipartUpload multipartUpload(String bucket, String key, String uploadId) {
+        requireBucket(bucket);
+        ObjectKeys.validate(key);
+        return MultipartUploads.describe(setFor(key).multipart().read(bucket, key, uploadId));
     }
 
     @Override
@@ -396,10 +425,11 @@ public final class ErasureObjectStore implements ObjectStore {
     }
 
     @Override
-    public ObjectInfo completeMultipartUpload(String bucket, String key, String uploadId, List<CompletedPart> parts) {
+    public ObjectInfo completeMultipartUpload(
+            String bucket, String key, String uploadId, List<CompletedPart> parts, CompleteChecksum checksum) {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
-        return setFor(key).multipart().complete(bucket, key, uploadId, parts, b.versioning());
+        return setFor(key).multipart().complete(bucket, key, uploadId, parts, checksum, b.versioning());
     }
 
     @Override

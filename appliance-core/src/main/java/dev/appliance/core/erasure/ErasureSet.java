@@ -1015,7 +1015,8 @@ final class ErasureSet {
                 java.time.Instant.ofEpochSecond(0, v.modTimeNanos()),
                 contentType,
                 meta,
-                v.parts().stream().map(PartInfo::size).toList());
+                v.parts().stream().map(PartInfo::size).toList(),
+                v.parts().stream().map(PartInfo::checksum).toList());
     }
 
     private static MessageDigest newMd5() {

@@ -1,19 +1,24 @@
 package dev.appliance.core.erasure;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.appliance.core.CompleteChecksum;
 import dev.appliance.core.CompletedPart;
 import dev.appliance.core.ErrorKind;
+import dev.appliance.core.MultipartChecksum;
 import dev.appliance.core.MultipartUpload;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StorageException;
 import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.checksum.ChecksumAlgorithm;
+import dev.appliance.core.checksum.ChecksumType;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.erasure.DriveCalls.Outcome;
 import dev.appliance.core.meta.ObjectVersion;
 import dev.appliance.core.meta.PartInfo;
 import dev.appliance.core.meta.VersionType;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -25,9 +30,11 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -41,6 +48,15 @@ import java.util.UUID;
  * same layout as a single PUT's part file. A part is erasure-coded as it arrives, staged, forced, and renamed into the
  * upload. Completing an upload checks the named parts, removes the others, and commits a version whose data directory
  * is the upload's: the directory is renamed into the object directory, so no data is copied.
+ *
+ * <p>Checksums, as S3 defines them. An upload may declare an algorithm and a type ({@link MultipartChecksum}); every
+ * part then gets a checksum of that algorithm (the client's, verified by the caller, or computed here as the part
+ * streams in) and completing builds the object's: {@code COMPOSITE}, the algorithm over the concatenated binary part
+ * checksums plus {@code -N}; {@code FULL_OBJECT}, the part CRCs combined with the part lengths ({@link
+ * ChecksumAlgorithm#combine}), equal to the CRC of the whole object, without reading any data again. An upload that
+ * declared nothing gets S3's default, a full-object CRC-64/NVME: each part's is computed as it streams in (or taken
+ * from the client when it sent that algorithm), and a checksum of another algorithm the client sent with a part is
+ * kept with the part, and must be named again for that part when completing, as S3 requires.
  */
 final class MultipartUploads {
     static final long MIN_PART_SIZE = 5L << 20;
@@ -60,10 +76,57 @@ final class MultipartUploads {
             int data,
             int parity,
             int[] distribution,
-            Map<String, String> metadata) {}
+            Map<String, String> metadata,
+            String checksumAlgorithm,
+            String checksumType) {}
 
-    /** {@code part.N.json}. */
-    record PartRecord(int number, long size, String etag, long modTimeMillis) {}
+    /**
+     * {@code part.N.json}. {@code checksumAlgorithm}/{@code checksum}: the part's checksum as the client sees it (the
+     * upload's declared algorithm, or the one the client sent in an upload that declared none), or null; {@code
+     * crc64nvme}: in an upload that declared nothing, the part's CRC-64/NVME for the object's default checksum.
+     * Records written before checksums existed lack the three fields (read as null).
+     */
+    record PartRecord(
+            int number,
+            long size,
+            String etag,
+            long modTimeMillis,
+            String checksumAlgorithm,
+            String checksum,
+            String crc64nvme) {
+        PartRecord withModTime(long millis) {
+            return new PartRecord(number, size, etag, millis, checksumAlgorithm, checksum, crc64nvme);
+        }
+
+        UploadedPart toUploadedPart() {
+            return new UploadedPart(
+                    number,
+                    etag,
+                    size,
+                    Instant.ofEpochMilli(modTimeMillis),
+                    checksum == null ? null : ChecksumAlgorithm.valueOf(checksumAlgorithm),
+                    checksum);
+        }
+    }
+
+    /** The checksum {@code rec} declared, or null (also for records written before checksums existed). */
+    static MultipartChecksum declaredChecksum(UploadRecord rec) {
+        if (rec.checksumAlgorithm() == null) {
+            return null;
+        }
+        ChecksumAlgorithm a = ChecksumAlgorithm.valueOf(rec.checksumAlgorithm());
+        return new MultipartChecksum(
+                a, rec.checksumType() == null ? a.defaultType() : ChecksumType.valueOf(rec.checksumType()));
+    }
+
+    static MultipartUpload describe(UploadRecord rec) {
+        return new MultipartUpload(
+                rec.bucket(),
+                rec.key(),
+                rec.uploadId(),
+                Instant.ofEpochMilli(rec.initiatedMillis()),
+                declaredChecksum(rec));
+    }
 
     private final ErasureSet set;
 
@@ -79,7 +142,7 @@ final class MultipartUploads {
         return uploadsOf(drive, bucket, key).resolve(uploadId);
     }
 
-    String create(String bucket, String key, PutRequest request) {
+    String create(String bucket, String key, PutRequest request, MultipartChecksum checksum) {
         String uploadId = UUID.randomUUID().toString();
         TreeMap<String, String> metadata = new TreeMap<>(request.userMetadata());
         metadata.put(
@@ -93,7 +156,9 @@ final class MultipartUploads {
                 set.data,
                 set.parity,
                 set.placement.distribution(bucket, key, set.size()),
-                metadata);
+                metadata,
+                checksum == null ? null : checksum.algorithm().name(),
+                checksum == null ? null : checksum.type().name());
         byte[] json = toJson(rec);
         List<Outcome<Void>> outcomes = set.calls.onAll(set.drives(), (pos, drive) -> {
             drive.writeDurably(uploadDir(drive, bucket, key, uploadId).resolve("upload.json"), json);
@@ -142,17 +207,57 @@ final class MultipartUploads {
                     "Part number must be an integer between 1 and 10000, inclusive (got " + partNumber + ")");
         }
         UploadRecord rec = read(bucket, key, uploadId);
+        MultipartChecksum declared = declaredChecksum(rec);
+        ChecksumAlgorithm sent = request.checksumAlgorithm();
+        if (declared != null && sent != null && sent != declared.algorithm()) {
+            throw new StorageException(
+                    ErrorKind.INVALID_REQUEST,
+                    "Checksum Type mismatch occurred, expected checksum Type: " + lower(declared.algorithm())
+                            + ", actual checksum Type: " + lower(sent));
+        }
+        // What the part's checksums need computed here: the declared algorithm when the client sent none, and the
+        // default CRC-64/NVME of an upload that declared nothing unless the client sent exactly that.
+        ChecksumAlgorithm compute = declared != null
+                ? (sent == null ? declared.algorithm() : null)
+                : (sent == ChecksumAlgorithm.CRC64NVME ? null : ChecksumAlgorithm.CRC64NVME);
+        ChecksummingStream checksumming = compute == null ? null : new ChecksummingStream(body, compute);
         ErasureLayout layout = set.layout(rec.data(), rec.parity());
         int writeQuorum = layout.writeQuorum();
         UUID dataDir = UUID.fromString(rec.dataDir());
         ErasureSet.ShardSink sink = set.new ShardSink(layout, rec.distribution(), false, partNumber, dataDir);
         try {
-            ErasureSet.Received received = set.receive(sink, body, request, writeQuorum);
+            ErasureSet.Received received =
+                    set.receive(sink, checksumming == null ? body : checksumming, request, writeQuorum);
+            String sentValue = null;
+            if (sent != null) {
+                Map<String, String> after = request.metadataAfterBody() == null
+                        ? Map.of()
+                        : request.metadataAfterBody().get();
+                sentValue = after.get(sent.headerName());
+                if (sentValue == null) {
+                    throw new IllegalStateException("no verified " + sent.headerName() + " after the body");
+                }
+            }
+            String computed = checksumming == null ? null : checksumming.base64();
+            String partAlgorithm;
+            String partChecksum;
+            String crc64nvme = null;
+            if (declared != null) {
+                partAlgorithm = declared.algorithm().name();
+                partChecksum = sent != null ? sentValue : computed;
+            } else {
+                partAlgorithm = sent == null ? null : sent.name();
+                partChecksum = sentValue;
+                crc64nvme = sent == ChecksumAlgorithm.CRC64NVME ? sentValue : computed;
+            }
             PartRecord part = new PartRecord(
                     partNumber,
                     received.size(),
                     HexFormat.of().formatHex(received.md5()),
-                    Instant.now(set.clock()).toEpochMilli());
+                    Instant.now(set.clock()).toEpochMilli(),
+                    partAlgorithm,
+                    partChecksum,
+                    crc64nvme);
             byte[] json = toJson(part);
             boolean[] include = new boolean[set.size()];
             for (int i = 0; i < include.length; i++) {
@@ -181,7 +286,7 @@ final class MultipartUploads {
                 }
                 DriveCalls.requireQuorum(counted, writeQuorum, "upload part " + partNumber);
             }
-            return new UploadedPart(partNumber, part.etag(), part.size(), Instant.ofEpochMilli(part.modTimeMillis()));
+            return part.toUploadedPart();
         } finally {
             sink.discard();
         }
@@ -220,7 +325,7 @@ final class MultipartUploads {
         for (Map<Integer, PartRecord> m : byDrive) {
             if (m != null) {
                 for (PartRecord r : m.values()) {
-                    votes.merge(new PartRecord(r.number(), r.size(), r.etag(), 0), 1, Integer::sum);
+                    votes.merge(r.withModTime(0), 1, Integer::sum);
                 }
             }
         }
@@ -233,11 +338,11 @@ final class MultipartUploads {
                     long time = 0;
                     for (Map<Integer, PartRecord> m : byDrive) {
                         PartRecord d = m == null ? null : m.get(r.number());
-                        if (d != null && d.etag().equals(r.etag())) {
+                        if (d != null && d.withModTime(0).equals(r)) {
                             time = Math.max(time, d.modTimeMillis());
                         }
                     }
-                    agreed.put(r.number(), new PartRecord(r.number(), r.size(), r.etag(), time));
+                    agreed.put(r.number(), r.withModTime(time));
                 }
             }
         }
@@ -250,24 +355,38 @@ final class MultipartUploads {
         for (PartRecord r :
                 agreedParts(partsByDrive(bucket, key, rec), rec.data()).values()) {
             if (r.number() > marker && out.size() < maxParts) {
-                out.add(new UploadedPart(r.number(), r.etag(), r.size(), Instant.ofEpochMilli(r.modTimeMillis())));
+                out.add(r.toUploadedPart());
             }
         }
         return out;
     }
 
     ObjectInfo complete(
-            String bucket, String key, String uploadId, List<CompletedPart> requested, VersioningState versioning) {
+            String bucket,
+            String key,
+            String uploadId,
+            List<CompletedPart> requested,
+            CompleteChecksum expected,
+            VersioningState versioning) {
         if (requested.isEmpty()) {
             throw new StorageException(
                     ErrorKind.INVALID_ARGUMENT, "You must specify at least one part to complete a multipart upload.");
         }
         try (var lock = set.locks.write(bucket, key)) {
             UploadRecord rec = read(bucket, key, uploadId);
+            MultipartChecksum declared = declaredChecksum(rec);
+            ChecksumType effectiveType = declared == null ? ChecksumType.FULL_OBJECT : declared.type();
+            if (expected.type() != null && expected.type() != effectiveType) {
+                throw new StorageException(
+                        ErrorKind.INVALID_REQUEST,
+                        "The upload was created using the " + effectiveType
+                                + " checksum mode. The complete request must use the same checksum mode.");
+            }
             ErasureLayout layout = set.layout(rec.data(), rec.parity());
             List<Map<Integer, PartRecord>> byDrive = partsByDrive(bucket, key, rec);
             Map<Integer, PartRecord> agreed = agreedParts(byDrive, rec.data());
             List<PartInfo> parts = new ArrayList<>();
+            List<PartRecord> chosen = new ArrayList<>();
             MessageDigest md5s = md5();
             long size = 0;
             int previous = 0;
@@ -282,11 +401,23 @@ final class MultipartUploads {
             for (int i = 0; i < requested.size(); i++) {
                 CompletedPart c = requested.get(i);
                 PartRecord stored = agreed.get(c.partNumber());
-                if (stored == null || !stored.etag().equals(c.etag())) {
-                    throw new StorageException(
-                            ErrorKind.INVALID_PART,
-                            "One or more of the specified parts could not be found. The part may not have been"
-                                    + " uploaded, or the specified entity tag may not match the part's entity tag.");
+                if (stored == null || !stored.etag().equals(c.etag()) || !checksumsMatch(c, stored)) {
+                    throw invalidPart();
+                }
+                if (stored.checksum() != null
+                        && !c.checksums().containsKey(ChecksumAlgorithm.valueOf(stored.checksumAlgorithm()))) {
+                    if (declared == null) {
+                        // S3: a part stored with a checksum is only found when the request names that checksum.
+                        throw invalidPart();
+                    }
+                    if (declared.type() == ChecksumType.COMPOSITE) {
+                        throw new StorageException(
+                                ErrorKind.INVALID_REQUEST,
+                                "The upload was created using a " + lower(declared.algorithm())
+                                        + " checksum. The complete request must include the checksum for each part."
+                                        + " It was missing for part " + c.partNumber() + " in the request.");
+                    }
+                    // FULL_OBJECT: the part checksums are optional in the request.
                 }
                 if (i < requested.size() - 1 && stored.size() < MIN_PART_SIZE) {
                     throw new StorageException(
@@ -296,7 +427,7 @@ final class MultipartUploads {
                                     + " bytes (minimum 5 MiB except the last)");
                 }
                 md5s.update(HexFormat.of().parseHex(stored.etag()));
-                parts.add(new PartInfo(c.partNumber(), stored.size(), stored.etag()));
+                chosen.add(stored);
                 size += stored.size();
             }
             if (size > MAX_OBJECT_SIZE) {
@@ -304,6 +435,43 @@ final class MultipartUploads {
                         ErrorKind.ENTITY_TOO_LARGE,
                         "Your proposed upload exceeds the maximum allowed object size: " + size
                                 + " bytes (at most 5 TiB)");
+            }
+            // The object's checksum, from the part checksums alone.
+            ChecksumAlgorithm algorithm = declared == null ? ChecksumAlgorithm.CRC64NVME : declared.algorithm();
+            List<String> partValues = new ArrayList<>();
+            for (PartRecord r : chosen) {
+                partValues.add(declared == null ? r.crc64nvme() : r.checksum());
+            }
+            String objectChecksum = partValues.contains(null)
+                    ? null // parts stored before checksums existed
+                    : algorithm.multipartValue(
+                            effectiveType,
+                            partValues.stream()
+                                    .map(v -> algorithm.decode(v).orElseThrow())
+                                    .toList(),
+                            chosen.stream().map(PartRecord::size).toList());
+            if (expected.algorithm() != null) {
+                if (expected.algorithm() != algorithm) {
+                    throw new StorageException(
+                            ErrorKind.INVALID_REQUEST,
+                            "Checksum Type mismatch occurred, expected checksum Type: " + lower(algorithm)
+                                    + ", actual checksum Type: " + lower(expected.algorithm()));
+                }
+                if (objectChecksum != null && !sameObjectChecksum(expected.value(), objectChecksum)) {
+                    throw new StorageException(
+                            ErrorKind.BAD_DIGEST,
+                            "The " + algorithm.headerName() + " you specified did not match the calculated checksum.");
+                }
+            }
+            for (int i = 0; i < chosen.size(); i++) {
+                PartRecord r = chosen.get(i);
+                parts.add(new PartInfo(
+                        r.number(), r.size(), r.etag(), objectChecksum == null ? null : partValues.get(i)));
+            }
+            TreeMap<String, String> metadata = new TreeMap<>(rec.metadata());
+            if (objectChecksum != null) {
+                metadata.put(algorithm.headerName(), objectChecksum);
+                metadata.put(CHECKSUM_TYPE_KEY, effectiveType.name());
             }
             String etag = HexFormat.of().formatHex(md5s.digest()) + "-" + parts.size();
             UUID versionId = versioning == VersioningState.ENABLED ? UUID.randomUUID() : ObjectVersion.NULL_VERSION_ID;
@@ -321,7 +489,7 @@ final class MultipartUploads {
                     set.bitrot.id(),
                     parts,
                     etag,
-                    new TreeMap<>(rec.metadata()),
+                    metadata,
                     false);
             // Only drives holding every named part, as agreed, take the version; the others are healed later.
             boolean[] include = new boolean[set.size()];
@@ -350,6 +518,79 @@ final class MultipartUploads {
             set.finishMutation(bucket, key, versionId, include, outcomes, layout.writeQuorum(), "complete upload");
             removeUpload(bucket, key, uploadId);
             return ErasureSet.info(bucket, key, version, true);
+        }
+    }
+
+    /** The metadata entry naming the checksum type of a multipart object ({@code COMPOSITE} or {@code FULL_OBJECT}). */
+    static final String CHECKSUM_TYPE_KEY = "x-amz-checksum-type";
+
+    /** Every checksum the request names for the part equals the part's own. */
+    private static boolean checksumsMatch(CompletedPart c, PartRecord stored) {
+        for (Map.Entry<ChecksumAlgorithm, String> e : c.checksums().entrySet()) {
+            if (stored.checksum() == null
+                    || !e.getKey().name().equals(stored.checksumAlgorithm())
+                    || !e.getValue().strip().equals(stored.checksum())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** A whole-object value from the request against the computed one; a composite may come with or without "-N". */
+    private static boolean sameObjectChecksum(String sent, String computed) {
+        String s = sent.strip();
+        if (s.equals(computed)) {
+            return true;
+        }
+        int dash = computed.lastIndexOf('-');
+        return dash > 0 && s.equals(computed.substring(0, dash));
+    }
+
+    private static StorageException invalidPart() {
+        return new StorageException(
+                ErrorKind.INVALID_PART,
+                "One or more of the specified parts could not be found. The part may not have been"
+                        + " uploaded, or the specified entity tag may not match the part's entity tag.");
+    }
+
+    private static String lower(ChecksumAlgorithm a) {
+        return a.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Computes one checksum over the bytes read through it; {@link #base64()} once the body has ended. */
+    private static final class ChecksummingStream extends FilterInputStream {
+        private final ChecksumAlgorithm.Running running;
+
+        ChecksummingStream(InputStream in, ChecksumAlgorithm algorithm) {
+            super(in);
+            this.running = algorithm.newRunning();
+        }
+
+        @Override
+        public int read() throws IOException {
+            int b = in.read();
+            if (b >= 0) {
+                running.update(new byte[] {(byte) b}, 0, 1);
+            }
+            return b;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            int n = in.read(b, off, len);
+            if (n > 0) {
+                running.update(b, off, n);
+            }
+            return n;
+        }
+
+        @Override
+        public long skip(long n) {
+            throw new UnsupportedOperationException("a checksummed body is read, not skipped");
+        }
+
+        String base64() {
+            return Base64.getEncoder().encodeToString(running.value());
         }
     }
 
@@ -382,13 +623,7 @@ final class MultipartUploads {
                             try {
                                 UploadRecord rec = read0(u);
                                 if (rec.bucket().equals(bucket) && rec.key().startsWith(prefix)) {
-                                    found.putIfAbsent(
-                                            rec.uploadId(),
-                                            new MultipartUpload(
-                                                    rec.bucket(),
-                                                    rec.key(),
-                                                    rec.uploadId(),
-                                                    Instant.ofEpochMilli(rec.initiatedMillis())));
+                                    found.putIfAbsent(rec.uploadId(), describe(rec));
                                 }
                             } catch (IOException e) {
                                 // incomplete or damaged on this drive: the others report it

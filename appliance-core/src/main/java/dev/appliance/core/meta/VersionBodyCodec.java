@@ -3,6 +3,7 @@ package dev.appliance.core.meta;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,9 @@ import org.msgpack.value.ValueType;
  *  4  bitrotAlgorithm  uint                                       0
  *  5  etag             bin(16) if 32 lower-case hex | str | nil   nil
  *  6  parts            nil = one part {1, size, no etag};         []
- *                      else array of [number, size] or [number, size, etag]
+ *                      else array of [number, size], [number, size, etag]
+ *                      or [number, size, etag|nil, checksum] (since 1.1;
+ *                      checksum bin raw value, or str when not canonical base64)
  *  7  metadata         map str -> str|nil, keys ascending         {}
  * </pre>
  */
@@ -47,7 +50,8 @@ final class VersionBodyCodec {
         boolean implicitPart = parts.size() == 1
                 && parts.get(0).number() == 1
                 && parts.get(0).size() == v.size()
-                && parts.get(0).etag() == null;
+                && parts.get(0).etag() == null
+                && parts.get(0).checksum() == null;
         Map<String, String> metadata = v.metadata();
         int[] dist = v.distribution();
         int fields;
@@ -99,11 +103,14 @@ final class VersionBodyCodec {
                 } else {
                     p.packArrayHeader(parts.size());
                     for (PartInfo part : parts) {
-                        p.packArrayHeader(part.etag() == null ? 2 : 3);
+                        p.packArrayHeader(part.checksum() != null ? 4 : part.etag() == null ? 2 : 3);
                         p.packInt(part.number());
                         p.packLong(part.size());
-                        if (part.etag() != null) {
+                        if (part.etag() != null || part.checksum() != null) {
                             packEtag(p, part.etag());
+                        }
+                        if (part.checksum() != null) {
+                            packChecksum(p, part.checksum());
                         }
                     }
                 }
@@ -157,10 +164,11 @@ final class VersionBodyCodec {
                         int number = u.unpackInt();
                         long partSize = u.unpackLong();
                         String partEtag = pf > 2 ? r.etag() : null;
-                        for (int k = 3; k < pf; k++) {
+                        String partChecksum = pf > 3 ? r.checksum() : null;
+                        for (int k = 4; k < pf; k++) {
                             u.skipValue();
                         }
-                        list.add(new PartInfo(number, partSize, partEtag));
+                        list.add(new PartInfo(number, partSize, partEtag, partChecksum));
                     }
                     parts = list;
                 }
@@ -230,6 +238,24 @@ final class VersionBodyCodec {
         }
     }
 
+    /** A part checksum: its raw bytes when the value is canonical base64 (always, as written here), else the text. */
+    private static void packChecksum(MessagePacker p, String checksum) throws IOException {
+        byte[] raw = null;
+        try {
+            raw = Base64.getDecoder().decode(checksum);
+        } catch (IllegalArgumentException e) {
+            // kept as text below
+        }
+        if (raw != null
+                && raw.length > 0
+                && Base64.getEncoder().encodeToString(raw).equals(checksum)) {
+            p.packBinaryHeader(raw.length);
+            p.writePayload(raw);
+        } else {
+            p.packString(checksum);
+        }
+    }
+
     static boolean isLowerHex32(String s) {
         if (s.length() != 32) {
             return false;
@@ -286,6 +312,21 @@ final class VersionBodyCodec {
 
         String string() throws IOException, CorruptMetaException {
             return new String(payload(u.unpackRawStringHeader()), StandardCharsets.UTF_8);
+        }
+
+        String checksum() throws IOException, CorruptMetaException {
+            if (u.tryUnpackNil()) {
+                return null;
+            }
+            MessageFormat f = u.getNextFormat();
+            if (f.getValueType() == ValueType.BINARY) {
+                int n = u.unpackBinaryHeader();
+                if (n < 1 || n > 64) {
+                    throw new CorruptMetaException("binary part checksum of " + n + " bytes (expected 1..64)");
+                }
+                return Base64.getEncoder().encodeToString(payload(n));
+            }
+            return string();
         }
 
         String etag() throws IOException, CorruptMetaException {

@@ -12,6 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -50,9 +51,65 @@ class XlMetaGoldenTest {
         return XlMeta.empty();
     }
 
+    /** Since 1.1: a multipart object whose parts carry checksums (one raw CRC32, one kept as text). */
+    static XlMeta partChecksums() {
+        ObjectVersion base = multipartObject(5, T0 + 5_000);
+        java.util.TreeMap<String, String> meta = new java.util.TreeMap<>(base.metadata());
+        meta.put("x-amz-checksum-crc32", "AAAAAA==-3");
+        meta.put("x-amz-checksum-type", "COMPOSITE");
+        List<PartInfo> parts = List.of(
+                new PartInfo(1, base.parts().get(0).size(), base.parts().get(0).etag(), "3q2+7w=="),
+                new PartInfo(2, base.parts().get(1).size(), base.parts().get(1).etag(), "not-base64!"),
+                new PartInfo(3, base.parts().get(2).size(), base.parts().get(2).etag()));
+        return XlMeta.empty()
+                .withVersion(
+                        new ObjectVersion(
+                                base.versionId(),
+                                base.type(),
+                                base.modTimeNanos(),
+                                base.dataDir(),
+                                base.size(),
+                                base.dataShards(),
+                                base.parityShards(),
+                                base.blockSize(),
+                                base.distribution(),
+                                base.bitrotAlgorithm(),
+                                parts,
+                                base.etag(),
+                                meta,
+                                false),
+                        null);
+    }
+
+    @Test
+    void partChecksums_serializeToGoldenBytesAndParseBack() throws Exception {
+        byte[] golden = golden("part-checksums-v1.1.bin", partChecksums());
+        XlMeta parsed = XlMeta.parse(golden);
+        assertThat(parsed.version(0)).isEqualTo(partChecksums().version(0));
+        assertThat(parsed.version(0).parts())
+                .extracting(PartInfo::checksum)
+                .containsExactly("3q2+7w==", "not-base64!", null);
+    }
+
+    /** Files written by 1.0 (no part checksums) still parse to the same versions. */
+    @Test
+    void minorZeroFiles_stillParse() throws Exception {
+        XlMeta inline = XlMeta.parse(Files.readAllBytes(DIR.resolve("object-inline-v1.bin")));
+        assertThat(inline.version(0)).isEqualTo(inlineObject(1, T0, 100));
+        assertThat(inline.inlineData(id(1))).isEqualTo(shard(1, 64));
+        byte[] old = Files.readAllBytes(DIR.resolve("versions-and-marker-v1.bin"));
+        assertThat(old[7]).as("minor version of the committed 1.0 file").isZero();
+        XlMeta versions = XlMeta.parse(old);
+        for (int i = 0; i < versions.versionCount(); i++) {
+            assertThat(versions.version(i)).isEqualTo(versionsAndMarker().version(i));
+        }
+        assertThat(XlMeta.parse(Files.readAllBytes(DIR.resolve("empty-v1.bin"))).versionCount())
+                .isZero();
+    }
+
     @Test
     void objectInline_serializesToGoldenBytesAndParsesBack() throws Exception {
-        byte[] golden = golden("object-inline-v1.bin", objectInline());
+        byte[] golden = golden("object-inline-v1.1.bin", objectInline());
         XlMeta parsed = XlMeta.parse(golden);
         assertThat(parsed.versionCount()).isEqualTo(1);
         assertThat(parsed.header(0))
@@ -70,7 +127,7 @@ class XlMetaGoldenTest {
 
     @Test
     void versionsAndMarker_serializesToGoldenBytesAndParsesBack() throws Exception {
-        byte[] golden = golden("versions-and-marker-v1.bin", versionsAndMarker());
+        byte[] golden = golden("versions-and-marker-v1.1.bin", versionsAndMarker());
         XlMeta parsed = XlMeta.parse(golden);
         assertThat(parsed.headers())
                 .extracting(VersionHeader::versionId)
@@ -84,7 +141,7 @@ class XlMetaGoldenTest {
 
     @Test
     void empty_serializesToGoldenBytes() throws Exception {
-        byte[] golden = golden("empty-v1.bin", empty());
+        byte[] golden = golden("empty-v1.1.bin", empty());
         assertThat(XlMeta.parse(golden).versionCount()).isZero();
     }
 
