@@ -2,6 +2,7 @@ package dev.appliance.s3.api;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.appliance.core.checksum.ChecksumAlgorithm;
 import dev.appliance.s3.auth.AuthResult;
 import java.io.InputStream;
 import java.util.List;
@@ -19,6 +20,8 @@ import java.util.function.Supplier;
  * @param bodySize decoded body size, -1 when unknown
  * @param verifiedChecksums the {@code x-amz-checksum-*} value the body was verified against (header name to base64),
  *     available once the body has been read to its end
+ * @param checksumAlgorithm the algorithm of that checksum, known before the body (header or announced trailer), or
+ *     null when the body carries none
  */
 public record S3Request(
         String method,
@@ -30,7 +33,8 @@ public record S3Request(
         InputStream body,
         long bodySize,
         String requestId,
-        Supplier<Map<String, String>> verifiedChecksums) {
+        Supplier<Map<String, String>> verifiedChecksums,
+        ChecksumAlgorithm checksumAlgorithm) {
     public S3Request {
         requireNonNull(method, "method");
         query = Map.copyOf(query);

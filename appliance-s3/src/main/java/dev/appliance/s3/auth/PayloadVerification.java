@@ -32,22 +32,38 @@ public final class PayloadVerification {
      *
      * @param size decoded size in bytes, -1 when unknown
      */
-    public record VerifiedBody(InputStream stream, long size, Supplier<Map<String, String>> verifiedChecksums) {
+    public record VerifiedBody(
+            InputStream stream,
+            long size,
+            Supplier<Map<String, String>> verifiedChecksums,
+            ChecksumAlgorithm checksumAlgorithm) {
         public VerifiedBody(InputStream stream, long size) {
-            this(stream, size, Map::of);
+            this(stream, size, Map::of, null);
         }
+    }
+
+    /** As below, with {@code x-amz-checksum-*} headers describing the body. */
+    public static VerifiedBody open(
+            InputStream raw, AuthResult auth, Map<String, List<String>> headers, long contentLength) {
+        return open(raw, auth, headers, contentLength, true);
     }
 
     /**
      * @param raw the body bytes exactly as received
      * @param contentLength the HTTP Content-Length, -1 when absent
+     * @param headerChecksums whether {@code x-amz-checksum-*} headers describe the body (false for
+     *     CompleteMultipartUpload, where they state the whole object's checksum, checked by the operation)
      */
     public static VerifiedBody open(
-            InputStream raw, AuthResult auth, Map<String, List<String>> headers, long contentLength) {
+            InputStream raw,
+            AuthResult auth,
+            Map<String, List<String>> headers,
+            long contentLength,
+            boolean headerChecksums) {
         PayloadMode mode = auth.payloadMode();
         ChecksumAlgorithm headerChecksum = null;
         String headerChecksumValue = null;
-        for (ChecksumAlgorithm a : ChecksumAlgorithm.values()) {
+        for (ChecksumAlgorithm a : headerChecksums ? ChecksumAlgorithm.values() : new ChecksumAlgorithm[0]) {
             String v = first(headers, a.headerName());
             if (v != null) {
                 if (headerChecksum != null) {
@@ -93,7 +109,7 @@ public final class PayloadVerification {
                     sha,
                     algorithm,
                     fixed != null ? () -> fixed : () -> source.trailers().get(algorithm.headerName()));
-            return new VerifiedBody(verifying, size, verifying::verifiedChecksum);
+            return new VerifiedBody(verifying, size, verifying::verifiedChecksum, algorithm);
         }
         return new VerifiedBody(stream, size);
     }

@@ -21,6 +21,7 @@ public final class ErrorMapper {
             case INVALID_OBJECT_NAME -> S3ErrorCode.InvalidObjectName;
             case KEY_TOO_LONG -> S3ErrorCode.KeyTooLongError;
             case INVALID_ARGUMENT -> S3ErrorCode.InvalidArgument;
+            case INVALID_REQUEST -> S3ErrorCode.InvalidRequest;
             case INVALID_RANGE -> S3ErrorCode.InvalidRange;
             case BAD_DIGEST -> S3ErrorCode.BadDigest;
             case INCOMPLETE_BODY -> S3ErrorCode.IncompleteBody;

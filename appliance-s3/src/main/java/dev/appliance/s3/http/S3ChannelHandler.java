@@ -189,8 +189,12 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
             RequestLimits.check(p);
             Exchange[] self = new Exchange[1];
             BodyStream body = new BodyStream(() -> ctx.executor().execute(() -> bodyDrained(self[0])));
+            // On CompleteMultipartUpload an x-amz-checksum-* header is the whole object's, not the XML body's.
+            boolean completion = p.method().equals("POST")
+                    && p.key() != null
+                    && p.operationQuery().containsKey("uploadId");
             PayloadVerification.VerifiedBody verified =
-                    PayloadVerification.open(body, auth, p.headers(), HttpUtil.getContentLength(req, -1L));
+                    PayloadVerification.open(body, auth, p.headers(), HttpUtil.getContentLength(req, -1L), !completion);
             S3Request s3 = new S3Request(
                     p.method(),
                     p.bucket(),
@@ -201,7 +205,8 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                     verified.stream(),
                     verified.size(),
                     requestId,
-                    verified.verifiedChecksums());
+                    verified.verifiedChecksums(),
+                    verified.checksumAlgorithm());
             Exchange ex = new Exchange(this, ctx.channel(), services, s3, body, keepAlive);
             self[0] = ex;
             current = ex;

@@ -21,6 +21,23 @@ public final class AttributesHandler {
         this.store = store;
     }
 
+    /** A non-negative integer header ({@code x-amz-max-parts}, {@code x-amz-part-number-marker}), else the default. */
+    private static int headerInt(S3Request r, String name, int dflt) {
+        String v = r.header(name);
+        if (v == null || v.isBlank()) {
+            return dflt;
+        }
+        try {
+            int n = Integer.parseInt(v.strip());
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new S3Exception(S3ErrorCode.InvalidArgument, "Invalid value for " + name + ": " + v);
+    }
+
     public S3Response get(S3Request r) {
         String header = r.headerList("x-amz-object-attributes");
         if (header == null || header.isBlank()) {
@@ -42,30 +59,34 @@ public final class AttributesHandler {
         if (wanted.contains("ETag")) {
             x.element("ETag", info.etag());
         }
-        if (wanted.contains("Checksum")) {
-            var checksums = info.userMetadata().entrySet().stream()
-                    .filter(e -> e.getKey().startsWith("x-amz-checksum-"))
-                    .toList();
-            if (!checksums.isEmpty()) {
-                x.start("Checksum");
-                for (var e : checksums) {
-                    String algorithm =
-                            e.getKey().substring("x-amz-checksum-".length()).toUpperCase(java.util.Locale.ROOT);
-                    x.element("Checksum" + algorithm, e.getValue());
-                }
-                x.element("ChecksumType", "FULL_OBJECT").end();
-            }
+        var checksum = ObjectHandlers.storedChecksum(info);
+        if (wanted.contains("Checksum") && checksum.isPresent()) {
+            x.start("Checksum")
+                    .element(
+                            checksum.get().algorithm().xmlElement(),
+                            checksum.get().value())
+                    .element("ChecksumType", checksum.get().type().name())
+                    .end();
         }
         if (wanted.contains("ObjectParts") && info.etag() != null && info.etag().contains("-")) {
             List<Long> parts = info.partSizes();
-            x.start("ObjectParts").element("TotalPartsCount", parts.size());
-            x.element("PartNumberMarker", 0).element("NextPartNumberMarker", parts.size());
-            x.element("MaxParts", 1000).element("IsTruncated", false);
-            for (int i = 0; i < parts.size(); i++) {
-                x.start("Part")
-                        .element("PartNumber", i + 1)
-                        .element("Size", parts.get(i))
-                        .end();
+            int marker = headerInt(r, "x-amz-part-number-marker", 0);
+            int max = Math.min(headerInt(r, "x-amz-max-parts", 1000), 1000);
+            int last = Math.min(parts.size(), marker + max);
+            x.start("ObjectParts").element("PartsCount", parts.size());
+            x.element("PartNumberMarker", marker);
+            if (last > marker) {
+                x.element("NextPartNumberMarker", last);
+            }
+            x.element("MaxParts", max).element("IsTruncated", last < parts.size());
+            for (int i = marker; i < last; i++) {
+                x.start("Part").element("PartNumber", i + 1).element("Size", parts.get(i));
+                String partChecksum =
+                        i < info.partChecksums().size() ? info.partChecksums().get(i) : null;
+                if (checksum.isPresent() && partChecksum != null) {
+                    x.element(checksum.get().algorithm().xmlElement(), partChecksum);
+                }
+                x.end();
             }
             x.end();
         }

@@ -7,6 +7,8 @@ import dev.appliance.core.ObjectReader;
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StorageException;
+import dev.appliance.core.checksum.ChecksumAlgorithm;
+import dev.appliance.core.checksum.ChecksumType;
 import dev.appliance.s3.api.Params;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.api.S3Response;
@@ -24,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /** Object operations: PutObject, GetObject, HeadObject, DeleteObject. */
@@ -192,7 +195,53 @@ public final class ObjectHandlers {
         }
         long length = sizes.get(part - 1);
         String range = length == 0 ? null : "bytes=" + offset + "-" + (offset + length - 1);
-        return get(r, head, range).header("x-amz-mp-parts-count", Integer.toString(sizes.size()));
+        S3Response resp = get(r, head, range).header("x-amz-mp-parts-count", Integer.toString(sizes.size()));
+        if (checksumMode(r)) {
+            partChecksum(info, part).ifPresent(c -> resp.header(c.algorithm().headerName(), c.value())
+                    .header("x-amz-checksum-type", c.type().name()));
+        }
+        return resp;
+    }
+
+    /** A stored object checksum: its algorithm, base64 value (with {@code -N} when composite) and type. */
+    public record StoredChecksum(ChecksumAlgorithm algorithm, String value, ChecksumType type) {}
+
+    /**
+     * The checksum kept with the object ({@code x-amz-checksum-<algorithm>} entry; {@code x-amz-checksum-type}, which a
+     * single PUT does not store, defaults to full-object), or empty.
+     */
+    public static Optional<StoredChecksum> storedChecksum(ObjectInfo info) {
+        for (ChecksumAlgorithm a : ChecksumAlgorithm.values()) {
+            String v = info.userMetadata().get(a.headerName());
+            if (v != null) {
+                ChecksumType type = ChecksumType.forName(info.userMetadata().get("x-amz-checksum-type"))
+                        .orElse(ChecksumType.FULL_OBJECT);
+                return Optional.of(new StoredChecksum(a, v, type));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The checksum of one part, as S3 returns it for a GET or HEAD with {@code partNumber}: the part's own for a
+     * multipart object, the object's for part 1 of a single PUT.
+     */
+    static Optional<StoredChecksum> partChecksum(ObjectInfo info, int part) {
+        Optional<StoredChecksum> object = storedChecksum(info);
+        if (object.isEmpty()) {
+            return Optional.empty();
+        }
+        List<String> parts = info.partChecksums();
+        if (part <= parts.size() && parts.get(part - 1) != null) {
+            return Optional.of(new StoredChecksum(
+                    object.get().algorithm(), parts.get(part - 1), object.get().type()));
+        }
+        boolean singlePut = info.etag() == null || !info.etag().contains("-");
+        return singlePut && part == 1 ? object : Optional.empty();
+    }
+
+    private static boolean checksumMode(S3Request r) {
+        return "ENABLED".equalsIgnoreCase(r.header("x-amz-checksum-mode"));
     }
 
     private S3Response get(S3Request r, boolean head, String rangeHeader) {
@@ -270,14 +319,11 @@ public final class ObjectHandlers {
      * range, whose bytes it does not describe).
      */
     private static void checksumHeaders(S3Request r, S3Response resp, ObjectInfo info) {
-        if (!"ENABLED".equalsIgnoreCase(r.header("x-amz-checksum-mode"))) {
+        if (!checksumMode(r)) {
             return;
         }
-        for (Map.Entry<String, String> m : info.userMetadata().entrySet()) {
-            if (m.getKey().startsWith("x-amz-checksum-")) {
-                resp.header(m.getKey(), m.getValue());
-            }
-        }
+        storedChecksum(info).ifPresent(c -> resp.header(c.algorithm().headerName(), c.value())
+                .header("x-amz-checksum-type", c.type().name()));
     }
 
     private static void objectHeaders(S3Response resp, ObjectInfo info, long contentLength) {
