@@ -8,6 +8,7 @@ Prints "OK <check>" per passed check, "FAIL <check>: <why>" per failed one, and 
 "SUMMARY <json>"; exits 0 only when every check passed.
 """
 
+import base64
 import hashlib
 import io
 import json
@@ -15,8 +16,10 @@ import os
 import sys
 import traceback
 import uuid
+import zlib
 
 import boto3
+import boto3.s3.transfer
 import botocore
 from botocore.config import Config
 from botocore.exceptions import ClientError
@@ -221,6 +224,101 @@ def _():
     r2 = s3.delete_objects(Bucket=versioned, Delete={"Objects": [{"Key": "doc"}]})
     expect(r2["Deleted"][0].get("DeleteMarker") is True and r2["Deleted"][0].get("DeleteMarkerVersionId"),
            "delete_objects without version id adds a marker: %r" % r2)
+
+
+def _crc32_b64(data):
+    return base64.b64encode(zlib.crc32(data).to_bytes(4, "big")).decode()
+
+
+def _crc64nvme_table():
+    table = []
+    for i in range(256):
+        crc = i
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x9A6C9329AC4BC9B5 if crc & 1 else crc >> 1
+        table.append(crc)
+    return table
+
+
+def _crc64nvme_b64(data):
+    table = _crc64nvme_table()
+    crc = (1 << 64) - 1
+    for byte in data:
+        crc = table[(crc ^ byte) & 0xFF] ^ (crc >> 8)
+    return base64.b64encode((crc ^ ((1 << 64) - 1)).to_bytes(8, "big")).decode()
+
+
+@check("multipart_transfer_checksum")
+def _():
+    # s3transfer's multipart upload with boto3's default checksum behaviour; the object's checksum, whichever
+    # algorithm and type the client chose, must be the one S3 defines for those parts.
+    mib = 1024 * 1024
+    data = os.urandom(11 * mib + 5)
+    cfg = boto3.s3.transfer.TransferConfig(multipart_threshold=5 * mib, multipart_chunksize=5 * mib)
+    s3.upload_fileobj(io.BytesIO(data), objects, "mp/transfer", Config=cfg)
+    head = s3.head_object(Bucket=objects, Key="mp/transfer", ChecksumMode="ENABLED")
+    expect(head["ETag"].endswith('-3"'), "three parts: " + head["ETag"])
+    parts = [data[i : i + 5 * mib] for i in range(0, len(data), 5 * mib)]
+    kind = head.get("ChecksumType")
+    if "ChecksumCRC32" in head and kind == "COMPOSITE":
+        raw = b"".join(zlib.crc32(p).to_bytes(4, "big") for p in parts)
+        expected = _crc32_b64(raw) + "-3"
+        got = head["ChecksumCRC32"]
+    elif "ChecksumCRC32" in head:
+        expected, got = _crc32_b64(data), head["ChecksumCRC32"]
+    else:
+        expected, got = _crc64nvme_b64(data), head.get("ChecksumCRC64NVME")
+    expect(got == expected, "object checksum %s (%s) != %s; head %r" % (got, kind, expected, head))
+    out = io.BytesIO()
+    s3.download_fileobj(objects, "mp/transfer", out)
+    expect(out.getvalue() == data, "multipart object round-trips")
+
+
+@check("multipart_sha256_composite")
+def _():
+    mib = 1024 * 1024
+    p1, p2 = os.urandom(5 * mib), b"tail"
+    created = s3.create_multipart_upload(Bucket=objects, Key="mp/sha", ChecksumAlgorithm="SHA256")
+    expect(created.get("ChecksumAlgorithm") == "SHA256", "algorithm echoed: %r" % created)
+    uid = created["UploadId"]
+    parts = []
+    for n, body in ((1, p1), (2, p2)):
+        r = s3.upload_part(
+            Bucket=objects, Key="mp/sha", UploadId=uid, PartNumber=n, Body=body, ChecksumAlgorithm="SHA256"
+        )
+        digest = base64.b64encode(hashlib.sha256(body).digest()).decode()
+        expect(r.get("ChecksumSHA256") == digest, "part checksum echoed")
+        parts.append({"PartNumber": n, "ETag": r["ETag"], "ChecksumSHA256": digest})
+    listed = s3.list_parts(Bucket=objects, Key="mp/sha", UploadId=uid)
+    expect(listed.get("ChecksumAlgorithm") == "SHA256", "ListParts algorithm")
+    expect([p["ChecksumSHA256"] for p in listed["Parts"]] == [p["ChecksumSHA256"] for p in parts], "ListParts")
+    done = s3.complete_multipart_upload(
+        Bucket=objects, Key="mp/sha", UploadId=uid, MultipartUpload={"Parts": parts}
+    )
+    composite = hashlib.sha256(hashlib.sha256(p1).digest() + hashlib.sha256(p2).digest()).digest()
+    expected = base64.b64encode(composite).decode() + "-2"
+    expect(done.get("ChecksumSHA256") == expected, "complete: %r" % done)
+    head = s3.head_object(Bucket=objects, Key="mp/sha", ChecksumMode="ENABLED")
+    expect(head.get("ChecksumSHA256") == expected and head.get("ChecksumType") == "COMPOSITE", "head: %r" % head)
+
+
+@check("list_multipart_uploads_delimiter")
+def _():
+    ids = {}
+    for key in ("up/a/1", "up/a/2", "up/b", "up/c d"):
+        ids[key] = s3.create_multipart_upload(Bucket=objects, Key=key)["UploadId"]
+    seen = []
+    pages = s3.get_paginator("list_multipart_uploads").paginate(
+        Bucket=objects, Prefix="up/", Delimiter="/", PaginationConfig={"PageSize": 1}
+    )
+    for page in pages:
+        seen += [u["Key"] for u in page.get("Uploads", [])]
+        seen += [p["Prefix"] for p in page.get("CommonPrefixes", [])]
+    expect(seen == ["up/a/", "up/b", "up/c d"], "paged uploads: %r" % seen)
+    for key, uid in ids.items():
+        s3.abort_multipart_upload(Bucket=objects, Key=key, UploadId=uid)
+    left = s3.list_multipart_uploads(Bucket=objects, Prefix="up/")
+    expect(not left.get("Uploads"), "aborted uploads are gone")
 
 
 @check("errors_by_code")

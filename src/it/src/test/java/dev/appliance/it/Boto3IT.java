@@ -34,6 +34,9 @@ class Boto3IT {
             "list_objects_v2_paginator",
             "delete_objects",
             "versioning_and_list_object_versions",
+            "multipart_transfer_checksum",
+            "multipart_sha256_composite",
+            "list_multipart_uploads_delimiter",
             "errors_by_code",
             "cleanup");
 

@@ -76,15 +76,16 @@ class MultipartCopyIT {
         int n = 1;
         for (byte[] p : List.of(p1, p2, p3)) {
             int number = n++;
-            String etag = s3.uploadPart(
-                            b -> b.bucket("mpart")
-                                    .key("big/object")
-                                    .uploadId(id)
-                                    .partNumber(number),
-                            RequestBody.fromBytes(p))
-                    .eTag();
-            assertThat(etag).isEqualTo("\"" + md5Hex(p) + "\"");
-            parts.add(CompletedPart.builder().partNumber(number).eTag(etag).build());
+            var up = s3.uploadPart(
+                    b -> b.bucket("mpart").key("big/object").uploadId(id).partNumber(number), RequestBody.fromBytes(p));
+            assertThat(up.eTag()).isEqualTo("\"" + md5Hex(p) + "\"");
+            // The client sends a CRC32 with each part by default; as on S3, completing must name it.
+            assertThat(up.checksumCRC32()).isNotNull();
+            parts.add(CompletedPart.builder()
+                    .partNumber(number)
+                    .eTag(up.eTag())
+                    .checksumCRC32(up.checksumCRC32())
+                    .build());
         }
         assertThat(s3.listParts(b -> b.bucket("mpart").key("big/object").uploadId(id))
                         .parts())
@@ -123,20 +124,26 @@ class MultipartCopyIT {
     @Test
     void badCompletions_getTheAwsErrors() {
         String id = s3.createMultipartUpload(b -> b.bucket("mpart").key("bad")).uploadId();
-        String e1 = s3.uploadPart(
-                        b -> b.bucket("mpart").key("bad").uploadId(id).partNumber(1), RequestBody.fromString("a"))
-                .eTag();
-        String e2 = s3.uploadPart(
-                        b -> b.bucket("mpart").key("bad").uploadId(id).partNumber(2), RequestBody.fromString("b"))
-                .eTag();
+        var u1 = s3.uploadPart(
+                b -> b.bucket("mpart").key("bad").uploadId(id).partNumber(1), RequestBody.fromString("a"));
+        var u2 = s3.uploadPart(
+                b -> b.bucket("mpart").key("bad").uploadId(id).partNumber(2), RequestBody.fromString("b"));
         S3Exception tooSmall = catchThrowableOfType(
                 S3Exception.class,
                 () -> s3.completeMultipartUpload(b -> b.bucket("mpart")
                         .key("bad")
                         .uploadId(id)
                         .multipartUpload(m -> m.parts(
-                                CompletedPart.builder().partNumber(1).eTag(e1).build(),
-                                CompletedPart.builder().partNumber(2).eTag(e2).build()))));
+                                CompletedPart.builder()
+                                        .partNumber(1)
+                                        .eTag(u1.eTag())
+                                        .checksumCRC32(u1.checksumCRC32())
+                                        .build(),
+                                CompletedPart.builder()
+                                        .partNumber(2)
+                                        .eTag(u2.eTag())
+                                        .checksumCRC32(u2.checksumCRC32())
+                                        .build()))));
         assertThat(tooSmall.awsErrorDetails().errorCode()).isEqualTo("EntityTooSmall");
         S3Exception wrongEtag = catchThrowableOfType(
                 S3Exception.class,
