@@ -347,5 +347,7 @@ print("SUMMARY " + json.dumps({
     "failed": failed,
     "put_object_wire": wire.get("PutObject", [])[-1:],
     "delete_objects_wire": wire.get("DeleteObjects", [])[-1:],
+    "create_multipart_upload_wire": wire.get("CreateMultipartUpload", [])[:1],
+    "complete_multipart_upload_wire": wire.get("CompleteMultipartUpload", [])[:1],
 }), flush=True)
 sys.exit(1 if failed else 0)

@@ -110,20 +110,27 @@ class AsyncClientIT {
                 .uploadId();
         byte[] p1 = TestData.bytes(1, 5 * MIB);
         byte[] p2 = TestData.bytes(2, 1234);
-        String e1 = s3.uploadPart(
+        var u1 = s3.uploadPart(
                         b -> b.bucket("async").key("mp").uploadId(id).partNumber(1), AsyncRequestBody.fromBytes(p1))
-                .get(60, TimeUnit.SECONDS)
-                .eTag();
-        String e2 = s3.uploadPart(
+                .get(60, TimeUnit.SECONDS);
+        var u2 = s3.uploadPart(
                         b -> b.bucket("async").key("mp").uploadId(id).partNumber(2), AsyncRequestBody.fromBytes(p2))
-                .get(60, TimeUnit.SECONDS)
-                .eTag();
+                .get(60, TimeUnit.SECONDS);
+        // The client adds a CRC32 to each part by default; as on S3, completing names it.
         s3.completeMultipartUpload(b -> b.bucket("async")
                         .key("mp")
                         .uploadId(id)
                         .multipartUpload(m -> m.parts(
-                                CompletedPart.builder().partNumber(1).eTag(e1).build(),
-                                CompletedPart.builder().partNumber(2).eTag(e2).build())))
+                                CompletedPart.builder()
+                                        .partNumber(1)
+                                        .eTag(u1.eTag())
+                                        .checksumCRC32(u1.checksumCRC32())
+                                        .build(),
+                                CompletedPart.builder()
+                                        .partNumber(2)
+                                        .eTag(u2.eTag())
+                                        .checksumCRC32(u2.checksumCRC32())
+                                        .build())))
                 .get(60, TimeUnit.SECONDS);
         byte[] mp = s3.getObject(b -> b.bucket("async").key("mp"), AsyncResponseTransformer.toBytes())
                 .get(60, TimeUnit.SECONDS)
