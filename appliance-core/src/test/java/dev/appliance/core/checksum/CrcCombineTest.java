@@ -119,7 +119,7 @@ class CrcCombineTest {
     }
 
     @Test
-    void crc64nvme_slicingByEight_agreesWithBytewiseReference() {
+    void crc64nvme_slicingBy16_agreesWithBytewiseReference() {
         Random random = new Random(7);
         for (int round = 0; round < 200; round++) {
             byte[] b = new byte[random.nextInt(300)];
