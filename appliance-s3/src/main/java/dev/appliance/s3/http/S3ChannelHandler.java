@@ -13,6 +13,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -166,11 +167,38 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    private static final long MALFORMED_LENGTH = -2;
+
+    /** The declared Content-Length: -1 when absent, {@link #MALFORMED_LENGTH} when not a non-negative number. */
+    private static long contentLength(HttpRequest req) {
+        String value = req.headers().get(HttpHeaderNames.CONTENT_LENGTH);
+        if (value == null) {
+            return -1;
+        }
+        try {
+            long n = Long.parseLong(value.strip());
+            return n < 0 ? MALFORMED_LENGTH : n;
+        } catch (NumberFormatException e) {
+            return MALFORMED_LENGTH;
+        }
+    }
+
     private void startRequest(HttpRequest req) {
         String requestId = services.ids().next();
         boolean keepAlive = HttpUtil.isKeepAlive(req);
-        boolean hasBody = HttpUtil.isTransferEncodingChunked(req) || HttpUtil.getContentLength(req, 0L) > 0;
         boolean head = req.method().name().equals("HEAD");
+        long contentLength = contentLength(req);
+        boolean hasBody = HttpUtil.isTransferEncodingChunked(req) || contentLength > 0;
+        if (contentLength == MALFORMED_LENGTH) {
+            // the body's framing is unknown: answer, then close
+            refuse(
+                    new S3Exception(S3ErrorCode.InvalidArgument, "The Content-Length header is not a valid number."),
+                    "/",
+                    requestId,
+                    head,
+                    true);
+            return;
+        }
         if (req.decoderResult().isFailure()) {
             Throwable cause = req.decoderResult().cause();
             S3ErrorCode code = cause instanceof TooLongHttpHeaderException
@@ -190,7 +218,7 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
             Exchange[] self = new Exchange[1];
             BodyStream body = new BodyStream(() -> ctx.executor().execute(() -> bodyDrained(self[0])));
             PayloadVerification.VerifiedBody verified =
-                    PayloadVerification.open(body, auth, p.headers(), HttpUtil.getContentLength(req, -1L));
+                    PayloadVerification.open(body, auth, p.headers(), contentLength);
             S3Request s3 = new S3Request(
                     p.method(),
                     p.bucket(),

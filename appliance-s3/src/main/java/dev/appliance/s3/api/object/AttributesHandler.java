@@ -58,10 +58,16 @@ public final class AttributesHandler {
         }
         if (wanted.contains("ObjectParts") && info.etag() != null && info.etag().contains("-")) {
             List<Long> parts = info.partSizes();
-            x.start("ObjectParts").element("TotalPartsCount", parts.size());
-            x.element("PartNumberMarker", 0).element("NextPartNumberMarker", parts.size());
-            x.element("MaxParts", 1000).element("IsTruncated", false);
-            for (int i = 0; i < parts.size(); i++) {
+            int maxParts = partsParam(r, "x-amz-max-parts", 1000);
+            int marker = partsParam(r, "x-amz-part-number-marker", 0);
+            int last = (int) Math.min(parts.size(), (long) marker + Math.min(maxParts, 1000));
+            // the wire name is PartsCount (the API model calls it TotalPartsCount)
+            x.start("ObjectParts").element("PartsCount", parts.size());
+            x.element("PartNumberMarker", marker)
+                    .element("NextPartNumberMarker", Math.max(last, marker))
+                    .element("MaxParts", maxParts)
+                    .element("IsTruncated", last < parts.size());
+            for (int i = marker; i < last; i++) {
                 x.start("Part")
                         .element("PartNumber", i + 1)
                         .element("Size", parts.get(i))
@@ -81,5 +87,21 @@ public final class AttributesHandler {
             resp.header("x-amz-version-id", info.versionId());
         }
         return resp;
+    }
+
+    private static int partsParam(S3Request r, String header, int absent) {
+        String v = r.header(header);
+        if (v == null || v.isBlank()) {
+            return absent;
+        }
+        try {
+            int n = Integer.parseInt(v.strip());
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new S3Exception(S3ErrorCode.InvalidArgument, "Invalid value for " + header + ": " + v);
     }
 }
