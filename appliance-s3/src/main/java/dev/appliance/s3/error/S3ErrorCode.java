@@ -9,6 +9,7 @@ package dev.appliance.s3.error;
  */
 public enum S3ErrorCode {
     AccessDenied(403, "Access Denied."),
+    AccessForbidden(403, "CORSResponse: This CORS request is not allowed."),
     AccessControlListNotSupported(400, "The bucket does not allow ACLs."),
     AuthorizationHeaderMalformed(400, "The authorization header is malformed."),
     AuthorizationQueryParametersError(400, "Error parsing the query-string authentication parameters."),

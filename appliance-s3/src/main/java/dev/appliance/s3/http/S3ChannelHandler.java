@@ -26,6 +26,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.List;
 
 /**
  * The per-connection state machine of HTTP/1.1 requests. On a request head it parses the address, verifies the SigV4
@@ -167,6 +168,21 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * A CORS preflight is never signed. No bucket has a CORS configuration here, so a complete preflight is refused as
+     * S3 refuses one for a bucket without CORS, and an incomplete one gets S3's 400.
+     */
+    private static S3Exception corsPreflight(ParsedRequest p) {
+        if (p.headers().get("origin") == null) {
+            return new S3Exception(S3ErrorCode.BadRequest, "Insufficient information. Origin request header needed.");
+        }
+        List<String> method = p.headers().get("access-control-request-method");
+        if (method == null) {
+            return new S3Exception(S3ErrorCode.BadRequest, "Invalid Access-Control-Request-Method: null");
+        }
+        return new S3Exception(S3ErrorCode.AccessForbidden, "CORSResponse: CORS is not enabled for this bucket.");
+    }
+
     private static final long MALFORMED_LENGTH = -2;
 
     /** The declared Content-Length: -1 when absent, {@link #MALFORMED_LENGTH} when not a non-negative number. */
@@ -213,6 +229,9 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
         try {
             ParsedRequest p = ParsedRequest.parse(req, services.domain());
             resource = p.resource();
+            if (p.method().equals("OPTIONS")) {
+                throw corsPreflight(p);
+            }
             AuthResult auth = services.verifier().verify(p.method(), p.rawPath(), p.rawQuery(), p.headers());
             RequestLimits.check(p);
             Exchange[] self = new Exchange[1];

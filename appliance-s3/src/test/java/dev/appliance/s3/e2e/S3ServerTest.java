@@ -465,6 +465,18 @@ class S3ServerTest {
     }
 
     @Test
+    void raw_corsPreflight_isAnsweredUnsigned_asForABucketWithoutCors() throws Exception {
+        assertThat(raw("OPTIONS /b/k HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+                .startsWith("HTTP/1.1 400")
+                .contains("Origin request header needed");
+        assertThat(raw("OPTIONS /b/k HTTP/1.1\r\nHost: x\r\nOrigin: https://app.example\r\n"
+                        + "Access-Control-Request-Method: PUT\r\nConnection: close\r\n\r\n"))
+                .startsWith("HTTP/1.1 403")
+                .contains("<Code>AccessForbidden</Code>")
+                .doesNotContainIgnoringCase("access-control-allow-origin");
+    }
+
+    @Test
     void raw_keyLongerThan1024Bytes_isKeyTooLong() throws Exception {
         String resp = raw(signed("GET", "/b/" + "k".repeat(1025), null, ""));
         assertThat(resp).startsWith("HTTP/1.1 400").contains("KeyTooLongError");
