@@ -3,6 +3,7 @@ package dev.appliance.s3.api;
 import static java.util.Objects.requireNonNull;
 
 import dev.appliance.core.ObjectStore;
+import dev.appliance.s3.api.acl.AclHandlers;
 import dev.appliance.s3.api.bucket.BucketHandlers;
 import dev.appliance.s3.api.bucket.ListingHandlers;
 import dev.appliance.s3.api.multipart.MultipartHandlers;
@@ -54,6 +55,10 @@ public final class S3Dispatcher {
         PUT_BUCKET_TAGGING("s3:PutBucketTagging"),
         GET_BUCKET_TAGGING("s3:GetBucketTagging"),
         DELETE_BUCKET_TAGGING("s3:PutBucketTagging"),
+        GET_BUCKET_ACL("s3:GetBucketAcl"),
+        PUT_BUCKET_ACL("s3:PutBucketAcl"),
+        GET_OBJECT_ACL("s3:GetObjectAcl"),
+        PUT_OBJECT_ACL("s3:PutObjectAcl"),
         /** Authorized per key by the handler ({@code s3:DeleteObject} / {@code s3:DeleteObjectVersion}). */
         DELETE_OBJECTS("s3:DeleteObject");
 
@@ -65,7 +70,12 @@ public final class S3Dispatcher {
 
         /** The action name; reads and deletes of a specific version use S3's "...Version" actions. */
         public String action(boolean withVersionId) {
-            if (withVersionId && (this == GET_OBJECT || this == HEAD_OBJECT || this == DELETE_OBJECT)) {
+            if (withVersionId
+                    && (this == GET_OBJECT
+                            || this == HEAD_OBJECT
+                            || this == DELETE_OBJECT
+                            || this == GET_OBJECT_ACL
+                            || this == PUT_OBJECT_ACL)) {
                 return action + "Version";
             }
             return action;
@@ -88,9 +98,10 @@ public final class S3Dispatcher {
             "max-uploads",
             "x-id");
     private static final Set<String> BUCKET_SUBRESOURCES =
-            Set.of("versioning", "versions", "location", "uploads", "tagging", "delete");
+            Set.of("versioning", "versions", "location", "uploads", "tagging", "delete", "acl");
     private static final Set<String> OBJECT_PARAMS = Set.of(
             "versionId",
+            "acl",
             "tagging",
             "attributes",
             "uploads",
@@ -115,6 +126,7 @@ public final class S3Dispatcher {
     private final TaggingHandlers tagging;
     private final AttributesHandler attributes;
     private final DeleteObjects deleteObjects;
+    private final AclHandlers acls;
 
     public S3Dispatcher(ObjectStore store, Authorizer authorizer, String region) {
         requireNonNull(store, "store");
@@ -127,6 +139,7 @@ public final class S3Dispatcher {
         this.tagging = new TaggingHandlers(store);
         this.attributes = new AttributesHandler(store);
         this.deleteObjects = new DeleteObjects(store, authorizer);
+        this.acls = new AclHandlers(store);
     }
 
     /** The operation a request addresses; {@code NotImplemented} for anything else. */
@@ -171,6 +184,13 @@ public final class S3Dispatcher {
                     default -> throw notImplemented(m + " ?tagging on a bucket");
                 };
             }
+            if (r.hasParam("acl")) {
+                return switch (m) {
+                    case "GET" -> Operation.GET_BUCKET_ACL;
+                    case "PUT" -> Operation.PUT_BUCKET_ACL;
+                    default -> throw notImplemented(m + " ?acl on a bucket");
+                };
+            }
             if (r.hasParam("uploads") && m.equals("GET")) {
                 return Operation.LIST_MULTIPART_UPLOADS;
             }
@@ -208,6 +228,13 @@ public final class S3Dispatcher {
                 case "PUT" -> Operation.PUT_OBJECT_TAGGING;
                 case "DELETE" -> Operation.DELETE_OBJECT_TAGGING;
                 default -> throw notImplemented(m + " ?tagging on an object");
+            };
+        }
+        if (r.hasParam("acl")) {
+            return switch (m) {
+                case "GET" -> Operation.GET_OBJECT_ACL;
+                case "PUT" -> Operation.PUT_OBJECT_ACL;
+                default -> throw notImplemented(m + " ?acl on an object");
             };
         }
         if (r.hasParam("attributes")) {
@@ -250,6 +277,12 @@ public final class S3Dispatcher {
         if (op != Operation.DELETE_OBJECTS && !authorizer.allowed(r.auth().accessKey(), action, r.bucket(), r.key())) {
             throw new S3Exception(S3ErrorCode.AccessDenied);
         }
+        if (op == Operation.CREATE_BUCKET
+                || op == Operation.PUT_OBJECT
+                || op == Operation.COPY_OBJECT
+                || op == Operation.CREATE_MULTIPART_UPLOAD) {
+            AclHandlers.checkAclHeaders(r);
+        }
         return switch (op) {
             case LIST_BUCKETS -> buckets.listBuckets(r);
             case CREATE_BUCKET -> buckets.createBucket(r);
@@ -280,6 +313,10 @@ public final class S3Dispatcher {
             case GET_BUCKET_TAGGING -> tagging.getBucketTags(r);
             case DELETE_BUCKET_TAGGING -> tagging.deleteBucketTags(r);
             case DELETE_OBJECTS -> deleteObjects.handle(r);
+            case GET_BUCKET_ACL -> acls.getBucketAcl(r);
+            case PUT_BUCKET_ACL -> acls.putBucketAcl(r);
+            case GET_OBJECT_ACL -> acls.getObjectAcl(r);
+            case PUT_OBJECT_ACL -> acls.putObjectAcl(r);
         };
     }
 

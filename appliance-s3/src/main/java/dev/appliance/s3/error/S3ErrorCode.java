@@ -9,6 +9,8 @@ package dev.appliance.s3.error;
  */
 public enum S3ErrorCode {
     AccessDenied(403, "Access Denied."),
+    AccessForbidden(403, "CORSResponse: This CORS request is not allowed."),
+    AccessControlListNotSupported(400, "The bucket does not allow ACLs."),
     AuthorizationHeaderMalformed(400, "The authorization header is malformed."),
     AuthorizationQueryParametersError(400, "Error parsing the query-string authentication parameters."),
     BadDigest(400, "The Content-MD5 or checksum you specified did not match what was received."),
@@ -29,6 +31,10 @@ public enum S3ErrorCode {
     InvalidRequest(400, "Invalid request."),
     InvalidURI(400, "Could not parse the specified URI."),
     KeyTooLongError(400, "Your key is too long."),
+    MalformedACLError(
+            400, "The XML you provided was not well-formed or did not validate against our published schema."),
+    MissingSecurityHeader(400, "Your request was missing a required header."),
+    UnexpectedContent(400, "This request does not support content."),
     MalformedXML(400, "The XML you provided was not well-formed or did not validate against our published schema."),
     MetadataTooLarge(400, "Your metadata headers exceed the maximum allowed metadata size."),
     MethodNotAllowed(405, "The specified method is not allowed against this resource."),

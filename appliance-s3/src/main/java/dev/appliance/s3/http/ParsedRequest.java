@@ -4,6 +4,9 @@ import dev.appliance.s3.auth.UriEncoding;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
 import io.netty.handler.codec.http.HttpRequest;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -85,9 +88,34 @@ record ParsedRequest(
         Map<String, List<String>> headers = new TreeMap<>();
         for (Map.Entry<String, String> h : req.headers()) {
             headers.computeIfAbsent(h.getKey().toLowerCase(Locale.ROOT), k -> new ArrayList<>(1))
-                    .add(h.getValue());
+                    .add(wireText(h.getValue()));
         }
         return new ParsedRequest(req.method().name(), rawPath, rawQuery, bucket, key, query, headers);
+    }
+
+    /**
+     * A header value as the client meant it. Netty maps each byte to one char (ISO-8859-1); clients send non-ASCII
+     * values (user metadata) as UTF-8 bytes and sign those bytes, so a value that is valid UTF-8 is decoded as such.
+     * Anything else is kept byte for byte.
+     */
+    static String wireText(String value) {
+        boolean ascii = true;
+        for (int i = 0; i < value.length() && ascii; i++) {
+            ascii = value.charAt(i) < 0x80;
+        }
+        if (ascii) {
+            return value;
+        }
+        try {
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(value.getBytes(StandardCharsets.ISO_8859_1)))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            return value;
+        }
     }
 
     /** The bucket named by {@code host} ({@code bucket.domain[:port]}), or null for path style. */

@@ -16,7 +16,9 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.Map;
 
 /** Renders {@link S3Response}s and S3 errors as Netty responses, adding the headers every response carries. */
@@ -76,9 +78,23 @@ final class Responses {
         return resp;
     }
 
+    /**
+     * A value as it can travel in an HTTP header. Values with non-ASCII or control characters (user metadata sent as
+     * UTF-8, overrides from a query string) are sent RFC 2047-encoded, as S3 does, so nothing is mangled or injected.
+     */
+    static String headerSafe(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if ((c < 0x20 && c != '\t') || c >= 0x7f) {
+                return "=?UTF-8?B?" + Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8)) + "?=";
+            }
+        }
+        return value;
+    }
+
     private static void fill(HttpHeaders h, S3Response r, String requestId, String hostId, boolean keepAlive) {
         for (Map.Entry<String, String> e : r.headers().entrySet()) {
-            h.set(e.getKey(), e.getValue());
+            h.set(e.getKey(), headerSafe(e.getValue()));
         }
         h.set("x-amz-request-id", requestId);
         h.set("x-amz-id-2", hostId);

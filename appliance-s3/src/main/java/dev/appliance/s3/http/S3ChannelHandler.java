@@ -13,6 +13,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -25,6 +26,7 @@ import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.util.ArrayDeque;
+import java.util.List;
 
 /**
  * The per-connection state machine of HTTP/1.1 requests. On a request head it parses the address, verifies the SigV4
@@ -166,11 +168,53 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * A CORS preflight is never signed. No bucket has a CORS configuration here, so a complete preflight is refused as
+     * S3 refuses one for a bucket without CORS, and an incomplete one gets S3's 400.
+     */
+    private static S3Exception corsPreflight(ParsedRequest p) {
+        if (p.headers().get("origin") == null) {
+            return new S3Exception(S3ErrorCode.BadRequest, "Insufficient information. Origin request header needed.");
+        }
+        List<String> method = p.headers().get("access-control-request-method");
+        if (method == null) {
+            return new S3Exception(S3ErrorCode.BadRequest, "Invalid Access-Control-Request-Method: null");
+        }
+        return new S3Exception(S3ErrorCode.AccessForbidden, "CORSResponse: CORS is not enabled for this bucket.");
+    }
+
+    private static final long MALFORMED_LENGTH = -2;
+
+    /** The declared Content-Length: -1 when absent, {@link #MALFORMED_LENGTH} when not a non-negative number. */
+    private static long contentLength(HttpRequest req) {
+        String value = req.headers().get(HttpHeaderNames.CONTENT_LENGTH);
+        if (value == null) {
+            return -1;
+        }
+        try {
+            long n = Long.parseLong(value.strip());
+            return n < 0 ? MALFORMED_LENGTH : n;
+        } catch (NumberFormatException e) {
+            return MALFORMED_LENGTH;
+        }
+    }
+
     private void startRequest(HttpRequest req) {
         String requestId = services.ids().next();
         boolean keepAlive = HttpUtil.isKeepAlive(req);
-        boolean hasBody = HttpUtil.isTransferEncodingChunked(req) || HttpUtil.getContentLength(req, 0L) > 0;
         boolean head = req.method().name().equals("HEAD");
+        long contentLength = contentLength(req);
+        boolean hasBody = HttpUtil.isTransferEncodingChunked(req) || contentLength > 0;
+        if (contentLength == MALFORMED_LENGTH) {
+            // the body's framing is unknown: answer, then close
+            refuse(
+                    new S3Exception(S3ErrorCode.InvalidArgument, "The Content-Length header is not a valid number."),
+                    "/",
+                    requestId,
+                    head,
+                    true);
+            return;
+        }
         if (req.decoderResult().isFailure()) {
             Throwable cause = req.decoderResult().cause();
             S3ErrorCode code = cause instanceof TooLongHttpHeaderException
@@ -185,6 +229,9 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
         try {
             ParsedRequest p = ParsedRequest.parse(req, services.domain());
             resource = p.resource();
+            if (p.method().equals("OPTIONS")) {
+                throw corsPreflight(p);
+            }
             AuthResult auth = services.verifier().verify(p.method(), p.rawPath(), p.rawQuery(), p.headers());
             RequestLimits.check(p);
             Exchange[] self = new Exchange[1];
@@ -194,7 +241,7 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                     && p.key() != null
                     && p.operationQuery().containsKey("uploadId");
             PayloadVerification.VerifiedBody verified =
-                    PayloadVerification.open(body, auth, p.headers(), HttpUtil.getContentLength(req, -1L), !completion);
+                    PayloadVerification.open(body, auth, p.headers(), contentLength, !completion);
             S3Request s3 = new S3Request(
                     p.method(),
                     p.bucket(),

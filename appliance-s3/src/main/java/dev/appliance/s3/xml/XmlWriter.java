@@ -38,6 +38,13 @@ public final class XmlWriter {
         return this;
     }
 
+    /** Opens an element with attributes given as constant markup (never client text), e.g. {@code xsi:type="X"}. */
+    public XmlWriter startWithAttributes(String name, String constantAttributes) {
+        out.append('<').append(name).append(' ').append(constantAttributes).append('>');
+        open.push(name);
+        return this;
+    }
+
     public XmlWriter end() {
         out.append("</").append(open.pop()).append('>');
         return this;

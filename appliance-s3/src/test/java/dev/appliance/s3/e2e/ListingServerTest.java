@@ -168,6 +168,9 @@ class ListingServerTest {
         assertThat(all(first, "CommonPrefixes")).containsExactly("<Prefix>a%20b/</Prefix>");
         assertThat(one(first, "NextMarker")).isEqualTo("a%20b/");
         assertThat(one(first, "Marker")).isEmpty();
+        // V1 echoes Prefix unencoded even with encoding-type=url (SDKs do not decode it there)
+        assertThat(one(get(bucket, "encoding-type=url&prefix=a%20b%2F"), "Prefix"))
+                .isEqualTo("a b/");
         String plain = get(bucket, "prefix=plain");
         assertThat(all(plain, "Owner")).hasSize(1);
         assertThat(all(plain, "StorageClass")).containsExactly("STANDARD");

@@ -171,9 +171,43 @@ class S3ServerTest {
                 // CRC64NVME needs the AWS CRT on the client side; the server's CRC-64/NVME is unit-tested
                 ChecksumAlgorithm.SHA1,
                 ChecksumAlgorithm.SHA256)) {
-            s3.putObject(b -> b.bucket(bucket).key("k-" + a).checksumAlgorithm(a), RequestBody.fromBytes(data));
+            var put =
+                    s3.putObject(b -> b.bucket(bucket).key("k-" + a).checksumAlgorithm(a), RequestBody.fromBytes(data));
+            // the response confirms the checksum the body was verified against
+            String confirmed =
+                    switch (a) {
+                        case CRC32 -> put.checksumCRC32();
+                        case CRC32_C -> put.checksumCRC32C();
+                        case SHA1 -> put.checksumSHA1();
+                        default -> put.checksumSHA256();
+                    };
+            assertThat(confirmed).isEqualTo(expectedChecksum(a, data));
             assertThat(s3.getObjectAsBytes(b -> b.bucket(bucket).key("k-" + a)).asByteArray())
                     .isEqualTo(data);
+        }
+    }
+
+    private static String expectedChecksum(ChecksumAlgorithm a, byte[] data) {
+        try {
+            byte[] sum =
+                    switch (a) {
+                        case CRC32, CRC32_C -> {
+                            java.util.zip.Checksum c = a == ChecksumAlgorithm.CRC32
+                                    ? new java.util.zip.CRC32()
+                                    : new java.util.zip.CRC32C();
+                            c.update(data);
+                            yield java.nio.ByteBuffer.allocate(4)
+                                    .putInt((int) c.getValue())
+                                    .array();
+                        }
+                        case SHA1 ->
+                            java.security.MessageDigest.getInstance("SHA-1").digest(data);
+                        default ->
+                            java.security.MessageDigest.getInstance("SHA-256").digest(data);
+                    };
+            return java.util.Base64.getEncoder().encodeToString(sum);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
         }
     }
 
@@ -334,6 +368,11 @@ class S3ServerTest {
 
     /** A signed raw request (UNSIGNED-PAYLOAD) with the given body. */
     private static String signed(String method, String path, String query, String body) {
+        return signed(method, path, query, body, Map.of());
+    }
+
+    /** The same with extra signed headers (names lower-case), sent as UTF-8. */
+    private static String signed(String method, String path, String query, String body, Map<String, String> extra) {
         String amzDate = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
                 .withZone(ZoneOffset.UTC)
                 .format(ZonedDateTime.now());
@@ -342,14 +381,19 @@ class S3ServerTest {
         h.put("host", List.of(host));
         h.put("x-amz-content-sha256", List.of("UNSIGNED-PAYLOAD"));
         h.put("x-amz-date", List.of(amzDate));
+        extra.forEach((k, v) -> h.put(k, List.of(v)));
+        StringBuilder extraLines = new StringBuilder();
+        extra.forEach((k, v) -> extraLines.append(k).append(": ").append(v).append("\r\n"));
+        String signedHeaders = String.join(";", h.keySet());
         String sig = SigV4.sign(
                 SK, amzDate.substring(0, 8), "us-east-1", amzDate, method, path, query, h, "UNSIGNED-PAYLOAD");
         return method + " " + path + (query == null ? "" : "?" + query) + " HTTP/1.1\r\n"
                 + "Host: " + host + "\r\n"
                 + "x-amz-content-sha256: UNSIGNED-PAYLOAD\r\n"
                 + "x-amz-date: " + amzDate + "\r\n"
+                + extraLines
                 + "Authorization: AWS4-HMAC-SHA256 Credential=" + AK + "/" + amzDate.substring(0, 8)
-                + "/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=" + sig
+                + "/us-east-1/s3/aws4_request, SignedHeaders=" + signedHeaders + ", Signature=" + sig
                 + "\r\n"
                 + "Content-Length: " + body.getBytes(StandardCharsets.UTF_8).length + "\r\n"
                 + "Connection: close\r\n\r\n" + body;
@@ -392,6 +436,44 @@ class S3ServerTest {
                 .doesNotContain("root:");
         String bad = raw(signed("PUT", "/" + bucket, "versioning", "<VersioningConfiguration><Status>On</Status>"));
         assertThat(bad).startsWith("HTTP/1.1 400").contains("MalformedXML");
+    }
+
+    @Test
+    void raw_emptyContentLength_is400NotADroppedConnection() throws Exception {
+        String resp = raw("PUT /b/k HTTP/1.1\r\nHost: x\r\nContent-Length: \r\n\r\nbar");
+        assertThat(resp).startsWith("HTTP/1.1 400").contains("<Code>");
+        String negative = raw("PUT /b/k HTTP/1.1\r\nHost: x\r\nContent-Length: -3\r\n\r\nbar");
+        assertThat(negative).startsWith("HTTP/1.1 400");
+    }
+
+    @Test
+    void raw_utf8Metadata_verifiesAsSignedAndReadsBackRfc2047Encoded() throws Exception {
+        S3Client s3 = client("default");
+        String bucket = newBucket(s3);
+        String value = "Hello Wörld é ✓";
+        String resp = raw(signed("PUT", "/" + bucket + "/utf8", null, "bar", Map.of("x-amz-meta-greeting", value)));
+        assertThat(resp).startsWith("HTTP/1.1 200");
+        String stored =
+                s3.headObject(b -> b.bucket(bucket).key("utf8")).metadata().get("greeting");
+        assertThat(stored)
+                .isEqualTo("=?UTF-8?B?"
+                        + java.util.Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8)) + "?=");
+        // a signature over other bytes than the ones sent still fails
+        String tampered = signed("PUT", "/" + bucket + "/utf8", null, "bar", Map.of("x-amz-meta-greeting", value))
+                .replace(value, "Hello World e ?");
+        assertThat(raw(tampered)).startsWith("HTTP/1.1 403").contains("SignatureDoesNotMatch");
+    }
+
+    @Test
+    void raw_corsPreflight_isAnsweredUnsigned_asForABucketWithoutCors() throws Exception {
+        assertThat(raw("OPTIONS /b/k HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+                .startsWith("HTTP/1.1 400")
+                .contains("Origin request header needed");
+        assertThat(raw("OPTIONS /b/k HTTP/1.1\r\nHost: x\r\nOrigin: https://app.example\r\n"
+                        + "Access-Control-Request-Method: PUT\r\nConnection: close\r\n\r\n"))
+                .startsWith("HTTP/1.1 403")
+                .contains("<Code>AccessForbidden</Code>")
+                .doesNotContainIgnoringCase("access-control-allow-origin");
     }
 
     @Test

@@ -70,8 +70,10 @@ public final class ListingHandlers {
         ListObjectsResult page = list(r.bucket(), prefix, delimiter, marker, maxKeys);
 
         XmlWriter x = new XmlWriter().startDocument("ListBucketResult");
+        // V1 echoes Prefix as given even with encoding-type=url (unlike V2 and ListObjectVersions); SDKs decode
+        // only Delimiter, Marker, NextMarker, Key and CommonPrefixes here.
         x.element("Name", r.bucket())
-                .element("Prefix", Params.encodeIf(url, prefix == null ? "" : prefix))
+                .element("Prefix", prefix == null ? "" : prefix)
                 .element("Marker", Params.encodeIf(url, marker == null ? "" : marker))
                 .element("MaxKeys", maxKeys)
                 .element("Delimiter", Params.encodeIf(url, delimiter))

@@ -21,23 +21,6 @@ public final class AttributesHandler {
         this.store = store;
     }
 
-    /** A non-negative integer header ({@code x-amz-max-parts}, {@code x-amz-part-number-marker}), else the default. */
-    private static int headerInt(S3Request r, String name, int dflt) {
-        String v = r.header(name);
-        if (v == null || v.isBlank()) {
-            return dflt;
-        }
-        try {
-            int n = Integer.parseInt(v.strip());
-            if (n >= 0) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // refused below
-        }
-        throw new S3Exception(S3ErrorCode.InvalidArgument, "Invalid value for " + name + ": " + v);
-    }
-
     public S3Response get(S3Request r) {
         String header = r.headerList("x-amz-object-attributes");
         if (header == null || header.isBlank()) {
@@ -70,15 +53,15 @@ public final class AttributesHandler {
         }
         if (wanted.contains("ObjectParts") && info.etag() != null && info.etag().contains("-")) {
             List<Long> parts = info.partSizes();
-            int marker = headerInt(r, "x-amz-part-number-marker", 0);
-            int max = Math.min(headerInt(r, "x-amz-max-parts", 1000), 1000);
-            int last = Math.min(parts.size(), marker + max);
+            int maxParts = partsParam(r, "x-amz-max-parts", 1000);
+            int marker = partsParam(r, "x-amz-part-number-marker", 0);
+            int last = (int) Math.min(parts.size(), (long) marker + Math.min(maxParts, 1000));
+            // the wire name is PartsCount (the API model calls it TotalPartsCount)
             x.start("ObjectParts").element("PartsCount", parts.size());
-            x.element("PartNumberMarker", marker);
-            if (last > marker) {
-                x.element("NextPartNumberMarker", last);
-            }
-            x.element("MaxParts", max).element("IsTruncated", last < parts.size());
+            x.element("PartNumberMarker", marker)
+                    .element("NextPartNumberMarker", Math.max(last, marker))
+                    .element("MaxParts", maxParts)
+                    .element("IsTruncated", last < parts.size());
             for (int i = marker; i < last; i++) {
                 x.start("Part").element("PartNumber", i + 1).element("Size", parts.get(i));
                 String partChecksum =
@@ -102,5 +85,21 @@ public final class AttributesHandler {
             resp.header("x-amz-version-id", info.versionId());
         }
         return resp;
+    }
+
+    private static int partsParam(S3Request r, String header, int absent) {
+        String v = r.header(header);
+        if (v == null || v.isBlank()) {
+            return absent;
+        }
+        try {
+            int n = Integer.parseInt(v.strip());
+            if (n >= 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // refused below
+        }
+        throw new S3Exception(S3ErrorCode.InvalidArgument, "Invalid value for " + header + ": " + v);
     }
 }

@@ -10,6 +10,8 @@ import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
 import dev.appliance.s3.xml.XmlWriter;
 import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /** CopyObject: {@code PUT /bucket/key} with {@code x-amz-copy-source}. */
 public final class CopyObjectHandler {
@@ -32,6 +34,11 @@ public final class CopyObjectHandler {
         if (directive != null && !replace && !"COPY".equalsIgnoreCase(directive)) {
             throw new S3Exception(S3ErrorCode.InvalidArgument, "Unknown metadata directive: " + directive);
         }
+        String taggingDirective = r.header("x-amz-tagging-directive");
+        boolean replaceTags = "REPLACE".equalsIgnoreCase(taggingDirective);
+        if (taggingDirective != null && !replaceTags && !"COPY".equalsIgnoreCase(taggingDirective)) {
+            throw new S3Exception(S3ErrorCode.InvalidArgument, "Unknown tagging directive: " + taggingDirective);
+        }
         ObjectInfo source = store.headObject(src.bucket(), src.key(), src.versionId());
         CopySource.checkConditions(r, source);
         if (source.size() > MAX_COPY_SIZE) {
@@ -46,8 +53,20 @@ public final class CopyObjectHandler {
                     "This copy request is illegal because it is trying to copy an object to itself without changing the"
                             + " object's metadata, storage class, website redirect location or encryption attributes.");
         }
-        PutRequest request =
-                replace ? new PutRequest(-1, r.header("content-type"), ObjectHandlers.userMetadata(r), null) : null;
+        PutRequest request = null;
+        if (replace || replaceTags) {
+            // The two directives are independent (as S3): metadata from one side, tags from the other.
+            Map<String, String> metadata =
+                    replace ? ObjectHandlers.userMetadata(r) : new LinkedHashMap<>(source.userMetadata());
+            String tags = replaceTags
+                    ? ObjectHandlers.userMetadata(r).get(Tags.STORED_KEY)
+                    : source.userMetadata().get(Tags.STORED_KEY);
+            metadata.remove(Tags.STORED_KEY);
+            if (tags != null) {
+                metadata.put(Tags.STORED_KEY, tags);
+            }
+            request = new PutRequest(-1, replace ? r.header("content-type") : source.contentType(), metadata, null);
+        }
         if (request != null && (r.header("if-match") != null || r.header("if-none-match") != null)) {
             request = request.withConditions(r.header("if-match"), "*".equals(r.header("if-none-match")));
         }

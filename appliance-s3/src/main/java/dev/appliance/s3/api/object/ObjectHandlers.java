@@ -93,6 +93,12 @@ public final class ObjectHandlers {
         request = request.withMetadataAfterBody(r.verifiedChecksums());
         ObjectInfo info = store.putObject(r.bucket(), r.key(), request, r.body());
         S3Response resp = S3Response.ok().header("ETag", Params.quotedEtag(info.etag()));
+        // as S3, the response confirms the checksum the body was verified against
+        Map<String, String> checksums = r.verifiedChecksums().get();
+        checksums.forEach(resp::header);
+        if (!checksums.isEmpty()) {
+            resp.header("x-amz-checksum-type", "FULL_OBJECT");
+        }
         if (!"null".equals(info.versionId())) {
             resp.header("x-amz-version-id", info.versionId());
         }
@@ -151,6 +157,9 @@ public final class ObjectHandlers {
 
     /** {@code aws-chunked} describes the transfer, not the object: it is never stored. */
     static String withoutAwsChunked(String contentEncoding) {
+        if (!contentEncoding.toLowerCase(Locale.ROOT).contains("aws-chunked")) {
+            return contentEncoding; // stored exactly as sent
+        }
         StringBuilder sb = new StringBuilder();
         for (String token : contentEncoding.split(",")) {
             String t = token.strip();

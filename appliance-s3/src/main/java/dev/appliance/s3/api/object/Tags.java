@@ -82,11 +82,13 @@ public final class Tags {
         return tags;
     }
 
+    /** Stored sorted by key, so a tag set reads back in the same order however it was sent. */
     public static String toHeader(Map<String, String> tags) {
         StringJoiner j = new StringJoiner("&");
-        tags.forEach(
-                (k, v) -> j.add(URLEncoder.encode(k, StandardCharsets.UTF_8).replace("+", "%20") + "="
-                        + URLEncoder.encode(v, StandardCharsets.UTF_8).replace("+", "%20")));
+        new java.util.TreeMap<>(tags)
+                .forEach((k, v) ->
+                        j.add(URLEncoder.encode(k, StandardCharsets.UTF_8).replace("+", "%20") + "="
+                                + URLEncoder.encode(v, StandardCharsets.UTF_8).replace("+", "%20")));
         return j.toString();
     }
 

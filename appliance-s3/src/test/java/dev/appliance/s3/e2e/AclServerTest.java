@@ -1,0 +1,141 @@
+package dev.appliance.s3.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.appliance.core.ObjectStore;
+import dev.appliance.s3.S3Server;
+import java.net.URI;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.BucketCannedACL;
+import software.amazon.awssdk.services.s3.model.Grant;
+import software.amazon.awssdk.services.s3.model.Grantee;
+import software.amazon.awssdk.services.s3.model.ObjectCannedACL;
+import software.amazon.awssdk.services.s3.model.Permission;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.Type;
+
+/**
+ * ACLs are disabled as on a new AWS bucket (Object Ownership "bucket owner enforced"): reads show the owner's
+ * FULL_CONTROL; owner-only ACLs are accepted; anything granting more is refused and changes nothing.
+ */
+class AclServerTest {
+    @TempDir
+    static Path drives;
+
+    private static ObjectStore store;
+    private static S3Server server;
+    private static S3Client s3;
+
+    @BeforeAll
+    static void start() throws Exception {
+        TestServer started = TestServer.start(drives, (ak, action, bucket, key) -> true);
+        store = started.store();
+        server = started.server();
+        s3 = S3Client.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(
+                        AwsBasicCredentials.create(TestServer.ACCESS_KEY, TestServer.SECRET_KEY)))
+                .forcePathStyle(true)
+                .httpClient(ApacheHttpClient.create())
+                .build();
+        s3.createBucket(b -> b.bucket("acls").acl(BucketCannedACL.PRIVATE));
+        s3.putObject(b -> b.bucket("acls").key("obj"), RequestBody.fromString("x"));
+    }
+
+    @AfterAll
+    static void stop() {
+        s3.close();
+        server.close();
+        store.close();
+    }
+
+    private static void assertNotSupported(Runnable call) {
+        S3Exception e = catchThrowableOfType(S3Exception.class, call::run);
+        assertThat(e).isNotNull();
+        assertThat(e.statusCode()).isEqualTo(400);
+        assertThat(e.awsErrorDetails().errorCode()).isEqualTo("AccessControlListNotSupported");
+    }
+
+    @Test
+    void reads_showTheOwnersFullControl() {
+        var bucketAcl = s3.getBucketAcl(b -> b.bucket("acls"));
+        assertThat(bucketAcl.owner().id()).hasSize(64);
+        assertThat(bucketAcl.grants()).singleElement().satisfies(g -> {
+            assertThat(g.permission()).isEqualTo(Permission.FULL_CONTROL);
+            assertThat(g.grantee().type()).isEqualTo(Type.CANONICAL_USER);
+            assertThat(g.grantee().id()).isEqualTo(bucketAcl.owner().id());
+        });
+        var objectAcl = s3.getObjectAcl(b -> b.bucket("acls").key("obj"));
+        assertThat(objectAcl.grants())
+                .singleElement()
+                .extracting(Grant::permission)
+                .isEqualTo(Permission.FULL_CONTROL);
+        assertThat(catchThrowableOfType(
+                                S3Exception.class,
+                                () -> s3.getObjectAcl(b -> b.bucket("acls").key("missing")))
+                        .awsErrorDetails()
+                        .errorCode())
+                .isEqualTo("NoSuchKey");
+        assertThat(catchThrowableOfType(S3Exception.class, () -> s3.getBucketAcl(b -> b.bucket("no-such-bucket")))
+                        .awsErrorDetails()
+                        .errorCode())
+                .isEqualTo("NoSuchBucket");
+    }
+
+    @Test
+    void ownerOnlyAcls_areAccepted() {
+        s3.putBucketAcl(b -> b.bucket("acls").acl(BucketCannedACL.PRIVATE));
+        s3.putObjectAcl(b -> b.bucket("acls").key("obj").acl(ObjectCannedACL.BUCKET_OWNER_FULL_CONTROL));
+        s3.putObject(b -> b.bucket("acls").key("private").acl(ObjectCannedACL.PRIVATE), RequestBody.fromString("p"));
+        String owner = s3.getBucketAcl(b -> b.bucket("acls")).owner().id();
+        s3.putObjectAcl(b -> b.bucket("acls").key("obj").accessControlPolicy(p -> p.owner(o -> o.id(owner))
+                .grants(Grant.builder()
+                        .grantee(Grantee.builder()
+                                .type(Type.CANONICAL_USER)
+                                .id(owner)
+                                .build())
+                        .permission(Permission.FULL_CONTROL)
+                        .build())));
+        assertThat(s3.getObjectAsBytes(b -> b.bucket("acls").key("private")).asUtf8String())
+                .isEqualTo("p");
+    }
+
+    @Test
+    void publicAcls_areRefusedAndCreateNothing() {
+        assertNotSupported(() -> s3.putObject(
+                b -> b.bucket("acls").key("public").acl(ObjectCannedACL.PUBLIC_READ), RequestBody.fromString("x")));
+        assertThat(catchThrowableOfType(
+                                S3Exception.class,
+                                () -> s3.headObject(b -> b.bucket("acls").key("public")))
+                        .statusCode())
+                .isEqualTo(404);
+        assertNotSupported(() -> s3.createBucket(b -> b.bucket("public-bucket").acl(BucketCannedACL.PUBLIC_READ)));
+        assertThat(s3.listBuckets().buckets()).noneMatch(b -> b.name().equals("public-bucket"));
+        assertNotSupported(() -> s3.putBucketAcl(b -> b.bucket("acls").acl(BucketCannedACL.PUBLIC_READ_WRITE)));
+        assertNotSupported(
+                () -> s3.putObjectAcl(b -> b.bucket("acls").key("obj").grantRead("uri=\"x\"")));
+        assertNotSupported(() -> s3.putObjectAcl(b -> b.bucket("acls")
+                .key("obj")
+                .accessControlPolicy(p -> p.grants(Grant.builder()
+                        .grantee(Grantee.builder()
+                                .type(Type.GROUP)
+                                .uri("http://acs.amazonaws.com/groups/global/AllUsers")
+                                .build())
+                        .permission(Permission.READ)
+                        .build()))));
+        assertNotSupported(() ->
+                s3.createMultipartUpload(b -> b.bucket("acls").key("mp").acl(ObjectCannedACL.AUTHENTICATED_READ)));
+    }
+}
