@@ -53,11 +53,15 @@ class AttributesServerTest {
         List<CompletedPart> parts = new ArrayList<>();
         for (int i = 0; i < sizes.length; i++) {
             int n = i + 1;
-            String etag = s3.uploadPart(
-                            b -> b.bucket("attrs").key("three").uploadId(upload).partNumber(n),
-                            RequestBody.fromBytes(new byte[sizes[i]]))
-                    .eTag();
-            parts.add(CompletedPart.builder().partNumber(n).eTag(etag).build());
+            var up = s3.uploadPart(
+                    b -> b.bucket("attrs").key("three").uploadId(upload).partNumber(n),
+                    RequestBody.fromBytes(new byte[sizes[i]]));
+            // the client adds a CRC32 to each part by default; as on S3, completing names it
+            parts.add(CompletedPart.builder()
+                    .partNumber(n)
+                    .eTag(up.eTag())
+                    .checksumCRC32(up.checksumCRC32())
+                    .build());
         }
         s3.completeMultipartUpload(
                 b -> b.bucket("attrs").key("three").uploadId(upload).multipartUpload(m -> m.parts(parts)));
