@@ -406,11 +406,12 @@ final class MultipartUploads {
                 }
                 if (stored.checksum() != null
                         && !c.checksums().containsKey(ChecksumAlgorithm.valueOf(stored.checksumAlgorithm()))) {
-                    if (declared == null) {
-                        // S3: a part stored with a checksum is only found when the request names that checksum.
-                        throw invalidPart();
-                    }
-                    if (declared.type() == ChecksumType.COMPOSITE) {
+                    // An upload that declared no algorithm got part checksums only because newer SDKs add a
+                    // CRC32 to every part by default. AWS then wants them named again on completion (InvalidPart
+                    // otherwise); we accept the ETags alone, which identify the parts as they always have, so
+                    // clients and scripts that complete with ETags keep working. A checksum that is named must
+                    // still match (above).
+                    if (declared != null && declared.type() == ChecksumType.COMPOSITE) {
                         throw new StorageException(
                                 ErrorKind.INVALID_REQUEST,
                                 "The upload was created using a " + lower(declared.algorithm())

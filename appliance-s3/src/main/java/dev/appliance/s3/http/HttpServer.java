@@ -162,7 +162,11 @@ public final class HttpServer implements AutoCloseable {
             workers.shutdownNow();
             Thread.currentThread().interrupt();
         }
-        boss.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
-        loops.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+        // Bounded waits: a process asked to stop must stop, even if an event loop group never reports its end
+        // (seen once after a long run: the boss loop's thread was gone but its group's future never completed).
+        var bossDone = boss.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        var loopsDone = loops.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        bossDone.awaitUninterruptibly(5, TimeUnit.SECONDS);
+        loopsDone.awaitUninterruptibly(5, TimeUnit.SECONDS);
     }
 }
