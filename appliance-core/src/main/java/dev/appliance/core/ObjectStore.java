@@ -126,8 +126,24 @@ public interface ObjectStore extends AutoCloseable {
      * metadata entries {@code x-amz-checksum-<algorithm>} and {@code x-amz-checksum-type}, and each part's in its
      * {@link ObjectInfo#partChecksums()}.
      */
+    default ObjectInfo completeMultipartUpload(
+            String bucket, String key, String uploadId, List<CompletedPart> parts, CompleteChecksum checksum) {
+        return completeMultipartUpload(bucket, key, uploadId, parts, checksum, WriteConditions.NONE);
+    }
+
+    /**
+     * As above, only if {@code conditions} hold for the key's current object ({@link ErrorKind#PRECONDITION_FAILED},
+     * or {@link ErrorKind#OBJECT_NOT_FOUND} for If-Match on a missing key); the upload stays open when they do not.
+     * A repeated completion of an upload that already completed (a client retrying after a lost response) answers the
+     * object it made, as long as that object is still the key's current one and the request names the same parts.
+     */
     ObjectInfo completeMultipartUpload(
-            String bucket, String key, String uploadId, List<CompletedPart> parts, CompleteChecksum checksum);
+            String bucket,
+            String key,
+            String uploadId,
+            List<CompletedPart> parts,
+            CompleteChecksum checksum,
+            WriteConditions conditions);
 
     void abortMultipartUpload(String bucket, String key, String uploadId);
 

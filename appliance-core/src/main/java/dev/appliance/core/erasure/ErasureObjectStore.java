@@ -18,6 +18,7 @@ import dev.appliance.core.StorageException;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.WriteConditions;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.listing.DriveWalker;
 import dev.appliance.core.lock.NamespaceLocks;
@@ -371,7 +372,7 @@ public final class ErasureObjectStore implements ObjectStore {
                     : new PutRequest(
                             info.size(),
                             request.contentType(),
-                            request.userMetadata(),
+                            copiedMetadata(request.userMetadata()),
                             null,
                             request.ifMatch(),
                             request.ifNoneMatchAny());
@@ -383,19 +384,19 @@ public final class ErasureObjectStore implements ObjectStore {
     }
 
     /**
-     * The metadata a copy keeps (COPY directive): a composite checksum describes the source's parts, not the copy, which
-     * is one part, so it is dropped; a full-object checksum stays true of the same bytes.
+     * The metadata a copy keeps: a composite checksum describes the source's parts, not the copy, which is one part, so
+     * it is dropped; a full-object checksum stays true of the same bytes. Which upload made the source is not the
+     * copy's to keep.
      */
     static Map<String, String> copiedMetadata(Map<String, String> source) {
-        if (!"COMPOSITE".equals(source.get(MultipartUploads.CHECKSUM_TYPE_KEY))) {
-            Map<String, String> kept = new TreeMap<>(source);
-            kept.remove(MultipartUploads.CHECKSUM_TYPE_KEY);
-            return kept;
-        }
+        boolean composite = "COMPOSITE".equals(source.get(MultipartUploads.CHECKSUM_TYPE_KEY));
         Map<String, String> kept = new TreeMap<>();
         for (Map.Entry<String, String> e : source.entrySet()) {
-            if (!e.getKey().startsWith("x-amz-checksum-")) {
-                kept.put(e.getKey(), e.getValue());
+            String name = e.getKey();
+            if (!name.equals(MultipartUploads.CHECKSUM_TYPE_KEY)
+                    && !name.equals(MultipartUploads.UPLOAD_ID_KEY)
+                    && !(composite && name.startsWith("x-amz-checksum-"))) {
+                kept.put(name, e.getValue());
             }
         }
         return kept;
@@ -426,10 +427,15 @@ public final class ErasureObjectStore implements ObjectStore {
 
     @Override
     public ObjectInfo completeMultipartUpload(
-            String bucket, String key, String uploadId, List<CompletedPart> parts, CompleteChecksum checksum) {
+            String bucket,
+            String key,
+            String uploadId,
+            List<CompletedPart> parts,
+            CompleteChecksum checksum,
+            WriteConditions conditions) {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
-        return setFor(key).multipart().complete(bucket, key, uploadId, parts, checksum, b.versioning());
+        return setFor(key).multipart().complete(bucket, key, uploadId, parts, checksum, conditions, b.versioning());
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StorageException;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.WriteConditions;
 import dev.appliance.core.bitrot.BitrotAlgorithm;
 import dev.appliance.core.codec.ReedSolomon;
 import dev.appliance.core.drive.LocalDrive;
@@ -213,6 +214,10 @@ final class ErasureSet {
 
     /** If-Match / If-None-Match: * of a write, against the current version (checked again under the key's lock). */
     void checkConditions(String bucket, String key, PutRequest request) {
+        checkConditions(bucket, key, new WriteConditions(request.ifMatch(), request.ifNoneMatchAny()));
+    }
+
+    void checkConditions(String bucket, String key, WriteConditions request) {
         if (request.ifMatch() == null && !request.ifNoneMatchAny()) {
             return;
         }

@@ -11,6 +11,7 @@ import dev.appliance.core.PutRequest;
 import dev.appliance.core.StorageException;
 import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.WriteConditions;
 import dev.appliance.core.checksum.ChecksumAlgorithm;
 import dev.appliance.core.checksum.ChecksumType;
 import dev.appliance.core.drive.LocalDrive;
@@ -367,13 +368,26 @@ final class MultipartUploads {
             String uploadId,
             List<CompletedPart> requested,
             CompleteChecksum expected,
+            WriteConditions conditions,
             VersioningState versioning) {
         if (requested.isEmpty()) {
             throw new StorageException(
                     ErrorKind.INVALID_ARGUMENT, "You must specify at least one part to complete a multipart upload.");
         }
         try (var lock = set.locks.write(bucket, key)) {
-            UploadRecord rec = read(bucket, key, uploadId);
+            UploadRecord rec;
+            try {
+                rec = read(bucket, key, uploadId);
+            } catch (StorageException e) {
+                ObjectInfo done = e.kind() == ErrorKind.NO_SUCH_UPLOAD
+                        ? alreadyCompleted(bucket, key, uploadId, requested)
+                        : null;
+                if (done == null) {
+                    throw e;
+                }
+                return done;
+            }
+            set.checkConditions(bucket, key, conditions);
             MultipartChecksum declared = declaredChecksum(rec);
             ChecksumType effectiveType = declared == null ? ChecksumType.FULL_OBJECT : declared.type();
             if (expected.type() != null && expected.type() != effectiveType) {
@@ -470,6 +484,7 @@ final class MultipartUploads {
                         r.number(), r.size(), r.etag(), objectChecksum == null ? null : partValues.get(i)));
             }
             TreeMap<String, String> metadata = new TreeMap<>(rec.metadata());
+            metadata.put(UPLOAD_ID_KEY, uploadId);
             if (objectChecksum != null) {
                 metadata.put(algorithm.headerName(), objectChecksum);
                 metadata.put(CHECKSUM_TYPE_KEY, effectiveType.name());
@@ -520,6 +535,33 @@ final class MultipartUploads {
             removeUpload(bucket, key, uploadId);
             return ErasureSet.info(bucket, key, version, true);
         }
+    }
+
+    /**
+     * The metadata entry recording which upload made a multipart object: a retried completion of that upload is
+     * answered with the object instead of NoSuchUpload. Internal; never returned to clients, never copied.
+     */
+    public static final String UPLOAD_ID_KEY = "x-appliance-internal-upload-id";
+
+    /**
+     * The key's current object, if {@code uploadId} made it and {@code requested} names its parts (numbers and
+     * ETags, hence the same multipart ETag); null otherwise.
+     */
+    private ObjectInfo alreadyCompleted(String bucket, String key, String uploadId, List<CompletedPart> requested) {
+        ObjectInfo current = set.latestObjectOrNull(bucket, key);
+        if (current == null || !uploadId.equals(current.userMetadata().get(UPLOAD_ID_KEY))) {
+            return null;
+        }
+        MessageDigest md5s = md5();
+        for (CompletedPart c : requested) {
+            try {
+                md5s.update(HexFormat.of().parseHex(c.etag()));
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+        }
+        String etag = HexFormat.of().formatHex(md5s.digest()) + "-" + requested.size();
+        return etag.equals(current.etag()) ? current : null;
     }
 
     /** The metadata entry naming the checksum type of a multipart object ({@code COMPOSITE} or {@code FULL_OBJECT}). */

@@ -390,6 +390,40 @@ class MultipartServerTest {
     }
 
     @Test
+    void conditionalAndRetriedCompletions() throws Exception {
+        String bucket = newBucket();
+        s3.putObject(b -> b.bucket(bucket).key("c"), RequestBody.fromString("existing"));
+        String id = s3.createMultipartUpload(b -> b.bucket(bucket).key("c")).uploadId();
+        UploadPartResponse up =
+                s3.uploadPart(b -> b.bucket(bucket).key("c").uploadId(id).partNumber(1), RequestBody.fromString("new"));
+        CompletedPart part =
+                CompletedPart.builder().partNumber(1).eTag(up.eTag()).build();
+        S3Exception exists = catchThrowableOfType(
+                S3Exception.class,
+                () -> s3.completeMultipartUpload(b ->
+                        b.bucket(bucket).key("c").uploadId(id).ifNoneMatch("*").multipartUpload(m -> m.parts(part))));
+        assertThat(exists.statusCode()).isEqualTo(412);
+        assertThat(exists.awsErrorDetails().errorCode()).isEqualTo("PreconditionFailed");
+        S3Exception stale = catchThrowableOfType(
+                S3Exception.class,
+                () -> s3.completeMultipartUpload(b -> b.bucket(bucket)
+                        .key("c")
+                        .uploadId(id)
+                        .ifMatch("\"0123456789abcdef0123456789abcdef\"")
+                        .multipartUpload(m -> m.parts(part))));
+        assertThat(stale.statusCode()).isEqualTo(412);
+        String current = s3.headObject(b -> b.bucket(bucket).key("c")).eTag();
+        CompleteMultipartUploadResponse done = s3.completeMultipartUpload(
+                b -> b.bucket(bucket).key("c").uploadId(id).ifMatch(current).multipartUpload(m -> m.parts(part)));
+        // a retry after a lost response gets the same answer, not NoSuchUpload
+        CompleteMultipartUploadResponse again = s3.completeMultipartUpload(
+                b -> b.bucket(bucket).key("c").uploadId(id).multipartUpload(m -> m.parts(part)));
+        assertThat(again.eTag()).isEqualTo(done.eTag());
+        assertThat(s3.getObjectAsBytes(b -> b.bucket(bucket).key("c")).asUtf8String())
+                .isEqualTo("new");
+    }
+
+    @Test
     void createMultipartUpload_validatesAlgorithmAndType() throws Exception {
         String bucket = newBucket();
         Map<Map<String, String>, String> refused = new LinkedHashMap<>();

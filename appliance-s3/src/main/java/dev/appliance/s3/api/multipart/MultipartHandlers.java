@@ -216,8 +216,13 @@ public final class MultipartHandlers {
         if (parts.isEmpty()) {
             throw new S3Exception(S3ErrorCode.MalformedXML, "The XML you provided named no parts.");
         }
-        ObjectInfo done =
-                store.completeMultipartUpload(r.bucket(), r.key(), r.param("uploadId"), parts, completeChecksum(r));
+        ObjectInfo done = store.completeMultipartUpload(
+                r.bucket(),
+                r.key(),
+                r.param("uploadId"),
+                parts,
+                completeChecksum(r),
+                ObjectHandlers.writeConditions(r));
         XmlWriter x = new XmlWriter().startDocument("CompleteMultipartUploadResult");
         x.element("Location", "/" + r.bucket() + "/" + r.key())
                 .element("Bucket", r.bucket())

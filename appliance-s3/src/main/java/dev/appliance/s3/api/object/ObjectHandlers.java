@@ -7,6 +7,7 @@ import dev.appliance.core.ObjectReader;
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StorageException;
+import dev.appliance.core.WriteConditions;
 import dev.appliance.core.checksum.ChecksumAlgorithm;
 import dev.appliance.core.checksum.ChecksumType;
 import dev.appliance.s3.api.Params;
@@ -82,12 +83,9 @@ public final class ObjectHandlers {
         byte[] md5 = contentMd5(r.header("content-md5"));
         Map<String, String> metadata = userMetadata(r);
         PutRequest request = new PutRequest(size, r.header("content-type"), metadata, md5);
-        String ifNoneMatch = r.header("if-none-match");
-        if (ifNoneMatch != null && !ifNoneMatch.trim().equals("*")) {
-            throw new S3Exception(S3ErrorCode.NotImplemented, "If-None-Match on PUT supports only '*'.");
-        }
-        if (ifNoneMatch != null || r.header("if-match") != null) {
-            request = request.withConditions(r.header("if-match"), ifNoneMatch != null);
+        WriteConditions conditions = writeConditions(r);
+        if (conditions != WriteConditions.NONE) {
+            request = request.withConditions(conditions.ifMatch(), conditions.ifNoneMatchAny());
         }
         // Keep the checksum the body was verified against, to return it with x-amz-checksum-mode: ENABLED.
         request = request.withMetadataAfterBody(r.verifiedChecksums());
@@ -103,6 +101,18 @@ public final class ObjectHandlers {
             resp.header("x-amz-version-id", info.versionId());
         }
         return resp;
+    }
+
+    /** If-Match / If-None-Match of a write (PutObject, CompleteMultipartUpload): S3 takes only {@code *} for the latter. */
+    public static WriteConditions writeConditions(S3Request r) {
+        String ifNoneMatch = r.header("if-none-match");
+        String ifMatch = r.header("if-match");
+        if (ifNoneMatch != null && !ifNoneMatch.trim().equals("*")) {
+            throw new S3Exception(S3ErrorCode.NotImplemented, "If-None-Match on a write supports only '*'.");
+        }
+        return ifNoneMatch == null && ifMatch == null
+                ? WriteConditions.NONE
+                : new WriteConditions(ifMatch, ifNoneMatch != null);
     }
 
     public static byte[] contentMd5(String header) {
