@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.appliance.core.ObjectStore;
 import dev.appliance.s3.S3Server;
-import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,11 +11,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.ObjectAttributes;
@@ -38,14 +33,7 @@ class AttributesServerTest {
         TestServer started = TestServer.start(drives, (ak, action, bucket, key) -> true);
         store = started.store();
         server = started.server();
-        s3 = S3Client.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create(TestServer.ACCESS_KEY, TestServer.SECRET_KEY)))
-                .forcePathStyle(true)
-                .httpClient(ApacheHttpClient.create())
-                .build();
+        s3 = started.client();
         s3.createBucket(b -> b.bucket("attrs"));
         String upload =
                 s3.createMultipartUpload(b -> b.bucket("attrs").key("three")).uploadId();

@@ -5,17 +5,12 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.appliance.core.ObjectStore;
 import dev.appliance.s3.S3Server;
-import java.net.URI;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
@@ -37,14 +32,7 @@ class CopyAuthorizationTest {
                         !(action.startsWith("s3:GetObject") && key != null && key.startsWith("private/")));
         store = started.store();
         server = started.server();
-        s3 = S3Client.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create(TestServer.ACCESS_KEY, TestServer.SECRET_KEY)))
-                .forcePathStyle(true)
-                .httpClient(ApacheHttpClient.create())
-                .build();
+        s3 = started.client();
         s3.createBucket(b -> b.bucket("copies"));
         s3.putObject(b -> b.bucket("copies").key("private/secret"), RequestBody.fromString("classified"));
         s3.putObject(b -> b.bucket("copies").key("public/open"), RequestBody.fromString("open"));

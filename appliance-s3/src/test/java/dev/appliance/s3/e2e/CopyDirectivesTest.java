@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.appliance.core.ObjectStore;
 import dev.appliance.s3.S3Server;
-import java.net.URI;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -13,11 +12,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.MetadataDirective;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -38,14 +33,7 @@ class CopyDirectivesTest {
         TestServer started = TestServer.start(drives, (ak, action, bucket, key) -> true);
         store = started.store();
         server = started.server();
-        s3 = S3Client.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create(TestServer.ACCESS_KEY, TestServer.SECRET_KEY)))
-                .forcePathStyle(true)
-                .httpClient(ApacheHttpClient.create())
-                .build();
+        s3 = started.client();
         s3.createBucket(b -> b.bucket("dirs"));
         s3.putObject(
                 b -> b.bucket("dirs")

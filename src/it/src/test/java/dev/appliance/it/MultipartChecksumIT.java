@@ -18,6 +18,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ChecksumAlgorithm;
@@ -198,34 +200,17 @@ class MultipartChecksumIT {
         assertThat(back).isEqualTo(concat(data));
     }
 
-    @Test
-    void crc32_composite() throws Exception {
-        roundTrip("crc32-composite", ChecksumAlgorithm.CRC32, ChecksumType.COMPOSITE);
-    }
-
-    @Test
-    void crc32_fullObject() throws Exception {
-        roundTrip("crc32-full", ChecksumAlgorithm.CRC32, ChecksumType.FULL_OBJECT);
-    }
-
-    @Test
-    void crc32c_composite() throws Exception {
-        roundTrip("crc32c-composite", ChecksumAlgorithm.CRC32_C, ChecksumType.COMPOSITE);
-    }
-
-    @Test
-    void crc32c_fullObject() throws Exception {
-        roundTrip("crc32c-full", ChecksumAlgorithm.CRC32_C, ChecksumType.FULL_OBJECT);
-    }
-
-    @Test
-    void crc64nvme_fullObject() throws Exception {
-        roundTrip("crc64nvme-full", ChecksumAlgorithm.CRC64_NVME, ChecksumType.FULL_OBJECT);
-    }
-
-    @Test
-    void sha256_composite() throws Exception {
-        roundTrip("sha256-composite", ChecksumAlgorithm.SHA256, ChecksumType.COMPOSITE);
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({
+        "CRC32, COMPOSITE",
+        "CRC32, FULL_OBJECT",
+        "CRC32_C, COMPOSITE",
+        "CRC32_C, FULL_OBJECT",
+        "CRC64_NVME, FULL_OBJECT",
+        "SHA256, COMPOSITE"
+    })
+    void multipartChecksum_roundTrips(ChecksumAlgorithm algorithm, ChecksumType type) throws Exception {
+        roundTrip((algorithm + "-" + type).toLowerCase(java.util.Locale.ROOT), algorithm, type);
     }
 
     @Test
