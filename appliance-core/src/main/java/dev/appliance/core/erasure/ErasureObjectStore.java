@@ -439,7 +439,9 @@ public final class ErasureObjectStore implements ObjectStore {
     public ObjectInfo putObject(String bucket, String key, PutRequest request, InputStream body) throws IOException {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
-        return setFor(key).put(bucket, key, b.versioning(), request, body);
+        ObjectInfo put = setFor(key).put(bucket, key, b.versioning(), request, body);
+        usage.changed(bucket);
+        return put;
     }
 
     @Override
@@ -461,7 +463,9 @@ public final class ErasureObjectStore implements ObjectStore {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
         UUID id = versionId == null ? null : VersionIds.parse(versionId);
-        return setFor(key).delete(bucket, key, b.versioning(), id);
+        DeleteResult deleted = setFor(key).delete(bucket, key, b.versioning(), id);
+        usage.changed(bucket);
+        return deleted;
     }
 
     @Override
@@ -488,7 +492,10 @@ public final class ErasureObjectStore implements ObjectStore {
                             request.ifNoneMatchAny());
             // The source is decoded block by block into a bounded pipe while the copy is encoded.
             try (InputStream in = source.openStream()) {
-                return setFor(key).put(bucket, key, requireBucket(bucket).versioning(), put, in);
+                ObjectInfo copy =
+                        setFor(key).put(bucket, key, requireBucket(bucket).versioning(), put, in);
+                usage.changed(bucket);
+                return copy;
             }
         }
     }
@@ -545,7 +552,10 @@ public final class ErasureObjectStore implements ObjectStore {
             WriteConditions conditions) {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
-        return setFor(key).multipart().complete(bucket, key, uploadId, parts, checksum, conditions, b.versioning());
+        ObjectInfo done =
+                setFor(key).multipart().complete(bucket, key, uploadId, parts, checksum, conditions, b.versioning());
+        usage.changed(bucket);
+        return done;
     }
 
     @Override

@@ -87,6 +87,20 @@ class CapacityAndUsageTest {
     }
 
     @Test
+    void aWrite_makesTheNextReadRecount_withinSeconds_atTheDefaultInterval() throws Exception {
+        put("a", 100);
+        assertThat(store.bucketUsage("bucket").bytes()).isEqualTo(100);
+        put("b", 50);
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        long seen = store.bucketUsage("bucket").bytes();
+        while (seen != 150 && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            seen = store.bucketUsage("bucket").bytes();
+        }
+        assertThat(seen).isEqualTo(150);
+    }
+
+    @Test
     void settings_persistAcrossRestarts_andForgetWithTheBucket() throws Exception {
         assertThat(store.bucketSettings("bucket")).isEqualTo(BucketSettings.DEFAULTS);
         store.setBucketSettings("bucket", new BucketSettings(10L << 30, true));
