@@ -2,6 +2,8 @@ package dev.appliance.core.erasure;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.appliance.core.BucketInfo;
+import dev.appliance.core.BucketSettings;
+import dev.appliance.core.BucketUsage;
 import dev.appliance.core.CompleteChecksum;
 import dev.appliance.core.CompletedPart;
 import dev.appliance.core.DeleteResult;
@@ -14,6 +16,7 @@ import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.ObjectReader;
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.PutRequest;
+import dev.appliance.core.StorageCapacity;
 import dev.appliance.core.StorageException;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.UploadedPart;
@@ -29,9 +32,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -61,10 +66,19 @@ public final class ErasureObjectStore implements ObjectStore {
     private final NamespaceLocks bucketLocks = new NamespaceLocks();
     private final Map<String, BucketInfo> buckets = new ConcurrentHashMap<>();
     private final Map<String, Map<String, String>> bucketTags = new ConcurrentHashMap<>();
+    private final Map<String, BucketSettings> bucketSettings = new ConcurrentHashMap<>();
+    private final UsageTracker usage;
     private final Clock clock;
 
     /** Bucket metadata as stored in {@code .appliance.sys/buckets/<bucket>.json} on every drive. */
-    record BucketRecord(String name, long createdMillis, String versioning, Map<String, String> tags) {}
+    /** A bucket's record on every drive; {@code quotaBytes} and {@code sosapi} are absent in records of older builds. */
+    record BucketRecord(
+            String name,
+            long createdMillis,
+            String versioning,
+            Map<String, String> tags,
+            Long quotaBytes,
+            Boolean sosapi) {}
 
     private ErasureObjectStore(Topology topology, Clock clock) {
         this.topology = topology;
@@ -73,6 +87,7 @@ public final class ErasureObjectStore implements ObjectStore {
         this.executor = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("drive-io-", 0).factory());
         this.calls = new DriveCalls(executor);
+        this.usage = new UsageTracker(this, executor, clock);
         NamespaceLocks locks = new NamespaceLocks();
         List<ErasureSet> s = new ArrayList<>();
         List<LocalDrive> all = new ArrayList<>();
@@ -164,6 +179,9 @@ public final class ErasureObjectStore implements ObjectStore {
                 if (r.tags() != null && !r.tags().isEmpty()) {
                     bucketTags.put(r.name(), Map.copyOf(r.tags()));
                 }
+                if (r.quotaBytes() != null || r.sosapi() != null) {
+                    bucketSettings.put(r.name(), new BucketSettings(r.quotaBytes(), r.sosapi()));
+                }
             }
         }
     }
@@ -201,7 +219,13 @@ public final class ErasureObjectStore implements ObjectStore {
                     info.name(),
                     info.created().toEpochMilli(),
                     info.versioning().name(),
-                    bucketTags.getOrDefault(info.name(), Map.of())));
+                    bucketTags.getOrDefault(info.name(), Map.of()),
+                    bucketSettings
+                            .getOrDefault(info.name(), BucketSettings.DEFAULTS)
+                            .quotaBytes(),
+                    bucketSettings
+                            .getOrDefault(info.name(), BucketSettings.DEFAULTS)
+                            .sosapi()));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -238,6 +262,8 @@ public final class ErasureObjectStore implements ObjectStore {
             requireMajority(outcomes, "delete bucket " + bucket);
             buckets.remove(bucket);
             bucketTags.remove(bucket);
+            bucketSettings.remove(bucket);
+            usage.forget(bucket);
         }
     }
 
@@ -292,6 +318,90 @@ public final class ErasureObjectStore implements ObjectStore {
     }
 
     @Override
+    public BucketSettings bucketSettings(String bucket) {
+        requireBucket(bucket);
+        return bucketSettings.getOrDefault(bucket, BucketSettings.DEFAULTS);
+    }
+
+    @Override
+    public void setBucketSettings(String bucket, BucketSettings settings) {
+        try (var lock = bucketLocks.write(bucket, "")) {
+            BucketInfo info = requireBucket(bucket);
+            BucketSettings before = bucketSettings.put(bucket, settings);
+            try {
+                writeBucketRecord(info, false);
+            } catch (RuntimeException e) {
+                if (before == null) {
+                    bucketSettings.remove(bucket);
+                } else {
+                    bucketSettings.put(bucket, before);
+                }
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public BucketUsage bucketUsage(String bucket) {
+        requireBucket(bucket);
+        return usage.usage(bucket);
+    }
+
+    /** How old a bucket's usage may be before it is recounted in the background (default 60 s). */
+    public void usageRefreshInterval(Duration interval) {
+        usage.refreshInterval(interval);
+    }
+
+    /**
+     * Usable bytes after erasure overhead. A drive's share of its file system is the file system divided among the
+     * drives on it (several drive directories may share one disk, as in the default lab layout); a set holds its
+     * smallest share times its data shards; the pool is the sum of its sets.
+     */
+    @Override
+    public StorageCapacity capacity() {
+        Map<FileStore, Integer> drivesPerStore = new HashMap<>();
+        Map<LocalDrive, FileStore> storeOf = new HashMap<>();
+        for (LocalDrive d : allDrives) {
+            if (!d.isOnline()) {
+                continue;
+            }
+            try {
+                FileStore fs = Files.getFileStore(d.root());
+                storeOf.put(d, fs);
+                drivesPerStore.merge(fs, 1, Integer::sum);
+            } catch (IOException e) {
+                // an unreadable drive adds nothing
+            }
+        }
+        long usable = 0;
+        long free = 0;
+        for (ErasureSet set : sets) {
+            long minTotal = Long.MAX_VALUE;
+            long minFree = Long.MAX_VALUE;
+            int online = 0;
+            for (LocalDrive d : set.drives()) {
+                FileStore fs = storeOf.get(d);
+                if (fs == null) {
+                    continue;
+                }
+                try {
+                    int sharing = drivesPerStore.get(fs);
+                    minTotal = Math.min(minTotal, fs.getTotalSpace() / sharing);
+                    minFree = Math.min(minFree, fs.getUsableSpace() / sharing);
+                    online++;
+                } catch (IOException e) {
+                    // as above
+                }
+            }
+            if (online >= set.data) {
+                usable += minTotal * set.data;
+                free += minFree * set.data;
+            }
+        }
+        return new StorageCapacity(usable, free);
+    }
+
+    @Override
     public Map<String, String> bucketTags(String bucket) {
         requireBucket(bucket);
         return bucketTags.getOrDefault(bucket, Map.of());
@@ -329,7 +439,9 @@ public final class ErasureObjectStore implements ObjectStore {
     public ObjectInfo putObject(String bucket, String key, PutRequest request, InputStream body) throws IOException {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
-        return setFor(key).put(bucket, key, b.versioning(), request, body);
+        ObjectInfo put = setFor(key).put(bucket, key, b.versioning(), request, body);
+        usage.changed(bucket);
+        return put;
     }
 
     @Override
@@ -351,7 +463,9 @@ public final class ErasureObjectStore implements ObjectStore {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
         UUID id = versionId == null ? null : VersionIds.parse(versionId);
-        return setFor(key).delete(bucket, key, b.versioning(), id);
+        DeleteResult deleted = setFor(key).delete(bucket, key, b.versioning(), id);
+        usage.changed(bucket);
+        return deleted;
     }
 
     @Override
@@ -378,7 +492,10 @@ public final class ErasureObjectStore implements ObjectStore {
                             request.ifNoneMatchAny());
             // The source is decoded block by block into a bounded pipe while the copy is encoded.
             try (InputStream in = source.openStream()) {
-                return setFor(key).put(bucket, key, requireBucket(bucket).versioning(), put, in);
+                ObjectInfo copy =
+                        setFor(key).put(bucket, key, requireBucket(bucket).versioning(), put, in);
+                usage.changed(bucket);
+                return copy;
             }
         }
     }
@@ -435,7 +552,10 @@ public final class ErasureObjectStore implements ObjectStore {
             WriteConditions conditions) {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
-        return setFor(key).multipart().complete(bucket, key, uploadId, parts, checksum, conditions, b.versioning());
+        ObjectInfo done =
+                setFor(key).multipart().complete(bucket, key, uploadId, parts, checksum, conditions, b.versioning());
+        usage.changed(bucket);
+        return done;
     }
 
     @Override

@@ -13,6 +13,7 @@ import dev.appliance.s3.api.object.DeleteObjects;
 import dev.appliance.s3.api.object.ObjectHandlers;
 import dev.appliance.s3.api.object.TaggingHandlers;
 import dev.appliance.s3.api.post.PostObjectHandler;
+import dev.appliance.s3.api.sosapi.SosApi;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.SigV4Verifier;
 import dev.appliance.s3.error.S3ErrorCode;
@@ -135,6 +136,7 @@ public final class S3Dispatcher {
     private final DeleteObjects deleteObjects;
     private final AclHandlers acls;
     private final PostObjectHandler postObjects;
+    private final SosApi sosapi;
 
     /**
      * @param verifier verifies the signed policies of browser-based uploads (POST Object), whose credentials are in
@@ -153,6 +155,9 @@ public final class S3Dispatcher {
         this.deleteObjects = new DeleteObjects(store, authorizer);
         this.acls = new AclHandlers(store);
         this.postObjects = new PostObjectHandler(store, authorizer, verifier, Clock.systemUTC());
+        String version = S3Dispatcher.class.getPackage().getImplementationVersion();
+        // SOSAPI is on where a bucket's settings say so (the Object Lock default joins with Object Lock)
+        this.sosapi = new SosApi(store, "Appliance " + (version == null ? "dev" : version), bucket -> false);
     }
 
     /**
@@ -333,6 +338,12 @@ public final class S3Dispatcher {
                 || op == Operation.CREATE_MULTIPART_UPLOAD) {
             AclHandlers.checkAclHeaders(r);
         }
+        if (r.key() != null && SosApi.isVirtualKey(r.key())) {
+            S3Response virtual = sosapiObject(op, r);
+            if (virtual != null) {
+                return virtual;
+            }
+        }
         return switch (op) {
             case LIST_BUCKETS -> buckets.listBuckets(r);
             case CREATE_BUCKET -> buckets.createBucket(r);
@@ -368,6 +379,23 @@ public final class S3Dispatcher {
             case PUT_BUCKET_ACL -> acls.putBucketAcl(r);
             case GET_OBJECT_ACL -> acls.getObjectAcl(r);
             case PUT_OBJECT_ACL -> acls.putObjectAcl(r);
+        };
+    }
+
+    /** Veeam's SOSAPI objects: answered when the bucket has SOSAPI on, never written by a client. */
+    private S3Response sosapiObject(Operation op, S3Request r) {
+        return switch (op) {
+            case GET_OBJECT, HEAD_OBJECT -> sosapi.get(r, op == Operation.HEAD_OBJECT);
+            case PUT_OBJECT,
+                    COPY_OBJECT,
+                    DELETE_OBJECT,
+                    CREATE_MULTIPART_UPLOAD,
+                    UPLOAD_PART,
+                    COMPLETE_MULTIPART_UPLOAD,
+                    PUT_OBJECT_TAGGING,
+                    DELETE_OBJECT_TAGGING,
+                    PUT_OBJECT_ACL -> throw SosApi.readOnly();
+            default -> null;
         };
     }
 

@@ -368,6 +368,16 @@ class PostObjectServerTest {
         assertThat(r.statusCode()).isEqualTo(403);
         assertThat(code(r)).isEqualTo("AccessDenied");
 
+        // Veeam's SOSAPI objects are read-only, also when the key comes from a form
+        r = post(
+                new Form()
+                        .field("key", dev.appliance.s3.api.sosapi.SosApi.SYSTEM_XML)
+                        .signed(),
+                "f",
+                new byte[] {'<'});
+        assertThat(r.statusCode()).as(r.body()).isGreaterThanOrEqualTo(400);
+        assertThat(exists(dev.appliance.s3.api.sosapi.SosApi.SYSTEM_XML)).isFalse();
+
         for (String k : List.of("bad-sig", "bad-ak", "tamper", "anon", "v2")) {
             assertThat(exists(k)).as(k).isFalse();
         }

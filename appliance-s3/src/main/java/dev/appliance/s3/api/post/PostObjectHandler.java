@@ -11,6 +11,7 @@ import dev.appliance.s3.api.S3Response;
 import dev.appliance.s3.api.acl.AclHandlers;
 import dev.appliance.s3.api.object.ObjectHandlers;
 import dev.appliance.s3.api.object.Tags;
+import dev.appliance.s3.api.sosapi.SosApi;
 import dev.appliance.s3.auth.AuthResult;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.PayloadVerification;
@@ -140,6 +141,9 @@ public final class PostObjectHandler {
         }
         if (!authorizer.allowed(auth.accessKey(), "s3:PutObject", r.bucket(), key)) {
             throw new S3Exception(S3ErrorCode.AccessDenied);
+        }
+        if (SosApi.isVirtualKey(key)) {
+            throw SosApi.readOnly(); // the key comes from the body: the dispatcher's check never saw it
         }
         Map<String, String> checked = new LinkedHashMap<>(fields);
         checked.put("bucket", r.bucket()); // the bucket addressed, whatever a "bucket" field says
