@@ -5,9 +5,9 @@ import static java.util.Objects.requireNonNull;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.naming.ObjectKeys;
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -122,9 +122,21 @@ public final class DriveWalker implements Iterator<DriveWalker.Entry> {
         Path dir = dirOf(base);
         List<Entry> entries = new ArrayList<>();
         boolean isObjectDir = Files.exists(dir.resolve(LocalDrive.META_FILE));
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
-            for (Path child : ds) {
-                String name = child.getFileName().toString();
+        try {
+            String[] names = DirectoryNames.sorted(dir, Clock.systemUTC());
+            // Only names starting with the prefix's next segment below `base` can match.
+            String head = "";
+            if (prefix.length() > base.length() && prefix.startsWith(base)) {
+                String rest = prefix.substring(base.length());
+                int slash = rest.indexOf('/');
+                head = slash < 0 ? rest : rest.substring(0, slash);
+            }
+            for (int i = DirectoryNames.lowerBound(names, head); i < names.length; i++) {
+                String name = names[i];
+                if (!name.startsWith(head)) {
+                    break;
+                }
+                Path child = dir.resolve(name);
                 if (base.isEmpty() && name.startsWith(".")) {
                     continue;
                 }
