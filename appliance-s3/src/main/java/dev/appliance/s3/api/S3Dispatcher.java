@@ -12,6 +12,7 @@ import dev.appliance.s3.api.object.CopyObjectHandler;
 import dev.appliance.s3.api.object.DeleteObjects;
 import dev.appliance.s3.api.object.ObjectHandlers;
 import dev.appliance.s3.api.object.TaggingHandlers;
+import dev.appliance.s3.api.objectlock.ObjectLockHandlers;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
@@ -59,6 +60,12 @@ public final class S3Dispatcher {
         PUT_BUCKET_ACL("s3:PutBucketAcl"),
         GET_OBJECT_ACL("s3:GetObjectAcl"),
         PUT_OBJECT_ACL("s3:PutObjectAcl"),
+        GET_OBJECT_LOCK_CONFIGURATION("s3:GetBucketObjectLockConfiguration"),
+        PUT_OBJECT_LOCK_CONFIGURATION("s3:PutBucketObjectLockConfiguration"),
+        GET_OBJECT_RETENTION("s3:GetObjectRetention"),
+        PUT_OBJECT_RETENTION("s3:PutObjectRetention"),
+        GET_OBJECT_LEGAL_HOLD("s3:GetObjectLegalHold"),
+        PUT_OBJECT_LEGAL_HOLD("s3:PutObjectLegalHold"),
         /** Authorized per key by the handler ({@code s3:DeleteObject} / {@code s3:DeleteObjectVersion}). */
         DELETE_OBJECTS("s3:DeleteObject");
 
@@ -98,10 +105,12 @@ public final class S3Dispatcher {
             "max-uploads",
             "x-id");
     private static final Set<String> BUCKET_SUBRESOURCES =
-            Set.of("versioning", "versions", "location", "uploads", "tagging", "delete", "acl");
+            Set.of("versioning", "versions", "location", "uploads", "tagging", "delete", "acl", "object-lock");
     private static final Set<String> OBJECT_PARAMS = Set.of(
             "versionId",
             "acl",
+            "retention",
+            "legal-hold",
             "tagging",
             "attributes",
             "uploads",
@@ -127,19 +136,21 @@ public final class S3Dispatcher {
     private final AttributesHandler attributes;
     private final DeleteObjects deleteObjects;
     private final AclHandlers acls;
+    private final ObjectLockHandlers locks;
 
     public S3Dispatcher(ObjectStore store, Authorizer authorizer, String region) {
         requireNonNull(store, "store");
         this.authorizer = requireNonNull(authorizer, "authorizer");
         this.buckets = new BucketHandlers(store, region);
         this.listings = new ListingHandlers(store);
-        this.objects = new ObjectHandlers(store);
+        this.objects = new ObjectHandlers(store, authorizer);
         this.copies = new CopyObjectHandler(store, authorizer);
         this.multipart = new MultipartHandlers(store, authorizer);
         this.tagging = new TaggingHandlers(store);
         this.attributes = new AttributesHandler(store);
         this.deleteObjects = new DeleteObjects(store, authorizer);
         this.acls = new AclHandlers(store);
+        this.locks = new ObjectLockHandlers(store, authorizer);
     }
 
     /** The operation a request addresses; {@code NotImplemented} for anything else. */
@@ -182,6 +193,13 @@ public final class S3Dispatcher {
                     case "PUT" -> Operation.PUT_BUCKET_TAGGING;
                     case "DELETE" -> Operation.DELETE_BUCKET_TAGGING;
                     default -> throw notImplemented(m + " ?tagging on a bucket");
+                };
+            }
+            if (r.hasParam("object-lock")) {
+                return switch (m) {
+                    case "GET" -> Operation.GET_OBJECT_LOCK_CONFIGURATION;
+                    case "PUT" -> Operation.PUT_OBJECT_LOCK_CONFIGURATION;
+                    default -> throw notImplemented(m + " ?object-lock");
                 };
             }
             if (r.hasParam("acl")) {
@@ -235,6 +253,20 @@ public final class S3Dispatcher {
                 case "GET" -> Operation.GET_OBJECT_ACL;
                 case "PUT" -> Operation.PUT_OBJECT_ACL;
                 default -> throw notImplemented(m + " ?acl on an object");
+            };
+        }
+        if (r.hasParam("retention")) {
+            return switch (m) {
+                case "GET" -> Operation.GET_OBJECT_RETENTION;
+                case "PUT" -> Operation.PUT_OBJECT_RETENTION;
+                default -> throw notImplemented(m + " ?retention");
+            };
+        }
+        if (r.hasParam("legal-hold")) {
+            return switch (m) {
+                case "GET" -> Operation.GET_OBJECT_LEGAL_HOLD;
+                case "PUT" -> Operation.PUT_OBJECT_LEGAL_HOLD;
+                default -> throw notImplemented(m + " ?legal-hold");
             };
         }
         if (r.hasParam("attributes")) {
@@ -317,6 +349,12 @@ public final class S3Dispatcher {
             case PUT_BUCKET_ACL -> acls.putBucketAcl(r);
             case GET_OBJECT_ACL -> acls.getObjectAcl(r);
             case PUT_OBJECT_ACL -> acls.putObjectAcl(r);
+            case GET_OBJECT_LOCK_CONFIGURATION -> locks.getConfiguration(r);
+            case PUT_OBJECT_LOCK_CONFIGURATION -> locks.putConfiguration(r);
+            case GET_OBJECT_RETENTION -> locks.getRetention(r);
+            case PUT_OBJECT_RETENTION -> locks.putRetention(r);
+            case GET_OBJECT_LEGAL_HOLD -> locks.getLegalHold(r);
+            case PUT_OBJECT_LEGAL_HOLD -> locks.putLegalHold(r);
         };
     }
 
