@@ -26,6 +26,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+import org.openjdk.jmh.annotations.AuxCounters;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -192,6 +193,54 @@ public class ObjectLockBenchmark {
     @Benchmark
     public Object putVersioned(Buckets s) {
         return s.put("versioned", "new/" + s.next.getAndIncrement(), s.body, Map.of());
+    }
+
+    /**
+     * Time spent in PUTs of each kind by one thread, for {@link #putInterleaved}: JMH sums the counters over threads
+     * and reports them per iteration.
+     */
+    @State(Scope.Thread)
+    @AuxCounters(AuxCounters.Type.EVENTS)
+    public static class Latency {
+        public long lockedMicros;
+        public long lockedPuts;
+        public long versionedMicros;
+        public long versionedPuts;
+        public long plainMicros;
+        public long plainPuts;
+
+        @Setup(Level.Iteration)
+        public void reset() {
+            lockedMicros = lockedPuts = versionedMicros = versionedPuts = plainMicros = plainPuts = 0;
+        }
+    }
+
+    /**
+     * The three kinds of PUT in turn, in the same time window, so that the machine's varying load and disk writeback
+     * weigh on each alike: mean latency of a kind = its micros / its puts.
+     */
+    @Benchmark
+    public void putInterleaved(Buckets s, Latency l) {
+        long n = s.next.getAndIncrement();
+        String key = "new/" + n;
+        long start = System.nanoTime();
+        switch ((int) (n % 3)) {
+            case 0 -> {
+                s.put("lock", key, s.body, retention(s.until));
+                l.lockedMicros += (System.nanoTime() - start) / 1000;
+                l.lockedPuts++;
+            }
+            case 1 -> {
+                s.put("versioned", key, s.body, Map.of());
+                l.versionedMicros += (System.nanoTime() - start) / 1000;
+                l.versionedPuts++;
+            }
+            default -> {
+                s.put("plain", key, s.body, Map.of());
+                l.plainMicros += (System.nanoTime() - start) / 1000;
+                l.plainPuts++;
+            }
+        }
     }
 
     @Benchmark
