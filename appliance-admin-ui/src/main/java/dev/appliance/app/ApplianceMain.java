@@ -10,6 +10,7 @@ import dev.appliance.core.erasure.ErasureObjectStore;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
+import dev.appliance.s3.auth.CredentialsProvider;
 import dev.appliance.s3.tls.ServerTls;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -102,14 +103,16 @@ public final class ApplianceMain {
                 .resolve(env);
         String accessKey = creds.credentials().accessKey();
         String secret = creds.credentials().secretKey();
+        CredentialsProvider credentials = key -> key.equals(accessKey) ? Optional.of(secret) : Optional.empty();
+        Authorizer authorizer = Authorizer.allowAll();
         S3Server s3 = S3Server.start(
                 store,
                 new S3ServerConfig(
                         options.address().bindHost(),
                         options.address().port(),
                         S3ServerConfig.DEFAULT_REGION,
-                        key -> key.equals(accessKey) ? Optional.of(secret) : Optional.empty(),
-                        Authorizer.allowAll(),
+                        credentials,
+                        authorizer,
                         tls,
                         domain,
                         S3ServerConfig.Limits.of(
@@ -117,7 +120,7 @@ public final class ApplianceMain {
                                         ? options.maxConnections()
                                         : S3ServerConfig.Limits.DEFAULT_MAX_CONNECTIONS,
                                 options.maxRequests())));
-        var console = ConsoleApplication.start(options.consoleAddress(), store, s3);
+        var console = ConsoleApplication.start(options.consoleAddress(), store, s3, credentials, authorizer);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {

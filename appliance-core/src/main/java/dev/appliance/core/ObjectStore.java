@@ -220,6 +220,19 @@ public interface ObjectStore extends AutoCloseable {
     ListVersionsResult listObjectVersions(
             String bucket, String prefix, String delimiter, String keyMarker, String versionIdMarker, int maxKeys);
 
+    /** The pool's capacity after erasure overhead, from the drives' file systems now. */
+    StorageCapacity capacity();
+
+    /**
+     * The bucket's usage, counted by walking all its versions; kept and recounted in the background when older than
+     * the store's usage refresh interval (the first call for a bucket counts before answering).
+     */
+    BucketUsage bucketUsage(String bucket);
+
+    BucketSettings bucketSettings(String bucket);
+
+    void setBucketSettings(String bucket, BucketSettings settings);
+
     @Override
     void close();
 }

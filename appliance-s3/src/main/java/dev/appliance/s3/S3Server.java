@@ -29,7 +29,7 @@ public final class S3Server implements AutoCloseable {
         requireNonNull(store, "store");
         requireNonNull(config, "config");
         SigV4Verifier verifier = new SigV4Verifier(config.credentials(), config.region(), Clock.systemUTC());
-        S3Dispatcher dispatcher = new S3Dispatcher(store, config.authorizer(), config.region());
+        S3Dispatcher dispatcher = new S3Dispatcher(store, config.authorizer(), config.region(), verifier);
         S3ServerConfig.Limits limits = config.limits();
         HttpServer.Options options = new HttpServer.Options(
                 config.tls() == null ? null : config.tls().sslContext(),

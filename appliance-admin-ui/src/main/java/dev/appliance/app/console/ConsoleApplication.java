@@ -3,6 +3,11 @@ package dev.appliance.app.console;
 import dev.appliance.app.cli.ServerOptions.HostPort;
 import dev.appliance.core.erasure.ErasureObjectStore;
 import dev.appliance.s3.S3Server;
+import dev.appliance.s3.S3ServerConfig;
+import dev.appliance.s3.auth.Authorizer;
+import dev.appliance.s3.auth.CredentialsProvider;
+import dev.appliance.s3.auth.SigV4Verifier;
+import java.time.Clock;
 import java.util.Map;
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
@@ -27,7 +32,18 @@ public class ConsoleApplication {
         }
     }
 
-    public static Running start(HostPort address, ErasureObjectStore store, S3Server s3) {
+    /**
+     * @param credentials the keys the S3 endpoint knows; admin API requests are SigV4-signed with them
+     * @param authorizer asked for every admin API request ({@code admin:<METHOD> <path>})
+     */
+    public static Running start(
+            HostPort address,
+            ErasureObjectStore store,
+            S3Server s3,
+            CredentialsProvider credentials,
+            Authorizer authorizer) {
+        var adminAuth = new AdminAuthFilter(
+                new SigV4Verifier(credentials, S3ServerConfig.DEFAULT_REGION, Clock.systemUTC()), authorizer);
         var ctx = new SpringApplicationBuilder(ConsoleApplication.class)
                 .bannerMode(Banner.Mode.OFF)
                 .web(WebApplicationType.SERVLET)
@@ -35,6 +51,7 @@ public class ConsoleApplication {
                 .initializers(c -> {
                     c.getBeanFactory().registerSingleton("objectStore", store);
                     c.getBeanFactory().registerSingleton("s3Server", s3);
+                    c.getBeanFactory().registerSingleton("adminAuthFilter", adminAuth);
                 })
                 .properties(Map.of(
                         "server.port", Integer.toString(address.port()),

@@ -2,6 +2,8 @@ package dev.appliance.core.erasure;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.appliance.core.BucketInfo;
+import dev.appliance.core.BucketSettings;
+import dev.appliance.core.BucketUsage;
 import dev.appliance.core.CompleteChecksum;
 import dev.appliance.core.CompletedPart;
 import dev.appliance.core.DeleteResult;
@@ -14,6 +16,7 @@ import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.ObjectReader;
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.PutRequest;
+import dev.appliance.core.StorageCapacity;
 import dev.appliance.core.StorageException;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.UploadedPart;
@@ -35,9 +38,11 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -70,6 +75,8 @@ public final class ErasureObjectStore implements ObjectStore {
     private final Map<String, BucketInfo> buckets = new ConcurrentHashMap<>();
     private final Map<String, Map<String, String>> bucketTags = new ConcurrentHashMap<>();
     private final Map<String, ObjectLockConfiguration> lockConfigs = new ConcurrentHashMap<>();
+    private final Map<String, BucketSettings> bucketSettings = new ConcurrentHashMap<>();
+    private final UsageTracker usage;
     private final Clock clock;
     private final RetentionClock retentionClock;
     private final ScheduledExecutorService clockSaver;
@@ -78,12 +85,19 @@ public final class ErasureObjectStore implements ObjectStore {
     static final String RETENTION_CLOCK_FILE = "retention-clock";
 
     /**
-     * Bucket metadata as stored in {@code .appliance.sys/buckets/<bucket>.json} on every drive.
+     * Bucket metadata as stored in {@code .appliance.sys/buckets/<bucket>.json} on every drive; {@code quotaBytes} and
+     * {@code sosapi} are absent in records of older builds.
      *
      * @param objectLock the Object Lock configuration, or null (absent in records written before Object Lock)
      */
     record BucketRecord(
-            String name, long createdMillis, String versioning, Map<String, String> tags, LockRecord objectLock) {}
+            String name,
+            long createdMillis,
+            String versioning,
+            Map<String, String> tags,
+            Long quotaBytes,
+            Boolean sosapi,
+            LockRecord objectLock) {}
 
     /** A bucket's Object Lock configuration on disk: lock enabled, default mode or null, days, years. */
     record LockRecord(String mode, int days, int years) {
@@ -104,6 +118,7 @@ public final class ErasureObjectStore implements ObjectStore {
         this.executor = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("drive-io-", 0).factory());
         this.calls = new DriveCalls(executor);
+        this.usage = new UsageTracker(this, executor, clock);
         NamespaceLocks locks = new NamespaceLocks();
         List<ErasureSet> s = new ArrayList<>();
         List<LocalDrive> all = new ArrayList<>();
@@ -251,6 +266,9 @@ public final class ErasureObjectStore implements ObjectStore {
                 if (r.objectLock() != null) {
                     lockConfigs.put(r.name(), r.objectLock().toConfiguration());
                 }
+                if (r.quotaBytes() != null || r.sosapi() != null) {
+                    bucketSettings.put(r.name(), new BucketSettings(r.quotaBytes(), r.sosapi()));
+                }
             }
         }
     }
@@ -300,6 +318,12 @@ public final class ErasureObjectStore implements ObjectStore {
                     info.created().toEpochMilli(),
                     info.versioning().name(),
                     bucketTags.getOrDefault(info.name(), Map.of()),
+                    bucketSettings
+                            .getOrDefault(info.name(), BucketSettings.DEFAULTS)
+                            .quotaBytes(),
+                    bucketSettings
+                            .getOrDefault(info.name(), BucketSettings.DEFAULTS)
+                            .sosapi(),
                     lockConfigs.containsKey(info.name()) ? LockRecord.of(lockConfigs.get(info.name())) : null));
         } catch (IOException e) {
             throw new IllegalStateException(e);
@@ -338,6 +362,8 @@ public final class ErasureObjectStore implements ObjectStore {
             buckets.remove(bucket);
             bucketTags.remove(bucket);
             lockConfigs.remove(bucket);
+            bucketSettings.remove(bucket);
+            usage.forget(bucket);
         }
     }
 
@@ -496,6 +522,90 @@ public final class ErasureObjectStore implements ObjectStore {
     }
 
     @Override
+    public BucketSettings bucketSettings(String bucket) {
+        requireBucket(bucket);
+        return bucketSettings.getOrDefault(bucket, BucketSettings.DEFAULTS);
+    }
+
+    @Override
+    public void setBucketSettings(String bucket, BucketSettings settings) {
+        try (var lock = bucketLocks.write(bucket, "")) {
+            BucketInfo info = requireBucket(bucket);
+            BucketSettings before = bucketSettings.put(bucket, settings);
+            try {
+                writeBucketRecord(info, false);
+            } catch (RuntimeException e) {
+                if (before == null) {
+                    bucketSettings.remove(bucket);
+                } else {
+                    bucketSettings.put(bucket, before);
+                }
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public BucketUsage bucketUsage(String bucket) {
+        requireBucket(bucket);
+        return usage.usage(bucket);
+    }
+
+    /** How old a bucket's usage may be before it is recounted in the background (default 60 s). */
+    public void usageRefreshInterval(Duration interval) {
+        usage.refreshInterval(interval);
+    }
+
+    /**
+     * Usable bytes after erasure overhead. A drive's share of its file system is the file system divided among the
+     * drives on it (several drive directories may share one disk, as in the default lab layout); a set holds its
+     * smallest share times its data shards; the pool is the sum of its sets.
+     */
+    @Override
+    public StorageCapacity capacity() {
+        Map<FileStore, Integer> drivesPerStore = new HashMap<>();
+        Map<LocalDrive, FileStore> storeOf = new HashMap<>();
+        for (LocalDrive d : allDrives) {
+            if (!d.isOnline()) {
+                continue;
+            }
+            try {
+                FileStore fs = Files.getFileStore(d.root());
+                storeOf.put(d, fs);
+                drivesPerStore.merge(fs, 1, Integer::sum);
+            } catch (IOException e) {
+                // an unreadable drive adds nothing
+            }
+        }
+        long usable = 0;
+        long free = 0;
+        for (ErasureSet set : sets) {
+            long minTotal = Long.MAX_VALUE;
+            long minFree = Long.MAX_VALUE;
+            int online = 0;
+            for (LocalDrive d : set.drives()) {
+                FileStore fs = storeOf.get(d);
+                if (fs == null) {
+                    continue;
+                }
+                try {
+                    int sharing = drivesPerStore.get(fs);
+                    minTotal = Math.min(minTotal, fs.getTotalSpace() / sharing);
+                    minFree = Math.min(minFree, fs.getUsableSpace() / sharing);
+                    online++;
+                } catch (IOException e) {
+                    // as above
+                }
+            }
+            if (online >= set.data) {
+                usable += minTotal * set.data;
+                free += minFree * set.data;
+            }
+        }
+        return new StorageCapacity(usable, free);
+    }
+
+    @Override
     public Map<String, String> bucketTags(String bucket) {
         requireBucket(bucket);
         return bucketTags.getOrDefault(bucket, Map.of());
@@ -534,7 +644,9 @@ public final class ErasureObjectStore implements ObjectStore {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
         PutRequest locked = request.withUserMetadata(withLock(bucket, request.userMetadata(), true));
-        return setFor(key).put(bucket, key, b.versioning(), locked, body);
+        ObjectInfo put = setFor(key).put(bucket, key, b.versioning(), locked, body);
+        usage.changed(bucket);
+        return put;
     }
 
     @Override
@@ -559,7 +671,9 @@ public final class ErasureObjectStore implements ObjectStore {
         java.util.function.Consumer<Map<String, String>> guard = lockConfigs.containsKey(bucket)
                 ? meta -> ObjectLock.checkRemovable(meta, retentionClock.now(), bypassGovernance)
                 : null;
-        return setFor(key).delete(bucket, key, b.versioning(), id, guard);
+        DeleteResult deleted = setFor(key).delete(bucket, key, b.versioning(), id, guard);
+        usage.changed(bucket);
+        return deleted;
     }
 
     @Override
@@ -592,7 +706,10 @@ public final class ErasureObjectStore implements ObjectStore {
             put = put.withUserMetadata(withLock(bucket, metadata, true));
             // The source is decoded block by block into a bounded pipe while the copy is encoded.
             try (InputStream in = source.openStream()) {
-                return setFor(key).put(bucket, key, requireBucket(bucket).versioning(), put, in);
+                ObjectInfo copy =
+                        setFor(key).put(bucket, key, requireBucket(bucket).versioning(), put, in);
+                usage.changed(bucket);
+                return copy;
             }
         }
     }
@@ -653,7 +770,7 @@ public final class ErasureObjectStore implements ObjectStore {
             WriteConditions conditions) {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
-        return setFor(key)
+        ObjectInfo done = setFor(key)
                 .multipart()
                 .complete(
                         bucket,
@@ -664,6 +781,8 @@ public final class ErasureObjectStore implements ObjectStore {
                         conditions,
                         b.versioning(),
                         meta -> withDefaultRetention(bucket, meta));
+        usage.changed(bucket);
+        return done;
     }
 
     @Override

@@ -125,10 +125,13 @@ public final class DriveWalker implements Iterator<DriveWalker.Entry> {
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
             for (Path child : ds) {
                 String name = child.getFileName().toString();
-                if (!Files.isDirectory(child, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                if (base.isEmpty() && name.startsWith(".")) {
                     continue;
                 }
-                if (base.isEmpty() && name.startsWith(".")) {
+                if (!canMatch(base, name)) {
+                    continue; // decided by name alone: a prefix lookup among many siblings costs no stat per sibling
+                }
+                if (!Files.isDirectory(child, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                     continue;
                 }
                 boolean hasMeta = Files.exists(child.resolve(LocalDrive.META_FILE));
@@ -158,6 +161,16 @@ public final class DriveWalker implements Iterator<DriveWalker.Entry> {
             return c != 0 ? c : Boolean.compare(x.commonPrefix(), y.commonPrefix());
         });
         return entries;
+    }
+
+    /** Whether entry {@code name} of directory {@code base} can be, or hold, a key under the prefix. */
+    private boolean canMatch(String base, String name) {
+        if (name.endsWith(ObjectKeys.DIR_SUFFIX)) {
+            return (base + ObjectKeys.keyOfDirName(name)).startsWith(prefix);
+        }
+        String key = base + name;
+        String sub = key + "/";
+        return key.startsWith(prefix) || sub.startsWith(prefix) || prefix.startsWith(sub);
     }
 
     private void addIfWanted(List<Entry> entries, Entry e) {

@@ -13,10 +13,16 @@ import dev.appliance.s3.api.object.DeleteObjects;
 import dev.appliance.s3.api.object.ObjectHandlers;
 import dev.appliance.s3.api.object.TaggingHandlers;
 import dev.appliance.s3.api.objectlock.ObjectLockHandlers;
+import dev.appliance.s3.api.post.PostObjectHandler;
+import dev.appliance.s3.api.sosapi.SosApi;
 import dev.appliance.s3.auth.Authorizer;
+import dev.appliance.s3.auth.SigV4Verifier;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
 import java.io.IOException;
+import java.time.Clock;
+import java.util.Collection;
+import java.util.Locale;
 import java.util.Set;
 
 /**
@@ -39,6 +45,8 @@ public final class S3Dispatcher {
         LIST_OBJECTS_V2("s3:ListBucket"),
         LIST_OBJECT_VERSIONS("s3:ListBucketVersions"),
         PUT_OBJECT("s3:PutObject"),
+        /** Browser-based upload: authenticated and authorized by the handler from the form's signed policy. */
+        POST_OBJECT("s3:PutObject"),
         GET_OBJECT("s3:GetObject"),
         HEAD_OBJECT("s3:GetObject"),
         DELETE_OBJECT("s3:DeleteObject"),
@@ -137,8 +145,14 @@ public final class S3Dispatcher {
     private final DeleteObjects deleteObjects;
     private final AclHandlers acls;
     private final ObjectLockHandlers locks;
+    private final PostObjectHandler postObjects;
+    private final SosApi sosapi;
 
-    public S3Dispatcher(ObjectStore store, Authorizer authorizer, String region) {
+    /**
+     * @param verifier verifies the signed policies of browser-based uploads (POST Object), whose credentials are in
+     *     the body
+     */
+    public S3Dispatcher(ObjectStore store, Authorizer authorizer, String region, SigV4Verifier verifier) {
         requireNonNull(store, "store");
         this.authorizer = requireNonNull(authorizer, "authorizer");
         this.buckets = new BucketHandlers(store, region);
@@ -151,6 +165,33 @@ public final class S3Dispatcher {
         this.deleteObjects = new DeleteObjects(store, authorizer);
         this.acls = new AclHandlers(store);
         this.locks = new ObjectLockHandlers(store, authorizer);
+        this.postObjects = new PostObjectHandler(store, authorizer, verifier, Clock.systemUTC());
+        String version = S3Dispatcher.class.getPackage().getImplementationVersion();
+        // SOSAPI is on where a bucket's settings say so, and by default in Object Lock buckets (Veeam's immutable ones)
+        this.sosapi = new SosApi(
+                store,
+                "Appliance " + (version == null ? "dev" : version),
+                bucket -> store.objectLockConfiguration(bucket) != null);
+    }
+
+    /**
+     * Whether a request is a browser-based upload (POST Object): {@code POST} to a bucket, no sub-resource, body of
+     * type {@code multipart/form-data}. Such a request carries its credentials in form fields, so it is not
+     * authenticated by headers; {@link #dispatch} hands it to its handler only.
+     */
+    public static boolean isFormPost(
+            String method, String bucket, String key, Collection<String> queryNames, String contentType) {
+        if (!method.equals("POST") || bucket == null || key != null || contentType == null) {
+            return false;
+        }
+        for (String q : queryNames) {
+            if (BUCKET_SUBRESOURCES.contains(q)) {
+                return false;
+            }
+        }
+        int semi = contentType.indexOf(';');
+        String media = (semi < 0 ? contentType : contentType.substring(0, semi)).strip();
+        return media.toLowerCase(Locale.ROOT).equals("multipart/form-data");
     }
 
     /** The operation a request addresses; {@code NotImplemented} for anything else. */
@@ -232,6 +273,7 @@ public final class S3Dispatcher {
                 case "PUT" -> Operation.CREATE_BUCKET;
                 case "HEAD" -> Operation.HEAD_BUCKET;
                 case "DELETE" -> Operation.DELETE_BUCKET;
+                case "POST" -> Operation.POST_OBJECT;
                 default -> throw notImplemented(m + " on a bucket");
             };
         }
@@ -304,7 +346,23 @@ public final class S3Dispatcher {
 
     /** Routes, authorizes and runs the request; failures are thrown for the HTTP layer to render. */
     public S3Response dispatch(S3Request r) throws IOException {
+        if (r.auth().isFormFields()) {
+            // not authenticated yet: nothing but POST Object, which verifies the form's signature first
+            Operation op;
+            try {
+                op = route(r);
+            } catch (S3Exception e) {
+                throw new S3Exception(S3ErrorCode.AccessDenied);
+            }
+            if (op != Operation.POST_OBJECT) {
+                throw new S3Exception(S3ErrorCode.AccessDenied);
+            }
+            return postObjects.handle(r);
+        }
         Operation op = route(r);
+        if (op == Operation.POST_OBJECT) {
+            return postObjects.handle(r); // authorized by the handler, for the key named in the form
+        }
         String action = op.action(r.param("versionId") != null);
         if (op != Operation.DELETE_OBJECTS && !authorizer.allowed(r.auth().accessKey(), action, r.bucket(), r.key())) {
             throw new S3Exception(S3ErrorCode.AccessDenied);
@@ -314,6 +372,12 @@ public final class S3Dispatcher {
                 || op == Operation.COPY_OBJECT
                 || op == Operation.CREATE_MULTIPART_UPLOAD) {
             AclHandlers.checkAclHeaders(r);
+        }
+        if (r.key() != null && SosApi.isVirtualKey(r.key())) {
+            S3Response virtual = sosapiObject(op, r);
+            if (virtual != null) {
+                return virtual;
+            }
         }
         return switch (op) {
             case LIST_BUCKETS -> buckets.listBuckets(r);
@@ -327,6 +391,7 @@ public final class S3Dispatcher {
             case LIST_OBJECTS_V2 -> listings.listObjectsV2(r);
             case LIST_OBJECT_VERSIONS -> listings.listVersions(r);
             case PUT_OBJECT -> objects.put(r);
+            case POST_OBJECT -> postObjects.handle(r);
             case GET_OBJECT -> objects.get(r, false);
             case HEAD_OBJECT -> objects.get(r, true);
             case DELETE_OBJECT -> objects.delete(r);
@@ -355,6 +420,23 @@ public final class S3Dispatcher {
             case PUT_OBJECT_RETENTION -> locks.putRetention(r);
             case GET_OBJECT_LEGAL_HOLD -> locks.getLegalHold(r);
             case PUT_OBJECT_LEGAL_HOLD -> locks.putLegalHold(r);
+        };
+    }
+
+    /** Veeam's SOSAPI objects: answered when the bucket has SOSAPI on, never written by a client. */
+    private S3Response sosapiObject(Operation op, S3Request r) {
+        return switch (op) {
+            case GET_OBJECT, HEAD_OBJECT -> sosapi.get(r, op == Operation.HEAD_OBJECT);
+            case PUT_OBJECT,
+                    COPY_OBJECT,
+                    DELETE_OBJECT,
+                    CREATE_MULTIPART_UPLOAD,
+                    UPLOAD_PART,
+                    COMPLETE_MULTIPART_UPLOAD,
+                    PUT_OBJECT_TAGGING,
+                    DELETE_OBJECT_TAGGING,
+                    PUT_OBJECT_ACL -> throw SosApi.readOnly();
+            default -> null;
         };
     }
 

@@ -22,6 +22,7 @@ import java.util.function.Supplier;
  *     available once the body has been read to its end
  * @param checksumAlgorithm the algorithm of that checksum, known before the body (header or announced trailer), or
  *     null when the body carries none
+ * @param secure whether the request came over TLS (for URLs the response names, e.g. POST Object's Location)
  */
 public record S3Request(
         String method,
@@ -34,7 +35,35 @@ public record S3Request(
         long bodySize,
         String requestId,
         Supplier<Map<String, String>> verifiedChecksums,
-        ChecksumAlgorithm checksumAlgorithm) {
+        ChecksumAlgorithm checksumAlgorithm,
+        boolean secure) {
+    public S3Request(
+            String method,
+            String bucket,
+            String key,
+            Map<String, String> query,
+            Map<String, List<String>> headers,
+            AuthResult auth,
+            InputStream body,
+            long bodySize,
+            String requestId,
+            Supplier<Map<String, String>> verifiedChecksums,
+            ChecksumAlgorithm checksumAlgorithm) {
+        this(
+                method,
+                bucket,
+                key,
+                query,
+                headers,
+                auth,
+                body,
+                bodySize,
+                requestId,
+                verifiedChecksums,
+                checksumAlgorithm,
+                false);
+    }
+
     public S3Request {
         requireNonNull(method, "method");
         query = Map.copyOf(query);

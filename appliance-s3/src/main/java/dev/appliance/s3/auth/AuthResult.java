@@ -28,4 +28,21 @@ public record AuthResult(
         requireNonNull(payloadMode, "payloadMode");
         requireNonNull(contentSha256, "contentSha256");
     }
+
+    private static final AuthResult FORM_FIELDS =
+            new AuthResult("", new byte[0], "", "", "", PayloadMode.UNSIGNED, SigV4.UNSIGNED_PAYLOAD);
+
+    /**
+     * Stands for a browser-based upload (POST Object, {@code multipart/form-data}) whose credentials and signature
+     * are form fields in its body: not authenticated yet. Only the POST Object operation accepts it, and it verifies
+     * the form itself ({@link SigV4Verifier#verifyPostPolicy}) before anything else.
+     */
+    public static AuthResult formFields() {
+        return FORM_FIELDS;
+    }
+
+    /** Whether this is {@link #formFields()}: no one has been authenticated. */
+    public boolean isFormFields() {
+        return this == FORM_FIELDS;
+    }
 }

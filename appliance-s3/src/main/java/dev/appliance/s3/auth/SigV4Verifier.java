@@ -54,6 +54,29 @@ public final class SigV4Verifier {
      * @throws S3Exception with the S3 error when the request is not authentic
      */
     public AuthResult verify(String method, String rawPath, String rawQuery, Map<String, List<String>> headers) {
+        return verify(method, rawPath, rawQuery, headers, null);
+    }
+
+    /**
+     * For small requests read whole before they are verified (the admin API): as SigV4 outside S3, the payload hash may
+     * be left out of the headers and is then the SHA-256 of {@code body}; when the header is present the body must
+     * match it.
+     */
+    public AuthResult verifyWholeBody(
+            String method, String rawPath, String rawQuery, Map<String, List<String>> headers, byte[] body) {
+        String bodySha = SigV4.sha256Hex(body);
+        AuthResult auth = verify(method, rawPath, rawQuery, headers, bodySha);
+        if (auth.payloadMode() == PayloadMode.SHA256 && !auth.contentSha256().equals(bodySha)) {
+            throw new S3Exception(S3ErrorCode.XAmzContentSHA256Mismatch);
+        }
+        if (auth.payloadMode().chunked()) {
+            throw new S3Exception(S3ErrorCode.InvalidRequest, "aws-chunked bodies are not taken here.");
+        }
+        return auth;
+    }
+
+    private AuthResult verify(
+            String method, String rawPath, String rawQuery, Map<String, List<String>> headers, String absentSha) {
         String authorization = first(headers, "authorization");
         Map<String, String> queryAuth = PresignedQuery.authParams(rawQuery);
         if (!queryAuth.isEmpty()) {
@@ -80,6 +103,9 @@ public final class SigV4Verifier {
         ParsedAuthorization parsed = ParsedAuthorization.parse(authorization.substring(SigV4.ALGORITHM.length() + 1));
 
         String contentSha = first(headers, "x-amz-content-sha256");
+        if (contentSha == null) {
+            contentSha = absentSha;
+        }
         if (contentSha == null) {
             throw new S3Exception(
                     S3ErrorCode.InvalidRequest, "Missing required header for this request: x-amz-content-sha256");
@@ -186,6 +212,79 @@ public final class SigV4Verifier {
         }
         String bodySha = mode == PayloadMode.SHA256 ? contentSha : SigV4.UNSIGNED_PAYLOAD;
         return new AuthResult(p.accessKey(), signingKey, p.amzDate(), scope, p.signature(), mode, bodySha);
+    }
+
+    /**
+     * Verifies the signature of a browser-based upload (POST Object), whose credentials are form fields: {@code
+     * x-amz-algorithm} ({@code AWS4-HMAC-SHA256}), {@code x-amz-credential} ({@code AK/date/region/s3/aws4_request}),
+     * {@code x-amz-date}, and {@code x-amz-signature}, the hex HMAC-SHA256 of the {@code policy} field (the base64
+     * text as sent) under the signing key of the credential's date. There is no clock-skew check: the policy's own
+     * expiration bounds the form's life (checked by the operation).
+     *
+     * @param fields form fields by lower-case name; {@code policy} and {@code x-amz-signature} present
+     */
+    public AuthResult verifyPostPolicy(Map<String, String> fields) {
+        String policy = requireNonNull(fields.get("policy"), "policy");
+        String signature = requireNonNull(fields.get("x-amz-signature"), "x-amz-signature");
+        String algorithm = postField(fields, "x-amz-algorithm");
+        if (!algorithm.equals(SigV4.ALGORITHM)) {
+            if (algorithm.equals("AWS4-ECDSA-P256-SHA256")) {
+                throw new S3Exception(S3ErrorCode.NotImplemented, "SigV4a (AWS4-ECDSA-P256-SHA256) is not supported.");
+            }
+            throw new S3Exception(
+                    S3ErrorCode.InvalidArgument, "x-amz-algorithm only supports \"" + SigV4.ALGORITHM + "\"");
+        }
+        String credential = postField(fields, "x-amz-credential");
+        String[] scope = credential.split("/", -1);
+        if (scope.length != 5
+                || scope[0].isEmpty()
+                || !scope[1].matches("[0-9]{8}")
+                || !scope[4].equals("aws4_request")) {
+            throw new S3Exception(
+                    S3ErrorCode.InvalidArgument,
+                    "x-amz-credential must be <access key>/<yyyyMMdd>/<region>/s3/aws4_request");
+        }
+        if (!scope[2].equals(region)) {
+            throw new S3Exception(
+                    S3ErrorCode.AuthorizationHeaderMalformed,
+                    "The authorization header is malformed; the region '" + scope[2] + "' is wrong; expecting '"
+                            + region + "'");
+        }
+        if (!scope[3].equals("s3")) {
+            throw new S3Exception(S3ErrorCode.InvalidArgument, "x-amz-credential: the service must be s3");
+        }
+        String amzDate = postField(fields, "x-amz-date");
+        try {
+            ZonedDateTime.parse(amzDate, AMZ_DATE);
+        } catch (DateTimeParseException e) {
+            throw new S3Exception(S3ErrorCode.InvalidArgument, "x-amz-date must be yyyyMMdd'T'HHmmss'Z'");
+        }
+        String secret =
+                credentials.secretKey(scope[0]).orElseThrow(() -> new S3Exception(S3ErrorCode.InvalidAccessKeyId));
+        byte[] signingKey = keys.get(secret, scope[1], region);
+        String expected = SigV4.signature(signingKey, policy);
+        if (!MessageDigest.isEqual(
+                expected.getBytes(StandardCharsets.US_ASCII),
+                signature.strip().toLowerCase(Locale.ROOT).getBytes(StandardCharsets.US_ASCII))) {
+            throw new S3Exception(S3ErrorCode.SignatureDoesNotMatch);
+        }
+        return new AuthResult(
+                scope[0],
+                signingKey,
+                amzDate,
+                SigV4.scope(scope[1], region, "s3"),
+                expected,
+                PayloadMode.UNSIGNED,
+                SigV4.UNSIGNED_PAYLOAD);
+    }
+
+    private static String postField(Map<String, String> fields, String name) {
+        String v = fields.get(name);
+        if (v == null || v.isEmpty()) {
+            throw new S3Exception(
+                    S3ErrorCode.InvalidArgument, "Bucket POST must contain a field named '" + name + "'.");
+        }
+        return v.strip();
     }
 
     private static Instant requestTime(Map<String, List<String>> headers) {

@@ -48,6 +48,10 @@ public enum S3ErrorCode {
     NotImplemented(501, "A header or query you provided implies functionality that is not implemented."),
     PreconditionFailed(412, "At least one of the preconditions you specified did not hold."),
     NoSuchUpload(404, "The specified multipart upload does not exist."),
+    InvalidPolicyDocument(
+            400, "The content of the form does not meet the conditions specified in the policy document."),
+    MalformedPOSTRequest(400, "The body of your POST request is not well-formed multipart/form-data."),
+    MaxPostPreDataLengthExceededError(400, "Your POST request fields preceding the upload file were too large."),
     InvalidPart(400, "One or more of the specified parts could not be found."),
     InvalidPartOrder(400, "The list of parts was not in ascending order. Parts must be ordered by part number."),
     EntityTooSmall(400, "Your proposed upload is smaller than the minimum allowed object size."),

@@ -1,5 +1,6 @@
 package dev.appliance.s3.http;
 
+import dev.appliance.s3.api.S3Dispatcher;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.auth.AuthResult;
 import dev.appliance.s3.auth.PayloadVerification;
@@ -22,6 +23,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
@@ -30,7 +32,8 @@ import java.util.List;
 
 /**
  * The per-connection state machine of HTTP/1.1 requests. On a request head it parses the address, verifies the SigV4
- * header signature (on the event loop, no I/O), answers {@code 100 Continue} if asked, and hands the request to a
+ * header signature (on the event loop, no I/O; a browser-based upload, POST Object, is instead verified by its
+ * operation from the signed policy in its form body), answers {@code 100 Continue} if asked, and hands the request to a
  * worker thread together with a {@link BodyStream}; body content is then fed to that stream as it arrives. Requests
  * refused before the worker starts are answered from here.
  *
@@ -232,7 +235,16 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
             if (p.method().equals("OPTIONS")) {
                 throw corsPreflight(p);
             }
-            AuthResult auth = services.verifier().verify(p.method(), p.rawPath(), p.rawQuery(), p.headers());
+            // A browser-based upload (POST Object) is authenticated by its form fields, read by the operation.
+            boolean formPost = S3Dispatcher.isFormPost(
+                    p.method(),
+                    p.bucket(),
+                    p.key(),
+                    p.operationQuery().keySet(),
+                    req.headers().get("content-type"));
+            AuthResult auth = formPost
+                    ? AuthResult.formFields()
+                    : services.verifier().verify(p.method(), p.rawPath(), p.rawQuery(), p.headers());
             RequestLimits.check(p);
             Exchange[] self = new Exchange[1];
             BodyStream body = new BodyStream(() -> ctx.executor().execute(() -> bodyDrained(self[0])));
@@ -240,8 +252,9 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
             boolean completion = p.method().equals("POST")
                     && p.key() != null
                     && p.operationQuery().containsKey("uploadId");
-            PayloadVerification.VerifiedBody verified =
-                    PayloadVerification.open(body, auth, p.headers(), contentLength, !completion);
+            PayloadVerification.VerifiedBody verified = formPost
+                    ? new PayloadVerification.VerifiedBody(body, contentLength)
+                    : PayloadVerification.open(body, auth, p.headers(), contentLength, !completion);
             S3Request s3 = new S3Request(
                     p.method(),
                     p.bucket(),
@@ -253,7 +266,8 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                     verified.size(),
                     requestId,
                     verified.verifiedChecksums(),
-                    verified.checksumAlgorithm());
+                    verified.checksumAlgorithm(),
+                    ctx.pipeline().get(SslHandler.class) != null);
             Exchange ex = new Exchange(this, ctx.channel(), services, s3, body, keepAlive);
             self[0] = ex;
             current = ex;

@@ -54,18 +54,23 @@ public final class AclHandlers {
     public static void checkAclHeaders(S3Request r) {
         String canned = r.header("x-amz-acl");
         if (canned != null) {
-            String acl = canned.strip().toLowerCase(Locale.ROOT);
-            if (!CANNED.contains(acl)) {
-                throw new S3Exception(S3ErrorCode.InvalidArgument, "Unknown canned ACL: " + canned);
-            }
-            if (!OWNER_ONLY.contains(acl)) {
-                throw notSupported();
-            }
+            checkCannedAcl(canned);
         }
         for (String h : GRANT_HEADERS) {
             if (r.header(h) != null) {
                 throw notSupported();
             }
+        }
+    }
+
+    /** A canned ACL (header {@code x-amz-acl}, or the {@code acl} field of a browser upload): owner-only passes. */
+    public static void checkCannedAcl(String canned) {
+        String acl = canned.strip().toLowerCase(Locale.ROOT);
+        if (!CANNED.contains(acl)) {
+            throw new S3Exception(S3ErrorCode.InvalidArgument, "Unknown canned ACL: " + canned);
+        }
+        if (!OWNER_ONLY.contains(acl)) {
+            throw notSupported();
         }
     }
 

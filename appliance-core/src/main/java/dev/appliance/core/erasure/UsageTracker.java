@@ -1,0 +1,113 @@
+package dev.appliance.core.erasure;
+
+import dev.appliance.core.BucketUsage;
+import dev.appliance.core.ListVersionsResult;
+import dev.appliance.core.ObjectInfo;
+import dev.appliance.core.ObjectStore;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * Bucket usage, counted by walking every version of a bucket and kept in memory: a stale figure (older than the
+ * refresh interval, or changed by a write) is answered at once while a recount runs in the background, so readers never
+ * wait on a large bucket once it has been counted, and see a write's effect within seconds. This is
+ * the seed of the background scanner, which will keep the same figures without being asked.
+ */
+final class UsageTracker {
+    private static final Logger LOG = Logger.getLogger(UsageTracker.class.getName());
+    private static final int PAGE = 1000;
+    /** Recounts after writes are at least this far apart, so a busy bucket is not walked over and over. */
+    private static final Duration MIN_SPACING = Duration.ofSeconds(2);
+
+    private final ObjectStore store;
+    private final Executor executor;
+    private final Clock clock;
+    private final Map<String, BucketUsage> counted = new ConcurrentHashMap<>();
+    private final Set<String> recounting = ConcurrentHashMap.newKeySet();
+    private final Set<String> changed = ConcurrentHashMap.newKeySet();
+    private volatile Duration refresh = Duration.ofSeconds(60);
+
+    UsageTracker(ObjectStore store, Executor executor, Clock clock) {
+        this.store = store;
+        this.executor = executor;
+        this.clock = clock;
+    }
+
+    void refreshInterval(Duration interval) {
+        this.refresh = interval;
+    }
+
+    BucketUsage usage(String bucket) {
+        BucketUsage known = counted.get(bucket);
+        if (known == null) {
+            BucketUsage fresh = count(bucket);
+            counted.put(bucket, fresh);
+            return fresh;
+        }
+        var now = clock.instant();
+        boolean stale = !known.computedAt().plus(refresh).isAfter(now)
+                || (changed.contains(bucket)
+                        && !known.computedAt().plus(MIN_SPACING).isAfter(now));
+        if (stale && recounting.add(bucket)) {
+            changed.remove(bucket); // writes from here on make the next count stale again
+            executor.execute(() -> {
+                try {
+                    counted.put(bucket, count(bucket));
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "recounting the usage of bucket " + bucket + " failed", e);
+                } finally {
+                    recounting.remove(bucket);
+                }
+            });
+        }
+        return known;
+    }
+
+    /** A write changed the bucket: its next reader starts a recount (at most one per {@link #MIN_SPACING}). */
+    void changed(String bucket) {
+        if (counted.containsKey(bucket)) {
+            changed.add(bucket);
+        }
+    }
+
+    void forget(String bucket) {
+        counted.remove(bucket);
+        changed.remove(bucket);
+    }
+
+    /** Every version of the bucket, a page at a time (never the whole bucket in memory). */
+    private BucketUsage count(String bucket) {
+        var started = clock.instant();
+        long objects = 0;
+        long versions = 0;
+        long markers = 0;
+        long bytes = 0;
+        String keyMarker = null;
+        String versionMarker = null;
+        while (true) {
+            ListVersionsResult page = store.listObjectVersions(bucket, null, null, keyMarker, versionMarker, PAGE);
+            for (ObjectInfo v : page.versions()) {
+                if (v.deleteMarker()) {
+                    markers++;
+                } else {
+                    versions++;
+                    bytes += v.size();
+                    if (v.latest()) {
+                        objects++;
+                    }
+                }
+            }
+            if (!page.truncated()) {
+                return new BucketUsage(objects, versions, markers, bytes, started);
+            }
+            keyMarker = page.nextKeyMarker();
+            versionMarker = page.nextVersionIdMarker();
+        }
+    }
+}

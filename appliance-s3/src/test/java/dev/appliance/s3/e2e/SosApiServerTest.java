@@ -1,0 +1,136 @@
+package dev.appliance.s3.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.appliance.core.BucketSettings;
+import dev.appliance.core.ObjectStore;
+import dev.appliance.core.erasure.ErasureObjectStore;
+import dev.appliance.s3.S3Server;
+import java.io.ByteArrayInputStream;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.w3c.dom.Document;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/** Veeam SOSAPI: the virtual system.xml and capacity.xml, per bucket, read-only, with live figures. */
+class SosApiServerTest {
+    private static final String SYSTEM = ".system-d26a9498-cb7c-4a87-a44a-8ae204f5ba6c/system.xml";
+    private static final String CAPACITY = ".system-d26a9498-cb7c-4a87-a44a-8ae204f5ba6c/capacity.xml";
+
+    @TempDir
+    static Path drives;
+
+    private static ObjectStore store;
+    private static S3Server server;
+    private static S3Client s3;
+
+    @BeforeAll
+    static void start() throws Exception {
+        TestServer started = TestServer.start(drives, (ak, action, bucket, key) -> true);
+        store = started.store();
+        server = started.server();
+        s3 = started.client();
+        s3.createBucket(b -> b.bucket("veeam"));
+        s3.createBucket(b -> b.bucket("plain"));
+        store.setBucketSettings("veeam", new BucketSettings(null, true));
+    }
+
+    @AfterAll
+    static void stop() {
+        s3.close();
+        server.close();
+        store.close();
+    }
+
+    private static Document xml(byte[] body) throws Exception {
+        return DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(new ByteArrayInputStream(body));
+    }
+
+    private static long number(Document d, String element) {
+        return Long.parseLong(d.getElementsByTagName(element).item(0).getTextContent());
+    }
+
+    @Test
+    void systemXml_hasTheQuotedVersionAndModel_andExactHeaders() throws Exception {
+        var got = s3.getObjectAsBytes(b -> b.bucket("veeam").key(SYSTEM));
+        byte[] body = got.asByteArray();
+        Document d = xml(body);
+        assertThat(d.getDocumentElement().getTagName()).isEqualTo("SystemInfo");
+        assertThat(d.getDocumentElement().getNamespaceURI()).isNull();
+        assertThat(d.getElementsByTagName("ProtocolVersion").item(0).getTextContent())
+                .isEqualTo("\"1.0\"");
+        assertThat(d.getElementsByTagName("ModelName").item(0).getTextContent()).startsWith("\"Appliance ");
+        assertThat(d.getElementsByTagName("CapacityInfo").item(0).getTextContent())
+                .isEqualTo("true");
+        // no empty optional blocks
+        assertThat(d.getElementsByTagName("APIEndpoints").getLength()).isZero();
+        assertThat(d.getElementsByTagName("SystemRecommendations").getLength()).isZero();
+        assertThat(got.response().contentType()).isEqualTo("application/xml");
+        assertThat(got.response().contentLength()).isEqualTo(body.length);
+        String md5 = HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(body));
+        assertThat(got.response().eTag()).isEqualTo("\"" + md5 + "\"");
+        var head = s3.headObject(b -> b.bucket("veeam").key(SYSTEM));
+        assertThat(head.contentLength()).isEqualTo(body.length);
+        assertThat(head.eTag()).isEqualTo(got.response().eTag());
+        assertThat(head.lastModified()).isNotNull();
+        var part = s3.getObjectAsBytes(b -> b.bucket("veeam").key(SYSTEM).range("bytes=0-9"));
+        assertThat(part.asByteArray()).isEqualTo(java.util.Arrays.copyOf(body, 10));
+        assertThat(part.response().contentRange()).isEqualTo("bytes 0-9/" + body.length);
+    }
+
+    @Test
+    void capacityXml_reportsUsableCapacityAndLiveUsage_orTheQuota() throws Exception {
+        ((ErasureObjectStore) store).usageRefreshInterval(Duration.ZERO);
+        s3.putObject(b -> b.bucket("veeam").key("blocks/1"), RequestBody.fromBytes(new byte[300_000]));
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        Document d =
+                xml(s3.getObjectAsBytes(b -> b.bucket("veeam").key(CAPACITY)).asByteArray());
+        while (number(d, "Used") != 300_000 && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            d = xml(s3.getObjectAsBytes(b -> b.bucket("veeam").key(CAPACITY)).asByteArray());
+        }
+        assertThat(d.getDocumentElement().getTagName()).isEqualTo("CapacityInfo");
+        assertThat(number(d, "Used")).isEqualTo(300_000);
+        assertThat(number(d, "Capacity")).isEqualTo(store.capacity().usableBytes());
+        assertThat(number(d, "Available")).isPositive().isLessThanOrEqualTo(number(d, "Capacity") - number(d, "Used"));
+
+        store.setBucketSettings("veeam", new BucketSettings(200_000L, true));
+        try {
+            Document quota = xml(
+                    s3.getObjectAsBytes(b -> b.bucket("veeam").key(CAPACITY)).asByteArray());
+            assertThat(number(quota, "Capacity")).isEqualTo(200_000);
+            assertThat(number(quota, "Available")).isZero(); // over quota: never negative
+        } finally {
+            store.setBucketSettings("veeam", new BucketSettings(null, true));
+        }
+    }
+
+    @Test
+    void virtualObjects_areReadOnly_unlisted_andAbsentWhereSosapiIsOff() {
+        for (String key : new String[] {SYSTEM, CAPACITY}) {
+            S3Exception put = catchThrowableOfType(
+                    S3Exception.class,
+                    () -> s3.putObject(b -> b.bucket("veeam").key(key), RequestBody.fromString("<x/>")));
+            assertThat(put.statusCode()).isEqualTo(403);
+            S3Exception delete = catchThrowableOfType(
+                    S3Exception.class,
+                    () -> s3.deleteObject(b -> b.bucket("veeam").key(key)));
+            assertThat(delete.statusCode()).isEqualTo(403);
+        }
+        assertThat(s3.listObjectsV2(b -> b.bucket("veeam")).contents())
+                .noneMatch(o -> o.key().startsWith(".system-"));
+        S3Exception off = catchThrowableOfType(
+                S3Exception.class, () -> s3.getObject(b -> b.bucket("plain").key(SYSTEM)));
+        assertThat(off.awsErrorDetails().errorCode()).isEqualTo("NoSuchKey");
+    }
+}
