@@ -28,6 +28,14 @@ public enum ErrorKind {
     INVALID_PART_ORDER,
     /** A part other than the last is below the minimum part size. */
     ENTITY_TOO_SMALL,
+    /** A version protected by Object Lock (retention or legal hold) cannot be removed or its retention shortened. */
+    OBJECT_LOCKED,
+    /** The bucket's state forbids the change (suspending versioning of a lock bucket, locking an unversioned one). */
+    INVALID_BUCKET_STATE,
+    /** The bucket has no Object Lock configuration. */
+    OBJECT_LOCK_CONFIGURATION_NOT_FOUND,
+    /** The version has no retention (or no legal hold) to return. */
+    NO_SUCH_OBJECT_LOCK_CONFIGURATION,
     WRITE_QUORUM,
     READ_QUORUM,
     STORAGE_FULL,

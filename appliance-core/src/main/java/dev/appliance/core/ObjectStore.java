@@ -18,7 +18,44 @@ public interface ObjectStore extends AutoCloseable {
         return dev.appliance.core.erasure.ErasureObjectStore.open(config);
     }
 
-    void makeBucket(String bucket);
+    /** Creates a bucket without Object Lock. */
+    default void makeBucket(String bucket) {
+        makeBucket(bucket, false);
+    }
+
+    /**
+     * Creates a bucket; with {@code objectLock}, Object Lock is enabled (without default retention) and versioning is
+     * turned on, both for good.
+     */
+    void makeBucket(String bucket, boolean objectLock);
+
+    /**
+     * Enables Object Lock on a bucket, or changes its default retention. Versioning must be enabled ({@link
+     * ErrorKind#INVALID_BUCKET_STATE} otherwise); lock can never be disabled again.
+     */
+    void setObjectLockConfiguration(String bucket, dev.appliance.core.objectlock.ObjectLockConfiguration config);
+
+    /** The bucket's Object Lock configuration, or null when lock is not enabled. */
+    dev.appliance.core.objectlock.ObjectLockConfiguration objectLockConfiguration(String bucket);
+
+    /**
+     * Sets (or with {@code retention} null, removes) the retention of one version (the latest when {@code versionId} is
+     * null): metadata only, under the key's lock, by the rules of {@link dev.appliance.core.objectlock.ObjectLock}
+     * ({@link ErrorKind#OBJECT_LOCKED} when refused). {@code bypassGovernance} means the caller asked to bypass
+     * governance retention and is allowed to.
+     */
+    ObjectInfo putObjectRetention(
+            String bucket,
+            String key,
+            String versionId,
+            dev.appliance.core.objectlock.Retention retention,
+            boolean bypassGovernance);
+
+    /** Sets legal hold of one version on or off (metadata only). */
+    ObjectInfo putObjectLegalHold(String bucket, String key, String versionId, boolean on);
+
+    /** Trusted time of Object Lock (see {@link dev.appliance.core.objectlock.RetentionClock}). */
+    java.time.Instant retentionNow();
 
     /** Removes an empty bucket; {@link ErrorKind#BUCKET_NOT_EMPTY} while any version or delete marker remains. */
     void deleteBucket(String bucket);
@@ -53,11 +90,35 @@ public interface ObjectStore extends AutoCloseable {
      * Deletes as S3 does: without {@code versionId}, removes the null version of an unversioned bucket or adds a delete
      * marker in a versioned or suspended one; with it, removes that version permanently.
      */
-    DeleteResult deleteObject(String bucket, String key, String versionId);
+    default DeleteResult deleteObject(String bucket, String key, String versionId) {
+        return deleteObject(bucket, key, versionId, false);
+    }
+
+    /**
+     * As above; in an Object Lock bucket a version under active retention or legal hold is not removed ({@link
+     * ErrorKind#OBJECT_LOCKED}), unless its retention is GOVERNANCE and {@code bypassGovernance} is true. A delete
+     * without {@code versionId} always succeeds by adding a delete marker.
+     */
+    DeleteResult deleteObject(String bucket, String key, String versionId, boolean bypassGovernance);
 
     /**
      * Copies a version into a new object (streamed block by block, never whole in memory). With {@code request} null
      * the source's metadata is kept (S3's COPY directive); else the request's metadata replaces it (REPLACE).
+     */
+    default ObjectInfo copyObject(
+            String sourceBucket,
+            String sourceKey,
+            String sourceVersionId,
+            String bucket,
+            String key,
+            PutRequest request)
+            throws IOException {
+        return copyObject(sourceBucket, sourceKey, sourceVersionId, bucket, key, request, java.util.Map.of());
+    }
+
+    /**
+     * As above, with the Object Lock entries the copy request names ({@code objectLock}, see {@link
+     * dev.appliance.core.objectlock.ObjectLock}); the source's lock state is never copied.
      */
     ObjectInfo copyObject(
             String sourceBucket,
@@ -65,7 +126,8 @@ public interface ObjectStore extends AutoCloseable {
             String sourceVersionId,
             String bucket,
             String key,
-            PutRequest request)
+            PutRequest request,
+            java.util.Map<String, String> objectLock)
             throws IOException;
 
     /**

@@ -67,6 +67,19 @@ public record PutRequest(
                 checksumAlgorithm);
     }
 
+    /** The same request with other metadata entries (Object Lock entries added by the engine). */
+    public PutRequest withUserMetadata(Map<String, String> metadata) {
+        return new PutRequest(
+                size,
+                contentType,
+                metadata,
+                expectedMd5,
+                ifMatch,
+                ifNoneMatchAny,
+                metadataAfterBody,
+                checksumAlgorithm);
+    }
+
     /** The same request with entries to store once the body has ended. */
     public PutRequest withMetadataAfterBody(Supplier<Map<String, String>> supplier) {
         return new PutRequest(

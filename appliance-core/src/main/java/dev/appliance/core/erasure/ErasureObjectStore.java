@@ -28,9 +28,15 @@ import dev.appliance.core.lock.NamespaceLocks;
 import dev.appliance.core.naming.BucketNames;
 import dev.appliance.core.naming.ObjectKeys;
 import dev.appliance.core.naming.VersionIds;
+import dev.appliance.core.objectlock.ObjectLock;
+import dev.appliance.core.objectlock.ObjectLockConfiguration;
+import dev.appliance.core.objectlock.Retention;
+import dev.appliance.core.objectlock.RetentionClock;
+import dev.appliance.core.objectlock.RetentionMode;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -48,6 +54,8 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The erasure-coded {@link ObjectStore}: buckets exist on every drive, each object lives in the one erasure set its key
@@ -66,19 +74,42 @@ public final class ErasureObjectStore implements ObjectStore {
     private final NamespaceLocks bucketLocks = new NamespaceLocks();
     private final Map<String, BucketInfo> buckets = new ConcurrentHashMap<>();
     private final Map<String, Map<String, String>> bucketTags = new ConcurrentHashMap<>();
+    private final Map<String, ObjectLockConfiguration> lockConfigs = new ConcurrentHashMap<>();
     private final Map<String, BucketSettings> bucketSettings = new ConcurrentHashMap<>();
     private final UsageTracker usage;
     private final Clock clock;
+    private final RetentionClock retentionClock;
+    private final ScheduledExecutorService clockSaver;
 
-    /** Bucket metadata as stored in {@code .appliance.sys/buckets/<bucket>.json} on every drive. */
-    /** A bucket's record on every drive; {@code quotaBytes} and {@code sosapi} are absent in records of older builds. */
+    /** The file on every drive that keeps the newest trusted time of the retention clock (epoch millis, decimal). */
+    static final String RETENTION_CLOCK_FILE = "retention-clock";
+
+    /**
+     * Bucket metadata as stored in {@code .appliance.sys/buckets/<bucket>.json} on every drive; {@code quotaBytes} and
+     * {@code sosapi} are absent in records of older builds.
+     *
+     * @param objectLock the Object Lock configuration, or null (absent in records written before Object Lock)
+     */
     record BucketRecord(
             String name,
             long createdMillis,
             String versioning,
             Map<String, String> tags,
             Long quotaBytes,
-            Boolean sosapi) {}
+            Boolean sosapi,
+            LockRecord objectLock) {}
+
+    /** A bucket's Object Lock configuration on disk: lock enabled, default mode or null, days, years. */
+    record LockRecord(String mode, int days, int years) {
+        static LockRecord of(ObjectLockConfiguration c) {
+            return new LockRecord(
+                    c.defaultMode() == null ? null : c.defaultMode().name(), c.days(), c.years());
+        }
+
+        ObjectLockConfiguration toConfiguration() {
+            return new ObjectLockConfiguration(mode == null ? null : RetentionMode.valueOf(mode), days, years);
+        }
+    }
 
     private ErasureObjectStore(Topology topology, Clock clock) {
         this.topology = topology;
@@ -98,6 +129,59 @@ public final class ErasureObjectStore implements ObjectStore {
         this.sets = List.copyOf(s);
         this.allDrives = List.copyOf(all);
         loadBuckets();
+        this.retentionClock = new RetentionClock(clock, System::nanoTime, new DriveClockStore());
+        this.clockSaver = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name("retention-clock").daemon().factory());
+        long every = RetentionClock.PERSIST_INTERVAL.toMillis();
+        clockSaver.scheduleWithFixedDelay(retentionClock::saveIfDue, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** Keeps the retention clock's newest time on every drive; the newest copy wins at start. */
+    private final class DriveClockStore implements RetentionClock.Store {
+        @Override
+        public long load() {
+            long newest = Long.MIN_VALUE;
+            for (LocalDrive d : allDrives) {
+                if (!d.isOnline()) {
+                    continue;
+                }
+                Path f = d.sysDir().resolve(RETENTION_CLOCK_FILE);
+                try {
+                    if (Files.exists(f)) {
+                        newest = Math.max(
+                                newest,
+                                Long.parseLong(new String(Files.readAllBytes(f), StandardCharsets.US_ASCII).strip()));
+                    }
+                } catch (IOException | NumberFormatException e) {
+                    // a damaged copy: the other drives decide
+                }
+            }
+            return newest;
+        }
+
+        @Override
+        public void save(long epochMillis) {
+            byte[] text = Long.toString(epochMillis).getBytes(StandardCharsets.US_ASCII);
+            for (LocalDrive d : allDrives) {
+                if (d.isOnline()) {
+                    try {
+                        d.writeDurably(d.sysDir().resolve(RETENTION_CLOCK_FILE), text);
+                    } catch (IOException e) {
+                        // best effort: the other drives keep it
+                    }
+                }
+            }
+        }
+    }
+
+    /** The retention clock Object Lock is evaluated against. */
+    public RetentionClock retentionClock() {
+        return retentionClock;
+    }
+
+    @Override
+    public Instant retentionNow() {
+        return retentionClock.now();
     }
 
     /** Opens (formatting on first use) the drives of {@code config}; refuses with a message naming a bad drive. */
@@ -179,6 +263,9 @@ public final class ErasureObjectStore implements ObjectStore {
                 if (r.tags() != null && !r.tags().isEmpty()) {
                     bucketTags.put(r.name(), Map.copyOf(r.tags()));
                 }
+                if (r.objectLock() != null) {
+                    lockConfigs.put(r.name(), r.objectLock().toConfiguration());
+                }
                 if (r.quotaBytes() != null || r.sosapi() != null) {
                     bucketSettings.put(r.name(), new BucketSettings(r.quotaBytes(), r.sosapi()));
                 }
@@ -198,7 +285,7 @@ public final class ErasureObjectStore implements ObjectStore {
     }
 
     @Override
-    public void makeBucket(String bucket) {
+    public void makeBucket(String bucket, boolean objectLock) {
         BucketNames.validate(bucket);
         try (var lock = bucketLocks.write(bucket, "")) {
             if (buckets.containsKey(bucket)) {
@@ -206,8 +293,19 @@ public final class ErasureObjectStore implements ObjectStore {
                         ErrorKind.BUCKET_ALREADY_OWNED,
                         "Your previous request to create the named bucket succeeded and you already own it.");
             }
-            BucketInfo info = new BucketInfo(bucket, Instant.ofEpochMilli(clock.millis()), VersioningState.UNVERSIONED);
-            writeBucketRecord(info, true);
+            BucketInfo info = new BucketInfo(
+                    bucket,
+                    Instant.ofEpochMilli(clock.millis()),
+                    objectLock ? VersioningState.ENABLED : VersioningState.UNVERSIONED);
+            if (objectLock) {
+                lockConfigs.put(bucket, ObjectLockConfiguration.ENABLED);
+            }
+            try {
+                writeBucketRecord(info, true);
+            } catch (RuntimeException e) {
+                lockConfigs.remove(bucket);
+                throw e;
+            }
             buckets.put(bucket, info);
         }
     }
@@ -225,7 +323,8 @@ public final class ErasureObjectStore implements ObjectStore {
                             .quotaBytes(),
                     bucketSettings
                             .getOrDefault(info.name(), BucketSettings.DEFAULTS)
-                            .sosapi()));
+                            .sosapi(),
+                    lockConfigs.containsKey(info.name()) ? LockRecord.of(lockConfigs.get(info.name())) : null));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -262,6 +361,7 @@ public final class ErasureObjectStore implements ObjectStore {
             requireMajority(outcomes, "delete bucket " + bucket);
             buckets.remove(bucket);
             bucketTags.remove(bucket);
+            lockConfigs.remove(bucket);
             bucketSettings.remove(bucket);
             usage.forget(bucket);
         }
@@ -288,10 +388,114 @@ public final class ErasureObjectStore implements ObjectStore {
         }
         try (var lock = bucketLocks.write(bucket, "")) {
             BucketInfo old = requireBucket(bucket);
+            if (state != VersioningState.ENABLED && lockConfigs.containsKey(bucket)) {
+                throw new StorageException(
+                        ErrorKind.INVALID_BUCKET_STATE,
+                        "An Object Lock configuration is present on this bucket, so the versioning state cannot be"
+                                + " changed.");
+            }
             BucketInfo updated = new BucketInfo(bucket, old.created(), state);
             writeBucketRecord(updated, false);
             buckets.put(bucket, updated);
         }
+    }
+
+    @Override
+    public void setObjectLockConfiguration(String bucket, ObjectLockConfiguration config) {
+        java.util.Objects.requireNonNull(config, "config");
+        try (var lock = bucketLocks.write(bucket, "")) {
+            BucketInfo info = requireBucket(bucket);
+            if (info.versioning() != VersioningState.ENABLED) {
+                throw new StorageException(
+                        ErrorKind.INVALID_BUCKET_STATE,
+                        "Versioning must be 'Enabled' on the bucket to apply a Object Lock configuration");
+            }
+            ObjectLockConfiguration before = lockConfigs.put(bucket, config);
+            try {
+                writeBucketRecord(info, false);
+            } catch (RuntimeException e) {
+                if (before == null) {
+                    lockConfigs.remove(bucket);
+                } else {
+                    lockConfigs.put(bucket, before);
+                }
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public ObjectLockConfiguration objectLockConfiguration(String bucket) {
+        requireBucket(bucket);
+        return lockConfigs.get(bucket);
+    }
+
+    /**
+     * The metadata a new version of {@code bucket} stores, Object Lock wise: explicit lock entries are checked (the
+     * bucket must have lock enabled, mode and date go together, the date lies in the future); without an explicit
+     * retention, the bucket's default retention is added when {@code applyDefault}.
+     */
+    private Map<String, String> withLock(String bucket, Map<String, String> metadata, boolean applyDefault) {
+        ObjectLockConfiguration config = lockConfigs.get(bucket);
+        boolean explicit = ObjectLock.hasLockEntries(metadata);
+        if (config == null) {
+            if (explicit) {
+                throw new StorageException(ErrorKind.INVALID_REQUEST, "Bucket is missing Object Lock Configuration");
+            }
+            return metadata;
+        }
+        boolean hasMode = metadata.containsKey(ObjectLock.MODE_KEY);
+        if (hasMode != metadata.containsKey(ObjectLock.RETAIN_UNTIL_KEY)) {
+            throw new StorageException(
+                    ErrorKind.INVALID_ARGUMENT,
+                    "x-amz-object-lock-retain-until-date and x-amz-object-lock-mode must both be supplied");
+        }
+        if (hasMode) {
+            ObjectLock.requireFuture(ObjectLock.retention(metadata).retainUntil(), retentionClock.now());
+            return metadata;
+        }
+        return applyDefault ? withDefaultRetention(bucket, metadata) : metadata;
+    }
+
+    /** The bucket's default retention added to {@code metadata} unless it names a retention of its own. */
+    private Map<String, String> withDefaultRetention(String bucket, Map<String, String> metadata) {
+        ObjectLockConfiguration config = lockConfigs.get(bucket);
+        if (config == null || !config.hasDefaultRetention() || metadata.containsKey(ObjectLock.MODE_KEY)) {
+            return metadata;
+        }
+        return ObjectLock.withRetention(metadata, config.defaultRetention(retentionClock.latest()));
+    }
+
+    private void requireLockBucket(String bucket) {
+        if (!lockConfigs.containsKey(bucket)) {
+            throw new StorageException(ErrorKind.INVALID_REQUEST, "Bucket is missing Object Lock Configuration");
+        }
+    }
+
+    @Override
+    public ObjectInfo putObjectRetention(
+            String bucket, String key, String versionId, Retention retention, boolean bypassGovernance) {
+        requireBucket(bucket);
+        ObjectKeys.validate(key);
+        requireLockBucket(bucket);
+        UUID id = versionId == null ? null : VersionIds.parse(versionId);
+        return setFor(key).updateMetadata(bucket, key, id, old -> {
+            Instant now = retentionClock.now();
+            if (retention != null) {
+                ObjectLock.requireFuture(retention.retainUntil(), now);
+            }
+            ObjectLock.checkRetentionChange(ObjectLock.retention(old), retention, now, bypassGovernance);
+            return ObjectLock.withRetention(old, retention);
+        });
+    }
+
+    @Override
+    public ObjectInfo putObjectLegalHold(String bucket, String key, String versionId, boolean on) {
+        requireBucket(bucket);
+        ObjectKeys.validate(key);
+        requireLockBucket(bucket);
+        UUID id = versionId == null ? null : VersionIds.parse(versionId);
+        return setFor(key).updateMetadata(bucket, key, id, old -> ObjectLock.withLegalHold(old, on));
     }
 
     @Override
@@ -439,7 +643,8 @@ public final class ErasureObjectStore implements ObjectStore {
     public ObjectInfo putObject(String bucket, String key, PutRequest request, InputStream body) throws IOException {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
-        ObjectInfo put = setFor(key).put(bucket, key, b.versioning(), request, body);
+        PutRequest locked = request.withUserMetadata(withLock(bucket, request.userMetadata(), true));
+        ObjectInfo put = setFor(key).put(bucket, key, b.versioning(), locked, body);
         usage.changed(bucket);
         return put;
     }
@@ -459,11 +664,14 @@ public final class ErasureObjectStore implements ObjectStore {
     }
 
     @Override
-    public DeleteResult deleteObject(String bucket, String key, String versionId) {
+    public DeleteResult deleteObject(String bucket, String key, String versionId, boolean bypassGovernance) {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
         UUID id = versionId == null ? null : VersionIds.parse(versionId);
-        DeleteResult deleted = setFor(key).delete(bucket, key, b.versioning(), id);
+        java.util.function.Consumer<Map<String, String>> guard = lockConfigs.containsKey(bucket)
+                ? meta -> ObjectLock.checkRemovable(meta, retentionClock.now(), bypassGovernance)
+                : null;
+        DeleteResult deleted = setFor(key).delete(bucket, key, b.versioning(), id, guard);
         usage.changed(bucket);
         return deleted;
     }
@@ -475,10 +683,13 @@ public final class ErasureObjectStore implements ObjectStore {
             String sourceVersionId,
             String bucket,
             String key,
-            PutRequest request)
+            PutRequest request,
+            Map<String, String> objectLock)
             throws IOException {
         requireBucket(bucket);
         ObjectKeys.validate(key);
+        // The copy's lock state comes from the request (or the bucket's default), never from the source.
+        withLock(bucket, objectLock, false);
         try (ObjectReader source = getObject(sourceBucket, sourceKey, sourceVersionId, 0, -1)) {
             ObjectInfo info = source.info();
             PutRequest put = request == null
@@ -490,6 +701,9 @@ public final class ErasureObjectStore implements ObjectStore {
                             null,
                             request.ifMatch(),
                             request.ifNoneMatchAny());
+            Map<String, String> metadata = new TreeMap<>(put.userMetadata());
+            metadata.putAll(objectLock);
+            put = put.withUserMetadata(withLock(bucket, metadata, true));
             // The source is decoded block by block into a bounded pipe while the copy is encoded.
             try (InputStream in = source.openStream()) {
                 ObjectInfo copy =
@@ -512,6 +726,7 @@ public final class ErasureObjectStore implements ObjectStore {
             String name = e.getKey();
             if (!name.equals(MultipartUploads.CHECKSUM_TYPE_KEY)
                     && !name.equals(MultipartUploads.UPLOAD_ID_KEY)
+                    && !ObjectLock.isLockEntry(name)
                     && !(composite && name.startsWith("x-amz-checksum-"))) {
                 kept.put(name, e.getValue());
             }
@@ -523,7 +738,10 @@ public final class ErasureObjectStore implements ObjectStore {
     public String createMultipartUpload(String bucket, String key, PutRequest request, MultipartChecksum checksum) {
         requireBucket(bucket);
         ObjectKeys.validate(key);
-        return setFor(key).multipart().create(bucket, key, request, checksum);
+        // Explicit lock settings are checked now and kept with the upload; the default retention is added at
+        // completion.
+        PutRequest locked = request.withUserMetadata(withLock(bucket, request.userMetadata(), false));
+        return setFor(key).multipart().create(bucket, key, locked, checksum);
     }
 
     @Override
@@ -552,8 +770,17 @@ public final class ErasureObjectStore implements ObjectStore {
             WriteConditions conditions) {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
-        ObjectInfo done =
-                setFor(key).multipart().complete(bucket, key, uploadId, parts, checksum, conditions, b.versioning());
+        ObjectInfo done = setFor(key)
+                .multipart()
+                .complete(
+                        bucket,
+                        key,
+                        uploadId,
+                        parts,
+                        checksum,
+                        conditions,
+                        b.versioning(),
+                        meta -> withDefaultRetention(bucket, meta));
         usage.changed(bucket);
         return done;
     }
@@ -784,6 +1011,8 @@ public final class ErasureObjectStore implements ObjectStore {
 
     @Override
     public void close() {
+        clockSaver.shutdownNow();
+        retentionClock.save();
         executor.shutdown();
     }
 }

@@ -858,9 +858,28 @@ final class ErasureSet {
     // ---------------------------------------------------------------------------------------------------- delete
 
     DeleteResult delete(String bucket, String key, VersioningState versioning, UUID versionId) {
+        return delete(bucket, key, versioning, versionId, null);
+    }
+
+    /**
+     * Deletes as S3 does. With {@code guard} (Object Lock buckets), a version named for removal is first checked by it,
+     * under the key's write lock, so no concurrent retention change can slip between the check and the removal.
+     */
+    DeleteResult delete(
+            String bucket,
+            String key,
+            VersioningState versioning,
+            UUID versionId,
+            java.util.function.Consumer<Map<String, String>> guard) {
         int quorum = drives.size() / 2 + 1;
         try (var lock = locks.write(bucket, key)) {
             if (versionId != null) {
+                if (guard != null) {
+                    ObjectVersion target = versionOrNull(bucket, key, versionId);
+                    if (target != null && !target.isDeleteMarker()) {
+                        guard.accept(target.metadata()); // delete markers carry no lock
+                    }
+                }
                 return removeVersion(bucket, key, versionId, quorum);
             }
             switch (versioning) {
@@ -876,6 +895,18 @@ final class ErasureSet {
                 }
                 default -> throw new IllegalStateException("versioning: " + versioning);
             }
+        }
+    }
+
+    /** The version agreed by quorum, or null when the key or version does not exist. */
+    private ObjectVersion versionOrNull(String bucket, String key, UUID versionId) {
+        try {
+            return resolve(bucket, key, versionId).version();
+        } catch (StorageException e) {
+            if (e.kind() == ErrorKind.OBJECT_NOT_FOUND || e.kind() == ErrorKind.VERSION_NOT_FOUND) {
+                return null;
+            }
+            throw e;
         }
     }
 

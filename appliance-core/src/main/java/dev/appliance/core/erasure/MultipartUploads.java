@@ -370,6 +370,22 @@ final class MultipartUploads {
             CompleteChecksum expected,
             WriteConditions conditions,
             VersioningState versioning) {
+        return complete(bucket, key, uploadId, requested, expected, conditions, versioning, m -> m);
+    }
+
+    /**
+     * As above; {@code finalMetadata} turns the upload's metadata into the object's (the engine adds the bucket's
+     * default Object Lock retention there), under the key's lock.
+     */
+    ObjectInfo complete(
+            String bucket,
+            String key,
+            String uploadId,
+            List<CompletedPart> requested,
+            CompleteChecksum expected,
+            WriteConditions conditions,
+            VersioningState versioning,
+            java.util.function.UnaryOperator<Map<String, String>> finalMetadata) {
         if (requested.isEmpty()) {
             throw new StorageException(
                     ErrorKind.INVALID_ARGUMENT, "You must specify at least one part to complete a multipart upload.");
@@ -483,7 +499,7 @@ final class MultipartUploads {
                 parts.add(new PartInfo(
                         r.number(), r.size(), r.etag(), objectChecksum == null ? null : partValues.get(i)));
             }
-            TreeMap<String, String> metadata = new TreeMap<>(rec.metadata());
+            TreeMap<String, String> metadata = new TreeMap<>(finalMetadata.apply(rec.metadata()));
             metadata.put(UPLOAD_ID_KEY, uploadId);
             if (objectChecksum != null) {
                 metadata.put(algorithm.headerName(), objectChecksum);

@@ -12,6 +12,7 @@ import dev.appliance.s3.api.object.CopyObjectHandler;
 import dev.appliance.s3.api.object.DeleteObjects;
 import dev.appliance.s3.api.object.ObjectHandlers;
 import dev.appliance.s3.api.object.TaggingHandlers;
+import dev.appliance.s3.api.objectlock.ObjectLockHandlers;
 import dev.appliance.s3.api.post.PostObjectHandler;
 import dev.appliance.s3.api.sosapi.SosApi;
 import dev.appliance.s3.auth.Authorizer;
@@ -67,6 +68,12 @@ public final class S3Dispatcher {
         PUT_BUCKET_ACL("s3:PutBucketAcl"),
         GET_OBJECT_ACL("s3:GetObjectAcl"),
         PUT_OBJECT_ACL("s3:PutObjectAcl"),
+        GET_OBJECT_LOCK_CONFIGURATION("s3:GetBucketObjectLockConfiguration"),
+        PUT_OBJECT_LOCK_CONFIGURATION("s3:PutBucketObjectLockConfiguration"),
+        GET_OBJECT_RETENTION("s3:GetObjectRetention"),
+        PUT_OBJECT_RETENTION("s3:PutObjectRetention"),
+        GET_OBJECT_LEGAL_HOLD("s3:GetObjectLegalHold"),
+        PUT_OBJECT_LEGAL_HOLD("s3:PutObjectLegalHold"),
         /** Authorized per key by the handler ({@code s3:DeleteObject} / {@code s3:DeleteObjectVersion}). */
         DELETE_OBJECTS("s3:DeleteObject");
 
@@ -106,10 +113,12 @@ public final class S3Dispatcher {
             "max-uploads",
             "x-id");
     private static final Set<String> BUCKET_SUBRESOURCES =
-            Set.of("versioning", "versions", "location", "uploads", "tagging", "delete", "acl");
+            Set.of("versioning", "versions", "location", "uploads", "tagging", "delete", "acl", "object-lock");
     private static final Set<String> OBJECT_PARAMS = Set.of(
             "versionId",
             "acl",
+            "retention",
+            "legal-hold",
             "tagging",
             "attributes",
             "uploads",
@@ -135,6 +144,7 @@ public final class S3Dispatcher {
     private final AttributesHandler attributes;
     private final DeleteObjects deleteObjects;
     private final AclHandlers acls;
+    private final ObjectLockHandlers locks;
     private final PostObjectHandler postObjects;
     private final SosApi sosapi;
 
@@ -147,17 +157,21 @@ public final class S3Dispatcher {
         this.authorizer = requireNonNull(authorizer, "authorizer");
         this.buckets = new BucketHandlers(store, region);
         this.listings = new ListingHandlers(store);
-        this.objects = new ObjectHandlers(store);
+        this.objects = new ObjectHandlers(store, authorizer);
         this.copies = new CopyObjectHandler(store, authorizer);
         this.multipart = new MultipartHandlers(store, authorizer);
         this.tagging = new TaggingHandlers(store);
         this.attributes = new AttributesHandler(store);
         this.deleteObjects = new DeleteObjects(store, authorizer);
         this.acls = new AclHandlers(store);
+        this.locks = new ObjectLockHandlers(store, authorizer);
         this.postObjects = new PostObjectHandler(store, authorizer, verifier, Clock.systemUTC());
         String version = S3Dispatcher.class.getPackage().getImplementationVersion();
-        // SOSAPI is on where a bucket's settings say so (the Object Lock default joins with Object Lock)
-        this.sosapi = new SosApi(store, "Appliance " + (version == null ? "dev" : version), bucket -> false);
+        // SOSAPI is on where a bucket's settings say so, and by default in Object Lock buckets (Veeam's immutable ones)
+        this.sosapi = new SosApi(
+                store,
+                "Appliance " + (version == null ? "dev" : version),
+                bucket -> store.objectLockConfiguration(bucket) != null);
     }
 
     /**
@@ -222,6 +236,13 @@ public final class S3Dispatcher {
                     default -> throw notImplemented(m + " ?tagging on a bucket");
                 };
             }
+            if (r.hasParam("object-lock")) {
+                return switch (m) {
+                    case "GET" -> Operation.GET_OBJECT_LOCK_CONFIGURATION;
+                    case "PUT" -> Operation.PUT_OBJECT_LOCK_CONFIGURATION;
+                    default -> throw notImplemented(m + " ?object-lock");
+                };
+            }
             if (r.hasParam("acl")) {
                 return switch (m) {
                     case "GET" -> Operation.GET_BUCKET_ACL;
@@ -274,6 +295,20 @@ public final class S3Dispatcher {
                 case "GET" -> Operation.GET_OBJECT_ACL;
                 case "PUT" -> Operation.PUT_OBJECT_ACL;
                 default -> throw notImplemented(m + " ?acl on an object");
+            };
+        }
+        if (r.hasParam("retention")) {
+            return switch (m) {
+                case "GET" -> Operation.GET_OBJECT_RETENTION;
+                case "PUT" -> Operation.PUT_OBJECT_RETENTION;
+                default -> throw notImplemented(m + " ?retention");
+            };
+        }
+        if (r.hasParam("legal-hold")) {
+            return switch (m) {
+                case "GET" -> Operation.GET_OBJECT_LEGAL_HOLD;
+                case "PUT" -> Operation.PUT_OBJECT_LEGAL_HOLD;
+                default -> throw notImplemented(m + " ?legal-hold");
             };
         }
         if (r.hasParam("attributes")) {
@@ -379,6 +414,12 @@ public final class S3Dispatcher {
             case PUT_BUCKET_ACL -> acls.putBucketAcl(r);
             case GET_OBJECT_ACL -> acls.getObjectAcl(r);
             case PUT_OBJECT_ACL -> acls.putObjectAcl(r);
+            case GET_OBJECT_LOCK_CONFIGURATION -> locks.getConfiguration(r);
+            case PUT_OBJECT_LOCK_CONFIGURATION -> locks.putConfiguration(r);
+            case GET_OBJECT_RETENTION -> locks.getRetention(r);
+            case PUT_OBJECT_RETENTION -> locks.putRetention(r);
+            case GET_OBJECT_LEGAL_HOLD -> locks.getLegalHold(r);
+            case PUT_OBJECT_LEGAL_HOLD -> locks.putLegalHold(r);
         };
     }
 

@@ -32,6 +32,10 @@ public final class ErrorMapper {
             case INVALID_PART -> S3ErrorCode.InvalidPart;
             case INVALID_PART_ORDER -> S3ErrorCode.InvalidPartOrder;
             case ENTITY_TOO_SMALL -> S3ErrorCode.EntityTooSmall;
+            case OBJECT_LOCKED -> S3ErrorCode.AccessDenied;
+            case INVALID_BUCKET_STATE -> S3ErrorCode.InvalidBucketState;
+            case OBJECT_LOCK_CONFIGURATION_NOT_FOUND -> S3ErrorCode.ObjectLockConfigurationNotFoundError;
+            case NO_SUCH_OBJECT_LOCK_CONFIGURATION -> S3ErrorCode.NoSuchObjectLockConfiguration;
             case WRITE_QUORUM, READ_QUORUM -> S3ErrorCode.ServiceUnavailable;
             case STORAGE_FULL -> S3ErrorCode.InsufficientStorage;
             case INTERNAL -> S3ErrorCode.InternalError;

@@ -101,9 +101,8 @@ public final class BucketHandlers {
 
     public S3Response createBucket(S3Request r) throws IOException {
         dev.appliance.core.naming.BucketNames.validate(r.bucket());
-        if ("true".equalsIgnoreCase(r.header("x-amz-bucket-object-lock-enabled"))) {
-            throw new S3Exception(S3ErrorCode.NotImplemented, "Object lock is not supported yet.");
-        }
+        // With the lock header the bucket gets Object Lock (no default retention) and versioning, for good.
+        boolean objectLock = "true".equalsIgnoreCase(r.header("x-amz-bucket-object-lock-enabled"));
         byte[] body = Params.readSmallBody(r, XmlReader.MAX_BODY);
         if (body.length > 0) {
             XmlElement config = XmlReader.parse(body);
@@ -118,7 +117,7 @@ public final class BucketHandlers {
                                 + " this request was sent to.");
             }
         }
-        store.makeBucket(r.bucket());
+        store.makeBucket(r.bucket(), objectLock);
         return S3Response.ok().header("Location", "/" + r.bucket());
     }
 

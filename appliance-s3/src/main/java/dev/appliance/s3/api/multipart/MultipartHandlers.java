@@ -18,6 +18,7 @@ import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.api.S3Response;
 import dev.appliance.s3.api.object.CopySource;
 import dev.appliance.s3.api.object.ObjectHandlers;
+import dev.appliance.s3.api.objectlock.LockHeaders;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
 import dev.appliance.s3.xml.XmlElement;
@@ -53,11 +54,10 @@ public final class MultipartHandlers {
 
     public S3Response create(S3Request r) {
         MultipartChecksum checksum = declaredChecksum(r);
+        Map<String, String> metadata = ObjectHandlers.userMetadata(r);
+        metadata.putAll(LockHeaders.entries(r)); // recorded with the upload, applied at completion
         String uploadId = store.createMultipartUpload(
-                r.bucket(),
-                r.key(),
-                new PutRequest(-1, r.header("content-type"), ObjectHandlers.userMetadata(r), null),
-                checksum);
+                r.bucket(), r.key(), new PutRequest(-1, r.header("content-type"), metadata, null), checksum);
         XmlWriter x = new XmlWriter().startDocument("InitiateMultipartUploadResult");
         x.element("Bucket", r.bucket())
                 .element("Key", r.key())

@@ -6,6 +6,7 @@ import dev.appliance.core.PutRequest;
 import dev.appliance.s3.api.Params;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.api.S3Response;
+import dev.appliance.s3.api.objectlock.LockHeaders;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
 import dev.appliance.s3.xml.XmlWriter;
@@ -71,7 +72,8 @@ public final class CopyObjectHandler {
             request = request.withConditions(r.header("if-match"), "*".equals(r.header("if-none-match")));
         }
         // Pin the version whose conditions were checked.
-        ObjectInfo copied = store.copyObject(src.bucket(), src.key(), source.versionId(), r.bucket(), r.key(), request);
+        ObjectInfo copied = store.copyObject(
+                src.bucket(), src.key(), source.versionId(), r.bucket(), r.key(), request, LockHeaders.entries(r));
         XmlWriter x = new XmlWriter().startDocument("CopyObjectResult");
         x.element("LastModified", copied.modTime())
                 .element("ETag", Params.quotedEtag(copied.etag()))

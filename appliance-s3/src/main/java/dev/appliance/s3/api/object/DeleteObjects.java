@@ -10,6 +10,7 @@ import dev.appliance.core.checksum.ChecksumAlgorithm;
 import dev.appliance.s3.api.Params;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.api.S3Response;
+import dev.appliance.s3.api.objectlock.LockHeaders;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.error.ErrorMapper;
 import dev.appliance.s3.error.S3ErrorCode;
@@ -103,20 +104,23 @@ public final class DeleteObjects {
         Request request = parse(body);
         store.bucketInfo(r.bucket()); // NoSuchBucket for the whole request
         List<Outcome> outcomes = new ArrayList<>(request.objects().size());
+        // x-amz-bypass-governance-retention applies to every key; the permission is asked per key
+        boolean askBypass = r.header(LockHeaders.BYPASS_HEADER) != null;
         for (Entry e : request.objects()) {
-            outcomes.add(deleteOne(r, e));
+            outcomes.add(deleteOne(r, e, askBypass));
         }
         return S3Response.xml(render(outcomes, request.quiet()));
     }
 
-    private Outcome deleteOne(S3Request r, Entry e) {
+    private Outcome deleteOne(S3Request r, Entry e, boolean askBypass) {
         String action = e.versionId() == null ? "s3:DeleteObject" : "s3:DeleteObjectVersion";
         if (!authorizer.allowed(r.auth().accessKey(), action, r.bucket(), e.key())) {
             return new Failed(
                     e.key(), e.versionId(), S3ErrorCode.AccessDenied, S3ErrorCode.AccessDenied.defaultMessage());
         }
         try {
-            DeleteResult result = store.deleteObject(r.bucket(), e.key(), e.versionId());
+            boolean bypass = askBypass && LockHeaders.bypassGovernance(r, authorizer, e.key());
+            DeleteResult result = store.deleteObject(r.bucket(), e.key(), e.versionId(), bypass);
             return deleted(e, result);
         } catch (StorageException se) {
             if (se.kind() == ErrorKind.OBJECT_NOT_FOUND || se.kind() == ErrorKind.VERSION_NOT_FOUND) {

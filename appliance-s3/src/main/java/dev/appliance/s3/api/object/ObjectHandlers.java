@@ -13,6 +13,8 @@ import dev.appliance.core.checksum.ChecksumType;
 import dev.appliance.s3.api.Params;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.api.S3Response;
+import dev.appliance.s3.api.objectlock.LockHeaders;
+import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
 import java.io.IOException;
@@ -52,15 +54,14 @@ public final class ObjectHandlers {
     private static final Set<String> UNSUPPORTED_PUT_HEADERS = Set.of(
             "x-amz-server-side-encryption",
             "x-amz-server-side-encryption-customer-algorithm",
-            "x-amz-object-lock-mode",
-            "x-amz-object-lock-retain-until-date",
-            "x-amz-object-lock-legal-hold",
             "x-amz-website-redirect-location");
 
     private final ObjectStore store;
+    private final Authorizer authorizer;
 
-    public ObjectHandlers(ObjectStore store) {
+    public ObjectHandlers(ObjectStore store, Authorizer authorizer) {
         this.store = store;
+        this.authorizer = authorizer;
     }
 
     public S3Response put(S3Request r) throws IOException {
@@ -80,8 +81,21 @@ public final class ObjectHandlers {
         if (size > MAX_PUT_SIZE) {
             throw new S3Exception(S3ErrorCode.EntityTooLarge);
         }
+        Map<String, String> lock = LockHeaders.entries(r);
+        if (!lock.isEmpty()) {
+            if (store.objectLockConfiguration(r.bucket()) == null) {
+                throw new S3Exception(S3ErrorCode.InvalidRequest, "Bucket is missing Object Lock Configuration");
+            }
+            if (!LockHeaders.hasIntegrityHeader(r)) {
+                throw new S3Exception(
+                        S3ErrorCode.InvalidRequest,
+                        "Content-MD5 OR x-amz-checksum- HTTP header is required for Put Object requests with Object"
+                                + " Lock parameters");
+            }
+        }
         byte[] md5 = contentMd5(r.header("content-md5"));
         Map<String, String> metadata = userMetadata(r);
+        metadata.putAll(lock);
         PutRequest request = new PutRequest(size, r.header("content-type"), metadata, md5);
         WriteConditions conditions = writeConditions(r);
         if (conditions != WriteConditions.NONE) {
@@ -360,6 +374,7 @@ public final class ObjectHandlers {
                 resp.header(name, m.getValue());
             }
         }
+        LockHeaders.addTo(resp, info);
         String tagging = info.userMetadata().get(Tags.STORED_KEY);
         if (tagging != null) {
             resp.header(
@@ -420,7 +435,8 @@ public final class ObjectHandlers {
         String versionId = r.param("versionId");
         DeleteResult result;
         try {
-            result = store.deleteObject(r.bucket(), r.key(), versionId);
+            result = store.deleteObject(
+                    r.bucket(), r.key(), versionId, LockHeaders.bypassGovernance(r, authorizer, r.key()));
         } catch (StorageException e) {
             if (e.kind() == ErrorKind.OBJECT_NOT_FOUND || e.kind() == ErrorKind.VERSION_NOT_FOUND) {
                 return S3Response.noContent(); // deletes are idempotent in S3

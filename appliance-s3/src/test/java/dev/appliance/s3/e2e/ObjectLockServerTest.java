@@ -1,0 +1,514 @@
+package dev.appliance.s3.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.appliance.core.ObjectStore;
+import dev.appliance.s3.S3Server;
+import dev.appliance.s3.auth.SigV4;
+import java.io.ByteArrayOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.BucketVersioningStatus;
+import software.amazon.awssdk.services.s3.model.DeleteObjectResponse;
+import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
+import software.amazon.awssdk.services.s3.model.GetObjectLockConfigurationResponse;
+import software.amazon.awssdk.services.s3.model.GetObjectRetentionResponse;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ObjectIdentifier;
+import software.amazon.awssdk.services.s3.model.ObjectLockLegalHoldStatus;
+import software.amazon.awssdk.services.s3.model.ObjectLockMode;
+import software.amazon.awssdk.services.s3.model.ObjectLockRetentionMode;
+import software.amazon.awssdk.services.s3.model.PutObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/** S3 Object Lock through the AWS SDK for Java v2 (and raw requests for what the SDK cannot send). */
+class ObjectLockServerTest {
+    @TempDir
+    static Path drives;
+
+    private static ObjectStore store;
+    private static S3Server server;
+    private static S3Client s3;
+
+    @BeforeAll
+    static void start() throws Exception {
+        // Everything allowed, except bypassing governance retention on keys under nobypass/.
+        TestServer started = TestServer.start(
+                drives,
+                (ak, action, bucket, key) ->
+                        !(action.equals("s3:BypassGovernanceRetention") && key != null && key.startsWith("nobypass/")));
+        store = started.store();
+        server = started.server();
+        s3 = started.client();
+    }
+
+    @AfterAll
+    static void stop() {
+        s3.close();
+        server.close();
+        store.close();
+    }
+
+    private static String lockBucket() {
+        String b = "lock-" + UUID.randomUUID().toString().substring(0, 8);
+        s3.createBucket(c -> c.bucket(b).objectLockEnabledForBucket(true));
+        return b;
+    }
+
+    private static Instant inDays(int days) {
+        return Instant.now().plus(Duration.ofDays(days)).truncatedTo(ChronoUnit.MILLIS);
+    }
+
+    private static PutObjectResponse putLocked(String bucket, String key, ObjectLockMode mode, Instant until) {
+        return s3.putObject(
+                b -> b.bucket(bucket).key(key).objectLockMode(mode).objectLockRetainUntilDate(until),
+                RequestBody.fromString("block " + key));
+    }
+
+    private static S3Exception error(Runnable call) {
+        return catchThrowableOfType(S3Exception.class, call::run);
+    }
+
+    private static void assertError(S3Exception e, int status, String code) {
+        assertThat(e).isNotNull();
+        assertThat(e.statusCode()).isEqualTo(status);
+        if (code != null) { // HEAD responses carry no error body
+            assertThat(e.awsErrorDetails().errorCode()).isEqualTo(code);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------- buckets
+
+    @Test
+    void createBucketWithLock_enablesLockAndVersioning_versioningCannotBeSuspended() {
+        String b = lockBucket();
+        GetObjectLockConfigurationResponse config = s3.getObjectLockConfiguration(c -> c.bucket(b));
+        assertThat(config.objectLockConfiguration().objectLockEnabledAsString()).isEqualTo("Enabled");
+        assertThat(config.objectLockConfiguration().rule()).isNull();
+        assertThat(s3.getBucketVersioning(c -> c.bucket(b)).status()).isEqualTo(BucketVersioningStatus.ENABLED);
+        assertError(
+                error(() -> s3.putBucketVersioning(
+                        c -> c.bucket(b).versioningConfiguration(v -> v.status(BucketVersioningStatus.SUSPENDED)))),
+                409,
+                "InvalidBucketState");
+    }
+
+    @Test
+    void lockBucket_answersSosapiByDefault_plainBucketDoesNot() {
+        String b = lockBucket();
+        String systemXml = ".system-d26a9498-cb7c-4a87-a44a-8ae204f5ba6c/system.xml";
+        assertThat(s3.getObjectAsBytes(g -> g.bucket(b).key(systemXml)).asUtf8String())
+                .contains("<SystemInfo>")
+                .contains("<CapacityInfo>true</CapacityInfo>");
+        s3.createBucket(c -> c.bucket("plain-sosapi"));
+        assertError(error(() -> s3.headObject(h -> h.bucket("plain-sosapi").key(systemXml))), 404, null);
+    }
+
+    @Test
+    void getObjectLockConfiguration_onPlainBucket_is404ObjectLockConfigurationNotFoundError() {
+        s3.createBucket(c -> c.bucket("plain-config"));
+        assertError(
+                error(() -> s3.getObjectLockConfiguration(c -> c.bucket("plain-config"))),
+                404,
+                "ObjectLockConfigurationNotFoundError");
+    }
+
+    @Test
+    void putObjectLockConfiguration_needsVersioning_thenSetsDefaultRetention() {
+        s3.createBucket(c -> c.bucket("later-lock"));
+        Runnable enable = () -> s3.putObjectLockConfiguration(
+                c -> c.bucket("later-lock").objectLockConfiguration(o -> o.objectLockEnabled("Enabled")
+                        .rule(r -> r.defaultRetention(
+                                d -> d.mode(ObjectLockRetentionMode.GOVERNANCE).days(3)))));
+        assertError(error(enable), 409, "InvalidBucketState");
+        s3.putBucketVersioning(
+                c -> c.bucket("later-lock").versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
+        enable.run();
+        var rule = s3.getObjectLockConfiguration(c -> c.bucket("later-lock"))
+                .objectLockConfiguration()
+                .rule();
+        assertThat(rule.defaultRetention().mode()).isEqualTo(ObjectLockRetentionMode.GOVERNANCE);
+        assertThat(rule.defaultRetention().days()).isEqualTo(3);
+
+        s3.putObject(b -> b.bucket("later-lock").key("defaulted"), RequestBody.fromString("x"));
+        HeadObjectResponse head = s3.headObject(b -> b.bucket("later-lock").key("defaulted"));
+        assertThat(head.objectLockMode()).isEqualTo(ObjectLockMode.GOVERNANCE);
+        assertThat(head.objectLockRetainUntilDate())
+                .isBetween(
+                        Instant.now().plus(Duration.ofDays(3)).minusSeconds(60),
+                        Instant.now().plus(Duration.ofDays(3)));
+    }
+
+    // -------------------------------------------------------------------------------------------------------- writes
+
+    @Test
+    void putWithComplianceRetention_isReturnedOnHeadGetAndGetObjectRetention() {
+        String b = lockBucket();
+        Instant until = inDays(30);
+        PutObjectResponse put = putLocked(b, "blk", ObjectLockMode.COMPLIANCE, until);
+        HeadObjectResponse head = s3.headObject(h -> h.bucket(b).key("blk"));
+        assertThat(head.objectLockMode()).isEqualTo(ObjectLockMode.COMPLIANCE);
+        assertThat(head.objectLockRetainUntilDate()).isEqualTo(until);
+        assertThat(head.objectLockLegalHoldStatus()).isNull();
+        var get = s3.getObjectAsBytes(g -> g.bucket(b).key("blk").versionId(put.versionId()));
+        assertThat(get.response().objectLockMode()).isEqualTo(ObjectLockMode.COMPLIANCE);
+        assertThat(get.asUtf8String()).isEqualTo("block blk");
+        GetObjectRetentionResponse retention =
+                s3.getObjectRetention(r -> r.bucket(b).key("blk").versionId(put.versionId()));
+        assertThat(retention.retention().mode()).isEqualTo(ObjectLockRetentionMode.COMPLIANCE);
+        assertThat(retention.retention().retainUntilDate()).isEqualTo(until);
+    }
+
+    @Test
+    void putWithLockHeaders_onBucketWithoutLock_isInvalidRequest() {
+        s3.createBucket(c -> c.bucket("plain-put"));
+        S3Exception e = error(() -> putLocked("plain-put", "k", ObjectLockMode.COMPLIANCE, inDays(1)));
+        assertError(e, 400, "InvalidRequest");
+        assertThat(e.awsErrorDetails().errorMessage()).contains("Bucket is missing Object Lock Configuration");
+    }
+
+    @Test
+    void putWithLockHeaders_withoutContentMd5OrChecksum_isInvalidRequest_andDateInThePastIsRefused() throws Exception {
+        String b = lockBucket();
+        String date = DateTimeFormatter.ISO_INSTANT.format(inDays(1));
+        Map<String, String> lock = new LinkedHashMap<>();
+        lock.put("x-amz-object-lock-mode", "COMPLIANCE");
+        lock.put("x-amz-object-lock-retain-until-date", date);
+        String resp = raw("PUT", "/" + b + "/k", "", lock, "data");
+        assertThat(resp)
+                .startsWith("HTTP/1.1 400")
+                .contains("<Code>InvalidRequest</Code>")
+                .contains("Content-MD5");
+
+        lock.put("content-md5", md5("data"));
+        assertThat(raw("PUT", "/" + b + "/k", "", lock, "data")).startsWith("HTTP/1.1 200");
+
+        lock.put("x-amz-object-lock-retain-until-date", "2001-01-01T00:00:00Z");
+        assertThat(raw("PUT", "/" + b + "/k", "", lock, "data"))
+                .startsWith("HTTP/1.1 400")
+                .contains("<Code>InvalidArgument</Code>");
+        lock.remove("x-amz-object-lock-retain-until-date");
+        assertThat(raw("PUT", "/" + b + "/k", "", lock, "data"))
+                .startsWith("HTTP/1.1 400")
+                .contains("<Code>InvalidArgument</Code>");
+    }
+
+    @Test
+    void newVersionOfALockedKey_alwaysSucceeds() {
+        String b = lockBucket();
+        PutObjectResponse first = putLocked(b, "Owner", ObjectLockMode.COMPLIANCE, inDays(5));
+        PutObjectResponse second = s3.putObject(p -> p.bucket(b).key("Owner"), RequestBody.fromString("takeover"));
+        assertThat(second.versionId()).isNotEqualTo(first.versionId());
+        assertThat(s3.getObjectAsBytes(g -> g.bucket(b).key("Owner")).asUtf8String())
+                .isEqualTo("takeover");
+    }
+
+    @Test
+    void copyAndMultipart_carryTheRequestsLockHeaders() {
+        String b = lockBucket();
+        Instant until = inDays(2);
+        putLocked(b, "src", ObjectLockMode.COMPLIANCE, inDays(9));
+        s3.copyObject(c -> c.sourceBucket(b)
+                .sourceKey("src")
+                .destinationBucket(b)
+                .destinationKey("copy")
+                .objectLockMode(ObjectLockMode.GOVERNANCE)
+                .objectLockRetainUntilDate(until));
+        HeadObjectResponse copy = s3.headObject(h -> h.bucket(b).key("copy"));
+        assertThat(copy.objectLockMode()).isEqualTo(ObjectLockMode.GOVERNANCE);
+        assertThat(copy.objectLockRetainUntilDate()).isEqualTo(until);
+
+        String id = s3.createMultipartUpload(c -> c.bucket(b)
+                        .key("mp")
+                        .objectLockMode(ObjectLockMode.COMPLIANCE)
+                        .objectLockRetainUntilDate(until)
+                        .objectLockLegalHoldStatus(ObjectLockLegalHoldStatus.ON))
+                .uploadId();
+        String etag = s3.uploadPart(u -> u.bucket(b).key("mp").uploadId(id).partNumber(1), RequestBody.fromString("p"))
+                .eTag();
+        s3.completeMultipartUpload(c -> c.bucket(b)
+                .key("mp")
+                .uploadId(id)
+                .multipartUpload(m -> m.parts(p -> p.partNumber(1).eTag(etag))));
+        HeadObjectResponse mp = s3.headObject(h -> h.bucket(b).key("mp"));
+        assertThat(mp.objectLockMode()).isEqualTo(ObjectLockMode.COMPLIANCE);
+        assertThat(mp.objectLockRetainUntilDate()).isEqualTo(until);
+        assertThat(mp.objectLockLegalHoldStatus()).isEqualTo(ObjectLockLegalHoldStatus.ON);
+    }
+
+    // ------------------------------------------------------------------------------------------------------- deletes
+
+    @Test
+    void deleteOfALockedVersion_isAccessDenied_deleteWithoutVersionAddsAMarker() {
+        String b = lockBucket();
+        PutObjectResponse put = putLocked(b, "blk", ObjectLockMode.COMPLIANCE, inDays(1));
+        S3Exception denied =
+                error(() -> s3.deleteObject(d -> d.bucket(b).key("blk").versionId(put.versionId())));
+        assertError(denied, 403, "AccessDenied");
+        DeleteObjectResponse marker = s3.deleteObject(d -> d.bucket(b).key("blk"));
+        assertThat(marker.deleteMarker()).isTrue();
+        assertThat(s3.getObjectAsBytes(g -> g.bucket(b).key("blk").versionId(put.versionId()))
+                        .asUtf8String())
+                .isEqualTo("block blk");
+        // retention calls on a delete marker → 405
+        assertError(
+                error(() -> s3.getObjectRetention(r -> r.bucket(b).key("blk").versionId(marker.versionId()))),
+                405,
+                "MethodNotAllowed");
+    }
+
+    @Test
+    void deleteObjects_reportsAccessDeniedPerLockedVersion_andDeletesTheOthers() {
+        String b = lockBucket();
+        PutObjectResponse locked = putLocked(b, "a", ObjectLockMode.COMPLIANCE, inDays(1));
+        PutObjectResponse free = s3.putObject(p -> p.bucket(b).key("b"), RequestBody.fromString("b"));
+        DeleteObjectsResponse resp = s3.deleteObjects(d -> d.bucket(b)
+                .delete(x -> x.objects(
+                        ObjectIdentifier.builder()
+                                .key("a")
+                                .versionId(locked.versionId())
+                                .build(),
+                        ObjectIdentifier.builder()
+                                .key("b")
+                                .versionId(free.versionId())
+                                .build())));
+        assertThat(resp.errors()).hasSize(1);
+        assertThat(resp.errors().getFirst().key()).isEqualTo("a");
+        assertThat(resp.errors().getFirst().code()).isEqualTo("AccessDenied");
+        assertThat(resp.deleted()).extracting(d -> d.key()).containsExactly("b");
+    }
+
+    @Test
+    void governance_bypassNeedsHeaderAndPermission() {
+        String b = lockBucket();
+        PutObjectResponse v = putLocked(b, "g", ObjectLockMode.GOVERNANCE, inDays(3));
+        PutObjectResponse w = putLocked(b, "nobypass/g", ObjectLockMode.GOVERNANCE, inDays(3));
+        assertError(
+                error(() -> s3.deleteObject(d -> d.bucket(b).key("g").versionId(v.versionId()))), 403, "AccessDenied");
+        // shortening without the header, and with the header but without the permission
+        assertError(
+                error(() -> s3.putObjectRetention(
+                        r -> r.bucket(b).key("g").versionId(v.versionId()).retention(x -> x.mode(
+                                        ObjectLockRetentionMode.GOVERNANCE)
+                                .retainUntilDate(inDays(1))))),
+                403,
+                "AccessDenied");
+        assertError(
+                error(() -> s3.putObjectRetention(r -> r.bucket(b)
+                        .key("nobypass/g")
+                        .versionId(w.versionId())
+                        .bypassGovernanceRetention(true)
+                        .retention(
+                                x -> x.mode(ObjectLockRetentionMode.GOVERNANCE).retainUntilDate(inDays(1))))),
+                403,
+                "AccessDenied");
+        Instant shorter = inDays(1);
+        s3.putObjectRetention(r -> r.bucket(b)
+                .key("g")
+                .versionId(v.versionId())
+                .bypassGovernanceRetention(true)
+                .retention(x -> x.mode(ObjectLockRetentionMode.GOVERNANCE).retainUntilDate(shorter)));
+        assertThat(s3.getObjectRetention(r -> r.bucket(b).key("g").versionId(v.versionId()))
+                        .retention()
+                        .retainUntilDate())
+                .isEqualTo(shorter);
+        s3.deleteObject(d -> d.bucket(b).key("g").versionId(v.versionId()).bypassGovernanceRetention(true));
+        assertError(
+                error(() -> s3.deleteObject(d ->
+                        d.bucket(b).key("nobypass/g").versionId(w.versionId()).bypassGovernanceRetention(true))),
+                403,
+                "AccessDenied");
+    }
+
+    // ----------------------------------------------------------------------------------------------------- retention
+
+    @Test
+    void compliance_extendSucceeds_shortenAndModeChangeAreAccessDenied() {
+        String b = lockBucket();
+        PutObjectResponse v = putLocked(b, "c", ObjectLockMode.COMPLIANCE, inDays(10));
+        Instant extended = inDays(20);
+        s3.putObjectRetention(r -> r.bucket(b).key("c").versionId(v.versionId()).retention(x -> x.mode(
+                        ObjectLockRetentionMode.COMPLIANCE)
+                .retainUntilDate(extended)));
+        assertThat(s3.headObject(h -> h.bucket(b).key("c")).objectLockRetainUntilDate())
+                .isEqualTo(extended);
+        assertError(
+                error(() -> s3.putObjectRetention(r -> r.bucket(b)
+                        .key("c")
+                        .versionId(v.versionId())
+                        .bypassGovernanceRetention(true)
+                        .retention(
+                                x -> x.mode(ObjectLockRetentionMode.COMPLIANCE).retainUntilDate(inDays(15))))),
+                403,
+                "AccessDenied");
+        assertError(
+                error(() -> s3.putObjectRetention(
+                        r -> r.bucket(b).key("c").versionId(v.versionId()).retention(x -> x.mode(
+                                        ObjectLockRetentionMode.GOVERNANCE)
+                                .retainUntilDate(inDays(40))))),
+                403,
+                "AccessDenied");
+    }
+
+    @Test
+    void putObjectRetention_namespaceLessXml_withAndWithoutFractionalSeconds() throws Exception {
+        String b = lockBucket();
+        PutObjectResponse v = s3.putObject(p -> p.bucket(b).key("veeam"), RequestBody.fromString("blk"));
+        String date = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'")
+                .withZone(ZoneOffset.UTC)
+                .format(inDays(7));
+        String body = "<Retention><Mode>COMPLIANCE</Mode><RetainUntilDate>" + date + "</RetainUntilDate></Retention>";
+        String query = "retention&versionId=" + v.versionId();
+        assertThat(raw("PUT", "/" + b + "/veeam", query, Map.of(), body))
+                .startsWith("HTTP/1.1 400")
+                .contains("<Code>InvalidRequest</Code>")
+                .contains("Missing required header for this request: Content-MD5");
+        assertThat(raw("PUT", "/" + b + "/veeam", query, Map.of("content-md5", md5(body)), body))
+                .startsWith("HTTP/1.1 200");
+        assertThat(s3.headObject(h -> h.bucket(b).key("veeam")).objectLockRetainUntilDate())
+                .isEqualTo(Instant.parse(date));
+
+        String later = DateTimeFormatter.ISO_INSTANT.format(inDays(8).plusMillis(123));
+        String namespaced = "<Retention xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Mode>COMPLIANCE</Mode>"
+                + "<RetainUntilDate>" + later + "</RetainUntilDate></Retention>";
+        assertThat(raw("PUT", "/" + b + "/veeam", query, Map.of("content-md5", md5(namespaced)), namespaced))
+                .startsWith("HTTP/1.1 200");
+        assertThat(s3.headObject(h -> h.bucket(b).key("veeam")).objectLockRetainUntilDate())
+                .isEqualTo(Instant.parse(later));
+
+        String bad = "<Retention><Mode>FOREVER</Mode><RetainUntilDate>" + later + "</RetainUntilDate></Retention>";
+        assertThat(raw("PUT", "/" + b + "/veeam", query, Map.of("content-md5", md5(bad)), bad))
+                .startsWith("HTTP/1.1 400")
+                .contains("<Code>MalformedXML</Code>");
+        String wrongMd5 = raw("PUT", "/" + b + "/veeam", query, Map.of("content-md5", md5(bad)), namespaced);
+        assertThat(wrongMd5).startsWith("HTTP/1.1 400").contains("<Code>BadDigest</Code>");
+    }
+
+    @Test
+    void retentionOnBucketWithoutLock_isInvalidRequest_andUnsetRetentionIs404() {
+        s3.createBucket(c -> c.bucket("plain-retention"));
+        s3.putObject(p -> p.bucket("plain-retention").key("k"), RequestBody.fromString("x"));
+        assertError(
+                error(() ->
+                        s3.getObjectRetention(r -> r.bucket("plain-retention").key("k"))),
+                400,
+                "InvalidRequest");
+        String b = lockBucket();
+        s3.putObject(p -> p.bucket(b).key("k"), RequestBody.fromString("x"));
+        assertError(
+                error(() -> s3.getObjectRetention(r -> r.bucket(b).key("k"))), 404, "NoSuchObjectLockConfiguration");
+        assertError(
+                error(() -> s3.getObjectLegalHold(r -> r.bucket(b).key("k"))), 404, "NoSuchObjectLockConfiguration");
+    }
+
+    // ---------------------------------------------------------------------------------------------------- legal hold
+
+    @Test
+    void legalHold_blocksDeleteUntilOff() {
+        String b = lockBucket();
+        PutObjectResponse v = s3.putObject(p -> p.bucket(b).key("held"), RequestBody.fromString("x"));
+        s3.putObjectLegalHold(h -> h.bucket(b)
+                .key("held")
+                .versionId(v.versionId())
+                .legalHold(l -> l.status(ObjectLockLegalHoldStatus.ON)));
+        assertThat(s3.getObjectLegalHold(h -> h.bucket(b).key("held").versionId(v.versionId()))
+                        .legalHold()
+                        .status())
+                .isEqualTo(ObjectLockLegalHoldStatus.ON);
+        assertThat(s3.headObject(h -> h.bucket(b).key("held")).objectLockLegalHoldStatus())
+                .isEqualTo(ObjectLockLegalHoldStatus.ON);
+        assertError(
+                error(() -> s3.deleteObject(d -> d.bucket(b).key("held").versionId(v.versionId()))),
+                403,
+                "AccessDenied");
+        s3.putObjectLegalHold(h -> h.bucket(b)
+                .key("held")
+                .versionId(v.versionId())
+                .legalHold(l -> l.status(ObjectLockLegalHoldStatus.OFF)));
+        assertThat(s3.getObjectLegalHold(h -> h.bucket(b).key("held"))
+                        .legalHold()
+                        .status())
+                .isEqualTo(ObjectLockLegalHoldStatus.OFF);
+        s3.deleteObject(d -> d.bucket(b).key("held").versionId(v.versionId()));
+        assertThat(s3.listObjectVersions(l -> l.bucket(b)).versions()).isEmpty();
+    }
+
+    // ------------------------------------------------------------------------------------------------------- helpers
+
+    private static String md5(String body) throws Exception {
+        return Base64.getEncoder()
+                .encodeToString(MessageDigest.getInstance("MD5").digest(body.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** A signed request (UNSIGNED-PAYLOAD) with {@code extra} headers signed, sent on its own connection. */
+    private static String raw(String method, String path, String query, Map<String, String> extra, String body)
+            throws Exception {
+        String amzDate = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
+                .withZone(ZoneOffset.UTC)
+                .format(ZonedDateTime.now());
+        TreeMap<String, List<String>> h = new TreeMap<>();
+        h.put("host", List.of("127.0.0.1:" + server.port()));
+        h.put("x-amz-content-sha256", List.of("UNSIGNED-PAYLOAD"));
+        h.put("x-amz-date", List.of(amzDate));
+        extra.forEach((k, v) -> h.put(k, List.of(v)));
+        String sig = SigV4.sign(
+                TestServer.SECRET_KEY,
+                amzDate.substring(0, 8),
+                "us-east-1",
+                amzDate,
+                method,
+                path,
+                query,
+                h,
+                "UNSIGNED-PAYLOAD");
+        StringBuilder req =
+                new StringBuilder(method + " " + path + (query.isEmpty() ? "" : "?" + query) + " HTTP/1.1\r\n");
+        h.forEach((k, v) -> req.append(k).append(": ").append(v.getFirst()).append("\r\n"));
+        req.append("Authorization: AWS4-HMAC-SHA256 Credential=")
+                .append(TestServer.ACCESS_KEY)
+                .append('/')
+                .append(amzDate, 0, 8)
+                .append("/us-east-1/s3/aws4_request, SignedHeaders=")
+                .append(String.join(";", h.keySet()))
+                .append(", Signature=")
+                .append(sig)
+                .append("\r\n");
+        req.append("Content-Length: ")
+                .append(body.getBytes(StandardCharsets.UTF_8).length)
+                .append("\r\nConnection: close\r\n\r\n")
+                .append(body);
+        try (Socket s = new Socket("127.0.0.1", server.port())) {
+            s.setSoTimeout(5000);
+            OutputStream out = s.getOutputStream();
+            out.write(req.toString().getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            InputStream in = s.getInputStream();
+            ByteArrayOutputStream got = new ByteArrayOutputStream();
+            in.transferTo(got);
+            return got.toString(StandardCharsets.UTF_8);
+        }
+    }
+}
