@@ -30,6 +30,7 @@ public enum S3ErrorCode {
     InvalidObjectName(400, "The object name is not valid."),
     InvalidRange(416, "The requested range is not satisfiable."),
     InvalidRequest(400, "Invalid request."),
+    InvalidRetentionPeriod(400, "Default retention period must be a positive integer value."),
     InvalidURI(400, "Could not parse the specified URI."),
     KeyTooLongError(400, "Your key is too long."),
     MalformedACLError(

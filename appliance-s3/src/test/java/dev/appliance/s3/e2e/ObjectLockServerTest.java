@@ -146,6 +146,15 @@ class ObjectLockServerTest {
         assertError(error(enable), 409, "InvalidBucketState");
         s3.putBucketVersioning(
                 c -> c.bucket("later-lock").versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
+        for (int bad : new int[] {0, -1}) {
+            assertError(
+                    error(() -> s3.putObjectLockConfiguration(
+                            c -> c.bucket("later-lock").objectLockConfiguration(o -> o.objectLockEnabled("Enabled")
+                                    .rule(r -> r.defaultRetention(d -> d.mode(ObjectLockRetentionMode.GOVERNANCE)
+                                            .days(bad)))))),
+                    400,
+                    "InvalidRetentionPeriod");
+        }
         enable.run();
         var rule = s3.getObjectLockConfiguration(c -> c.bucket("later-lock"))
                 .objectLockConfiguration()

@@ -107,7 +107,7 @@ public final class ObjectLockHandlers {
         }
         if (n <= 0) {
             throw new S3Exception(
-                    S3ErrorCode.InvalidArgument, "Default retention period must be a positive integer value.");
+                    S3ErrorCode.InvalidRetentionPeriod, "Default retention period must be a positive integer value.");
         }
         return n;
     }
