@@ -6,26 +6,18 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import dev.appliance.core.ObjectStore;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.auth.Authorizer;
-import dev.appliance.s3.auth.SigV4;
 import java.io.ByteArrayOutputStream;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.Socket;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
@@ -591,47 +583,6 @@ class MultipartServerTest {
     /** A signed request (UNSIGNED-PAYLOAD) with {@code extra} headers signed; the whole answer, head and body. */
     private static String request(String method, String path, String query, Map<String, String> extra, String body)
             throws Exception {
-        String amzDate = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
-                .withZone(ZoneOffset.UTC)
-                .format(ZonedDateTime.now());
-        String host = "127.0.0.1:" + server.port();
-        TreeMap<String, List<String>> h = new TreeMap<>();
-        h.put("host", List.of(host));
-        h.put("x-amz-content-sha256", List.of("UNSIGNED-PAYLOAD"));
-        h.put("x-amz-date", List.of(amzDate));
-        extra.forEach((k, v) -> h.put(k, List.of(v)));
-        String sig = SigV4.sign(
-                TestServer.SECRET_KEY,
-                amzDate.substring(0, 8),
-                "us-east-1",
-                amzDate,
-                method,
-                path,
-                query,
-                h,
-                "UNSIGNED-PAYLOAD");
-        StringBuilder req = new StringBuilder(method + " " + path + "?" + query + " HTTP/1.1\r\n");
-        h.forEach((k, v) -> req.append(k).append(": ").append(v.getFirst()).append("\r\n"));
-        req.append("Authorization: AWS4-HMAC-SHA256 Credential=")
-                .append(TestServer.ACCESS_KEY)
-                .append('/')
-                .append(amzDate, 0, 8)
-                .append("/us-east-1/s3/aws4_request, SignedHeaders=")
-                .append(String.join(";", h.keySet()))
-                .append(", Signature=")
-                .append(sig)
-                .append("\r\n");
-        req.append("Content-Length: ")
-                .append(body.getBytes(StandardCharsets.UTF_8).length)
-                .append("\r\nConnection: close\r\n\r\n")
-                .append(body);
-        try (Socket s = new Socket("127.0.0.1", server.port())) {
-            s.setSoTimeout(10_000);
-            OutputStream out = s.getOutputStream();
-            out.write(req.toString().getBytes(StandardCharsets.UTF_8));
-            out.flush();
-            InputStream in = s.getInputStream();
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        }
+        return SignedRaw.send(server.port(), method, path, query, extra, body);
     }
 }
