@@ -20,8 +20,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -275,19 +273,11 @@ class ListingServerTest {
     // ---- helpers ----
 
     private static String one(String xml, String element) {
-        List<String> found = all(xml, element);
-        assertThat(found).as(element + " in " + xml).hasSize(1);
-        return found.getFirst();
+        return XmlText.one(xml, element);
     }
 
     private static List<String> all(String xml, String element) {
-        Matcher m = Pattern.compile("<" + element + ">(.*?)</" + element + ">", Pattern.DOTALL)
-                .matcher(xml);
-        List<String> out = new ArrayList<>();
-        while (m.find()) {
-            out.add(m.group(1));
-        }
-        return out;
+        return XmlText.all(xml, element);
     }
 
     /** A signed GET of {@code /bucket?query}; the body of the answer. */

@@ -18,8 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.zip.CRC32;
 import java.util.zip.CRC32C;
 import org.junit.jupiter.api.AfterAll;
@@ -565,19 +563,11 @@ class MultipartServerTest {
     // ---- helpers ----
 
     private static String one(String xml, String element) {
-        List<String> found = all(xml, element);
-        assertThat(found).as(element + " in " + xml).hasSize(1);
-        return found.getFirst();
+        return XmlText.one(xml, element);
     }
 
     private static List<String> all(String xml, String element) {
-        Matcher m = Pattern.compile("<" + element + ">(.*?)</" + element + ">", Pattern.DOTALL)
-                .matcher(xml);
-        List<String> out = new ArrayList<>();
-        while (m.find()) {
-            out.add(m.group(1));
-        }
-        return out;
+        return XmlText.all(xml, element);
     }
 
     /** A signed request (UNSIGNED-PAYLOAD) with {@code extra} headers signed; the whole answer, head and body. */
