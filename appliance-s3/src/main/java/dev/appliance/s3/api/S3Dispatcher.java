@@ -3,6 +3,7 @@ package dev.appliance.s3.api;
 import static java.util.Objects.requireNonNull;
 
 import dev.appliance.core.ObjectStore;
+import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.s3.api.acl.AclHandlers;
 import dev.appliance.s3.api.bucket.BucketHandlers;
 import dev.appliance.s3.api.bucket.ListingHandlers;
@@ -381,7 +382,10 @@ public final class S3Dispatcher {
         }
         return switch (op) {
             case LIST_BUCKETS -> buckets.listBuckets(r);
-            case CREATE_BUCKET -> buckets.createBucket(r);
+            case CREATE_BUCKET -> {
+                authorizeLockedBucket(r);
+                yield buckets.createBucket(r);
+            }
             case HEAD_BUCKET -> buckets.headBucket(r);
             case DELETE_BUCKET -> buckets.deleteBucket(r);
             case GET_BUCKET_LOCATION -> buckets.location(r);
@@ -392,8 +396,8 @@ public final class S3Dispatcher {
             case LIST_OBJECT_VERSIONS -> listings.listVersions(r);
             case PUT_OBJECT -> objects.put(r);
             case POST_OBJECT -> postObjects.handle(r);
-            case GET_OBJECT -> objects.get(r, false);
-            case HEAD_OBJECT -> objects.get(r, true);
+            case GET_OBJECT -> withPermittedLockHeaders(r, objects.get(r, false));
+            case HEAD_OBJECT -> withPermittedLockHeaders(r, objects.get(r, true));
             case DELETE_OBJECT -> objects.delete(r);
             case COPY_OBJECT -> copies.copy(r);
             case CREATE_MULTIPART_UPLOAD -> multipart.create(r);
@@ -438,6 +442,33 @@ public final class S3Dispatcher {
                     PUT_OBJECT_ACL -> throw SosApi.readOnly();
             default -> null;
         };
+    }
+
+    /**
+     * As S3: GET/HEAD show an object's retention only to callers allowed {@code s3:GetObjectRetention}, and its legal
+     * hold only to those allowed {@code s3:GetObjectLegalHold}.
+     */
+    private S3Response withPermittedLockHeaders(S3Request r, S3Response resp) {
+        String accessKey = r.auth().accessKey();
+        if (!authorizer.allowed(accessKey, "s3:GetObjectRetention", r.bucket(), r.key())) {
+            resp.headers().remove(ObjectLock.MODE_KEY);
+            resp.headers().remove(ObjectLock.RETAIN_UNTIL_KEY);
+        }
+        if (!authorizer.allowed(accessKey, "s3:GetObjectLegalHold", r.bucket(), r.key())) {
+            resp.headers().remove(ObjectLock.LEGAL_HOLD_KEY);
+        }
+        return resp;
+    }
+
+    /** Creating a bucket with Object Lock also needs the permissions to set lock and versioning, as on S3. */
+    private void authorizeLockedBucket(S3Request r) {
+        if ("true".equalsIgnoreCase(r.header("x-amz-bucket-object-lock-enabled"))) {
+            for (String action : new String[] {"s3:PutBucketObjectLockConfiguration", "s3:PutBucketVersioning"}) {
+                if (!authorizer.allowed(r.auth().accessKey(), action, r.bucket(), null)) {
+                    throw new S3Exception(S3ErrorCode.AccessDenied);
+                }
+            }
+        }
     }
 
     private static S3Exception notImplemented(String what) {

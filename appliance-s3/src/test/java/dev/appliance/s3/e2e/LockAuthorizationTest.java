@@ -1,0 +1,87 @@
+package dev.appliance.s3.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import dev.appliance.core.ObjectStore;
+import dev.appliance.s3.S3Server;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.ObjectLockLegalHoldStatus;
+import software.amazon.awssdk.services.s3.model.ObjectLockMode;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+
+/**
+ * Object Lock through the authorization seam: a lock bucket needs the lock and versioning permissions to be created,
+ * and GET/HEAD show retention and legal hold only to callers allowed to read them.
+ */
+class LockAuthorizationTest {
+    @TempDir
+    static Path drives;
+
+    private static ObjectStore store;
+    private static S3Server server;
+    private static S3Client s3;
+
+    @BeforeAll
+    static void start() throws Exception {
+        TestServer started = TestServer.start(drives, (ak, action, bucket, key) -> switch (action) {
+            case "s3:PutBucketObjectLockConfiguration" -> !"no-lock-rights".equals(bucket);
+            case "s3:GetObjectRetention", "s3:GetObjectLegalHold" -> key == null || !key.startsWith("hidden/");
+            default -> true;
+        });
+        store = started.store();
+        server = started.server();
+        s3 = started.client();
+        s3.createBucket(b -> b.bucket("locks").objectLockEnabledForBucket(true));
+    }
+
+    @AfterAll
+    static void stop() {
+        s3.close();
+        server.close();
+        store.close();
+    }
+
+    @Test
+    void creatingALockBucket_needsTheLockPermission() {
+        S3Exception denied = catchThrowableOfType(
+                S3Exception.class,
+                () -> s3.createBucket(b -> b.bucket("no-lock-rights").objectLockEnabledForBucket(true)));
+        assertThat(denied.statusCode()).isEqualTo(403);
+        assertThat(s3.listBuckets().buckets()).noneMatch(b -> b.name().equals("no-lock-rights"));
+        s3.createBucket(b -> b.bucket("no-lock-rights")); // without lock it is an ordinary bucket
+    }
+
+    @Test
+    void lockHeaders_areShownOnlyToCallersAllowedToReadThem() {
+        Instant until = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS);
+        for (String key : new String[] {"hidden/blk", "shown/blk"}) {
+            s3.putObject(
+                    b -> b.bucket("locks")
+                            .key(key)
+                            .objectLockMode(ObjectLockMode.GOVERNANCE)
+                            .objectLockRetainUntilDate(until)
+                            .objectLockLegalHoldStatus(ObjectLockLegalHoldStatus.ON),
+                    RequestBody.fromString("block"));
+        }
+        var shown = s3.headObject(b -> b.bucket("locks").key("shown/blk"));
+        assertThat(shown.objectLockMode()).isEqualTo(ObjectLockMode.GOVERNANCE);
+        assertThat(shown.objectLockRetainUntilDate()).isEqualTo(until);
+        assertThat(shown.objectLockLegalHoldStatus()).isEqualTo(ObjectLockLegalHoldStatus.ON);
+        var hidden = s3.headObject(b -> b.bucket("locks").key("hidden/blk"));
+        assertThat(hidden.objectLockMode()).isNull();
+        assertThat(hidden.objectLockRetainUntilDate()).isNull();
+        assertThat(hidden.objectLockLegalHoldStatus()).isNull();
+        var hiddenGet = s3.getObjectAsBytes(b -> b.bucket("locks").key("hidden/blk"));
+        assertThat(hiddenGet.asUtf8String()).isEqualTo("block");
+        assertThat(hiddenGet.response().objectLockMode()).isNull();
+    }
+}
