@@ -417,7 +417,6 @@ final class MultipartUploads {
             Map<Integer, PartRecord> agreed = agreedParts(byDrive, rec.data());
             List<PartInfo> parts = new ArrayList<>();
             List<PartRecord> chosen = new ArrayList<>();
-            MessageDigest md5s = md5();
             long size = 0;
             int previous = 0;
             for (CompletedPart c : requested) {
@@ -457,7 +456,6 @@ final class MultipartUploads {
                                     + c.partNumber() + " has " + stored.size()
                                     + " bytes (minimum 5 MiB except the last)");
                 }
-                md5s.update(HexFormat.of().parseHex(stored.etag()));
                 chosen.add(stored);
                 size += stored.size();
             }
@@ -505,7 +503,7 @@ final class MultipartUploads {
                 metadata.put(algorithm.headerName(), objectChecksum);
                 metadata.put(CHECKSUM_TYPE_KEY, effectiveType.name());
             }
-            String etag = HexFormat.of().formatHex(md5s.digest()) + "-" + parts.size();
+            String etag = multipartEtag(chosen.stream().map(PartRecord::etag).toList());
             UUID versionId = versioning == VersioningState.ENABLED ? UUID.randomUUID() : ObjectVersion.NULL_VERSION_ID;
             UUID dataDir = UUID.fromString(rec.dataDir());
             ObjectVersion version = new ObjectVersion(
@@ -568,16 +566,22 @@ final class MultipartUploads {
         if (current == null || !uploadId.equals(current.userMetadata().get(UPLOAD_ID_KEY))) {
             return null;
         }
-        MessageDigest md5s = md5();
-        for (CompletedPart c : requested) {
-            try {
-                md5s.update(HexFormat.of().parseHex(c.etag()));
-            } catch (IllegalArgumentException e) {
-                return null;
-            }
+        String etag;
+        try {
+            etag = multipartEtag(requested.stream().map(CompletedPart::etag).toList());
+        } catch (IllegalArgumentException e) {
+            return null; // not hex: not an ETag this store gave out
         }
-        String etag = HexFormat.of().formatHex(md5s.digest()) + "-" + requested.size();
         return etag.equals(current.etag()) ? current : null;
+    }
+
+    /** S3's multipart ETag: the MD5 of the parts' binary MD5s, then {@code -N}. */
+    static String multipartEtag(List<String> partEtags) {
+        MessageDigest md5s = md5();
+        for (String e : partEtags) {
+            md5s.update(HexFormat.of().parseHex(e));
+        }
+        return HexFormat.of().formatHex(md5s.digest()) + "-" + partEtags.size();
     }
 
     /** The metadata entry naming the checksum type of a multipart object ({@code COMPOSITE} or {@code FULL_OBJECT}). */
