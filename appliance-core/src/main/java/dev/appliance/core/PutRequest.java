@@ -19,6 +19,8 @@ import java.util.function.Supplier;
  * @param checksumAlgorithm the algorithm of the {@code x-amz-checksum-*} value the caller verifies the body against,
  *     known before the body (the value itself comes with {@code metadataAfterBody}, under {@link
  *     ChecksumAlgorithm#headerName()}), or null when the body carries none
+ * @param copiedFromStore the body is read from this store (UploadPartCopy), already guarded by its bitrot checksums,
+ *     so no integrity header is expected with it
  */
 public record PutRequest(
         long size,
@@ -28,9 +30,10 @@ public record PutRequest(
         String ifMatch,
         boolean ifNoneMatchAny,
         Supplier<Map<String, String>> metadataAfterBody,
-        ChecksumAlgorithm checksumAlgorithm) {
+        ChecksumAlgorithm checksumAlgorithm,
+        boolean copiedFromStore) {
     public PutRequest(long size, String contentType, Map<String, String> userMetadata, byte[] expectedMd5) {
-        this(size, contentType, userMetadata, expectedMd5, null, false, null, null);
+        this(size, contentType, userMetadata, expectedMd5, null, false, null, null, false);
     }
 
     public PutRequest(
@@ -40,7 +43,7 @@ public record PutRequest(
             byte[] expectedMd5,
             String ifMatch,
             boolean ifNoneMatchAny) {
-        this(size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny, null, null);
+        this(size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny, null, null, false);
     }
 
     public PutRequest {
@@ -64,7 +67,8 @@ public record PutRequest(
                 ifMatch,
                 ifNoneMatchAny,
                 metadataAfterBody,
-                checksumAlgorithm);
+                checksumAlgorithm,
+                copiedFromStore);
     }
 
     /** The same request with other metadata entries (Object Lock entries added by the engine). */
@@ -77,13 +81,22 @@ public record PutRequest(
                 ifMatch,
                 ifNoneMatchAny,
                 metadataAfterBody,
-                checksumAlgorithm);
+                checksumAlgorithm,
+                copiedFromStore);
     }
 
     /** The same request with entries to store once the body has ended. */
     public PutRequest withMetadataAfterBody(Supplier<Map<String, String>> supplier) {
         return new PutRequest(
-                size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny, supplier, checksumAlgorithm);
+                size,
+                contentType,
+                userMetadata,
+                expectedMd5,
+                ifMatch,
+                ifNoneMatchAny,
+                supplier,
+                checksumAlgorithm,
+                copiedFromStore);
     }
 
     /**
@@ -92,7 +105,20 @@ public record PutRequest(
      */
     public PutRequest withVerifiedChecksum(ChecksumAlgorithm algorithm, Supplier<Map<String, String>> verified) {
         return new PutRequest(
-                size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny, verified, algorithm);
+                size,
+                contentType,
+                userMetadata,
+                expectedMd5,
+                ifMatch,
+                ifNoneMatchAny,
+                verified,
+                algorithm,
+                copiedFromStore);
+    }
+
+    /** A body of {@code size} bytes read from this store: a part copied by UploadPartCopy. */
+    public static PutRequest copy(long size) {
+        return new PutRequest(size, null, Map.of(), null, null, false, null, null, true);
     }
 
     public static PutRequest of(long size) {

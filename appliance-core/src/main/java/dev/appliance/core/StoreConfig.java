@@ -13,8 +13,16 @@ import java.util.List;
  * @param setDriveCount drives per erasure set; 0 picks the largest allowed size that divides the drive count
  * @param parity parity shards per set; -1 picks the default for the set size
  * @param allowRootFilesystem false refuses drives that sit on the root filesystem (production mode)
+ * @param groupCommit true lets metadata-only rewrites share one filesystem sync per batch (Linux {@code syncfs}) where
+ *     the machine allows it; false forces every file and directory separately (the reference path)
  */
-public record StoreConfig(List<Path> drives, int setDriveCount, int parity, boolean allowRootFilesystem, Clock clock) {
+public record StoreConfig(
+        List<Path> drives,
+        int setDriveCount,
+        int parity,
+        boolean allowRootFilesystem,
+        Clock clock,
+        boolean groupCommit) {
     public StoreConfig {
         requireNonNull(drives, "drives");
         drives = List.copyOf(drives);
@@ -24,7 +32,15 @@ public record StoreConfig(List<Path> drives, int setDriveCount, int parity, bool
         requireNonNull(clock, "clock");
     }
 
+    public StoreConfig(List<Path> drives, int setDriveCount, int parity, boolean allowRootFilesystem, Clock clock) {
+        this(drives, setDriveCount, parity, allowRootFilesystem, clock, true);
+    }
+
     public static StoreConfig of(List<Path> drives) {
         return new StoreConfig(drives, 0, -1, true, Clock.systemUTC());
+    }
+
+    public StoreConfig withGroupCommit(boolean enabled) {
+        return new StoreConfig(drives, setDriveCount, parity, allowRootFilesystem, clock, enabled);
     }
 }

@@ -65,7 +65,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Threads(32)
 @Fork(
         value = 1,
-        jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "-Xms2g", "-Xmx2g"})
+        jvmArgsAppend = {"--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xms2g", "-Xmx2g"
+        })
 @Warmup(iterations = 2, time = 5)
 @Measurement(iterations = 5, time = 10)
 public class ObjectLockBenchmark {
@@ -75,12 +76,16 @@ public class ObjectLockBenchmark {
         ObjectStore store;
 
         void open() throws IOException {
+            open(true);
+        }
+
+        void open(boolean groupCommit) throws IOException {
             dir = Files.createTempDirectory("lock-bench");
             List<Path> drives = new ArrayList<>();
             for (int i = 1; i <= 4; i++) {
                 drives.add(Files.createDirectories(dir.resolve("disk" + i)));
             }
-            store = ObjectStore.open(StoreConfig.of(drives));
+            store = ObjectStore.open(StoreConfig.of(drives).withGroupCommit(groupCommit));
         }
 
         dev.appliance.core.ObjectInfo put(String bucket, String key, byte[] data, Map<String, String> lock) {
@@ -112,6 +117,10 @@ public class ObjectLockBenchmark {
         @Param("100000")
         int objects;
 
+        /** Metadata rewrites share filesystem syncs (true, the default) or force each file (the reference path). */
+        @Param("true")
+        boolean groupCommit;
+
         String[] keys;
         String[] versions;
         Instant base;
@@ -119,7 +128,7 @@ public class ObjectLockBenchmark {
 
         @Setup(Level.Trial)
         public void setup() throws Exception {
-            open();
+            open(groupCommit);
             store.makeBucket("lock", true);
             base = Instant.now().plus(Duration.ofDays(30)).truncatedTo(ChronoUnit.SECONDS);
             keys = new String[objects];

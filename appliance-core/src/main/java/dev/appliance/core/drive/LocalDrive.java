@@ -45,6 +45,7 @@ public final class LocalDrive {
     private final Path trash;
     private volatile boolean online = true;
     private volatile String offlineReason = "";
+    private volatile GroupSync groupSync;
 
     public LocalDrive(Path root) {
         this.root = requireNonNull(root, "root").toAbsolutePath().normalize();
@@ -134,6 +135,46 @@ public final class LocalDrive {
         createDirectoriesDurably(target.getParent());
         Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         forceDirectory(target.getParent());
+    }
+
+    /**
+     * Lets metadata rewrites ({@link #replaceFile}) share filesystem syncs with concurrent writers instead of forcing
+     * each file and directory; null goes back to per-file forces.
+     */
+    public void useGroupSync(GroupSync sync) {
+        this.groupSync = sync;
+    }
+
+    public boolean groupCommit() {
+        return groupSync != null;
+    }
+
+    /**
+     * Atomically replaces {@code target}, in a directory that exists, with {@code content}, durably. With group commit
+     * the staged file is written unforced, one shared sync makes its content durable before the rename (so a crash
+     * leaves the old file or the new one, never an empty one), and a second makes the rename durable. Without it, as
+     * {@link #writeDurably}: the file is forced, renamed, and its directory forced.
+     */
+    public void replaceFile(Path target, ByteBuffer content) throws IOException {
+        GroupSync sync = groupSync;
+        Path staged = tmp.resolve(UUID.randomUUID() + ".tmp");
+        try (FileChannel ch = FileChannel.open(staged, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            while (content.hasRemaining()) {
+                ch.write(content);
+            }
+            if (sync == null) {
+                ch.force(false);
+            }
+        }
+        if (sync != null) {
+            sync.await(root);
+        }
+        Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        if (sync != null) {
+            sync.await(root);
+        } else {
+            forceDirectory(target.getParent());
+        }
     }
 
     /** Writes a new file and forces its data to stable storage (the caller renames and forces the directory). */

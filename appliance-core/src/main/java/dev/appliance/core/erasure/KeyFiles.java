@@ -214,8 +214,7 @@ final class KeyFiles {
         int i = hot.indexOf(id);
         if (i >= 0) {
             XlMeta next = hot.withVersion(updated, hot.inlineData(id));
-            writeStaged(LocalDrive.META_FILE, next.asReadOnlyBuffer());
-            LocalDrive.forceDirectory(dir);
+            drive.replaceFile(dir.resolve(LocalDrive.META_FILE), next.asReadOnlyBuffer());
             return new Change(true, hotBytes, false, null, null, null, false);
         }
         XlMeta.Pick archived = locateQuietly(id);
@@ -223,8 +222,9 @@ final class KeyFiles {
             return null;
         }
         byte[] previousArchive = archiveBytesQuietly();
-        writeStaged(ARCHIVE_FILE, archived.file().withVersion(updated, null).asReadOnlyBuffer());
-        LocalDrive.forceDirectory(dir);
+        drive.replaceFile(
+                dir.resolve(ARCHIVE_FILE),
+                archived.file().withVersion(updated, null).asReadOnlyBuffer());
         return new Change(false, null, true, previousArchive, null, null, false);
     }
 

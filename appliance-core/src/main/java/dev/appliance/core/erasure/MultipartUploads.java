@@ -19,6 +19,7 @@ import dev.appliance.core.erasure.DriveCalls.Outcome;
 import dev.appliance.core.meta.ObjectVersion;
 import dev.appliance.core.meta.PartInfo;
 import dev.appliance.core.meta.VersionType;
+import dev.appliance.core.objectlock.ObjectLock;
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -210,6 +211,17 @@ final class MultipartUploads {
         UploadRecord rec = read(bucket, key, uploadId);
         MultipartChecksum declared = declaredChecksum(rec);
         ChecksumAlgorithm sent = request.checksumAlgorithm();
+        if (sent == null
+                && request.expectedMd5() == null
+                && !request.copiedFromStore()
+                && rec.metadata() != null
+                && ObjectLock.hasLockEntries(rec.metadata())) {
+            // As S3: the parts of an object that will be locked must be integrity-checked on the way in.
+            throw new StorageException(
+                    ErrorKind.INVALID_REQUEST,
+                    "Content-MD5 OR x-amz-checksum- HTTP header is required for Upload Part requests with Object Lock"
+                            + " parameters");
+        }
         if (declared != null && sent != null && sent != declared.algorithm()) {
             throw new StorageException(
                     ErrorKind.INVALID_REQUEST,

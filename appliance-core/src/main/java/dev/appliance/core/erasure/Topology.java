@@ -2,6 +2,7 @@ package dev.appliance.core.erasure;
 
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.drive.DriveFormat;
+import dev.appliance.core.drive.GroupSync;
 import dev.appliance.core.drive.LocalDrive;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -109,6 +110,7 @@ final class Topology {
             for (LocalDrive d : set) {
                 if (d.isOnline()) {
                     d.prepare();
+                    d.useGroupSync(config.groupCommit() ? GroupSync.forFilesystemOf(d.root()) : null);
                     online++;
                 }
             }

@@ -243,8 +243,20 @@ class ObjectLockStoreTest {
 
     private ObjectInfo complete(String key, String uploadId) throws IOException {
         byte[] part = "part".getBytes(StandardCharsets.UTF_8);
+        byte[] md5;
+        try {
+            md5 = java.security.MessageDigest.getInstance("MD5").digest(part);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+        // the part of a locked upload needs its digest (S3's integrity rule for lock uploads)
         UploadedPart p = store.uploadPart(
-                "locked", key, uploadId, 1, PutRequest.of(part.length), new ByteArrayInputStream(part));
+                "locked",
+                key,
+                uploadId,
+                1,
+                new PutRequest(part.length, null, null, md5),
+                new ByteArrayInputStream(part));
         return store.completeMultipartUpload("locked", key, uploadId, List.of(new CompletedPart(1, p.etag())));
     }
 

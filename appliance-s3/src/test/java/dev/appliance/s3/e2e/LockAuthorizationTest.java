@@ -35,6 +35,8 @@ class LockAuthorizationTest {
         TestServer started = TestServer.start(drives, (ak, action, bucket, key) -> switch (action) {
             case "s3:PutBucketObjectLockConfiguration" -> !"no-lock-rights".equals(bucket);
             case "s3:GetObjectRetention", "s3:GetObjectLegalHold" -> key == null || !key.startsWith("hidden/");
+            case "s3:PutObjectRetention" -> key == null || !key.startsWith("noretain/");
+            case "s3:PutObjectLegalHold" -> key == null || !key.startsWith("nohold/");
             default -> true;
         });
         store = started.store();
@@ -83,5 +85,53 @@ class LockAuthorizationTest {
         var hiddenGet = s3.getObjectAsBytes(b -> b.bucket("locks").key("hidden/blk"));
         assertThat(hiddenGet.asUtf8String()).isEqualTo("block");
         assertThat(hiddenGet.response().objectLockMode()).isNull();
+    }
+
+    @Test
+    void writingLockHeaders_needsTheRetentionAndLegalHoldPermissions() {
+        Instant until = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS);
+        S3Exception retention = catchThrowableOfType(
+                S3Exception.class,
+                () -> s3.putObject(
+                        b -> b.bucket("locks")
+                                .key("noretain/blk")
+                                .objectLockMode(ObjectLockMode.COMPLIANCE)
+                                .objectLockRetainUntilDate(until),
+                        RequestBody.fromString("block")));
+        assertThat(retention.statusCode()).isEqualTo(403);
+        assertThat(retention.awsErrorDetails().errorCode()).isEqualTo("AccessDenied");
+        S3Exception hold = catchThrowableOfType(
+                S3Exception.class,
+                () -> s3.putObject(
+                        b -> b.bucket("locks")
+                                .key("nohold/blk")
+                                .objectLockLegalHoldStatus(ObjectLockLegalHoldStatus.ON),
+                        RequestBody.fromString("block")));
+        assertThat(hold.statusCode()).isEqualTo(403);
+        assertThat(s3.listObjectVersions(b -> b.bucket("locks").prefix("no")).versions())
+                .as("nothing written by a refused request")
+                .isEmpty();
+
+        S3Exception upload = catchThrowableOfType(
+                S3Exception.class,
+                () -> s3.createMultipartUpload(b -> b.bucket("locks")
+                        .key("noretain/mp")
+                        .objectLockMode(ObjectLockMode.GOVERNANCE)
+                        .objectLockRetainUntilDate(until)));
+        assertThat(upload.statusCode()).isEqualTo(403);
+        s3.putObject(b -> b.bucket("locks").key("src"), RequestBody.fromString("source"));
+        S3Exception copy = catchThrowableOfType(
+                S3Exception.class,
+                () -> s3.copyObject(b -> b.sourceBucket("locks")
+                        .sourceKey("src")
+                        .destinationBucket("locks")
+                        .destinationKey("nohold/copy")
+                        .objectLockLegalHoldStatus(ObjectLockLegalHoldStatus.ON)));
+        assertThat(copy.statusCode()).isEqualTo(403);
+
+        // The same keys take writes that set no lock (the bucket has no default retention).
+        s3.putObject(b -> b.bucket("locks").key("noretain/blk"), RequestBody.fromString("plain"));
+        assertThat(s3.headObject(b -> b.bucket("locks").key("noretain/blk")).objectLockMode())
+                .isNull();
     }
 }

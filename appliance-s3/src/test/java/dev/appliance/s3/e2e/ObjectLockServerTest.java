@@ -260,6 +260,41 @@ class ObjectLockServerTest {
         assertThat(mp.objectLockLegalHoldStatus()).isEqualTo(ObjectLockLegalHoldStatus.ON);
     }
 
+    @Test
+    void uploadPart_ofALockedUpload_needsContentMd5OrAChecksum_partCopyDoesNot() throws Exception {
+        String b = lockBucket();
+        putLocked(b, "src", ObjectLockMode.COMPLIANCE, inDays(3));
+        String id = s3.createMultipartUpload(c -> c.bucket(b)
+                        .key("mp")
+                        .objectLockMode(ObjectLockMode.COMPLIANCE)
+                        .objectLockRetainUntilDate(inDays(2)))
+                .uploadId();
+        String query = "partNumber=1&uploadId=" + id;
+        String refused = raw("PUT", "/" + b + "/mp", query, Map.of(), "part one");
+        assertThat(refused)
+                .startsWith("HTTP/1.1 400")
+                .contains("<Code>InvalidRequest</Code>")
+                .contains("Content-MD5 OR x-amz-checksum- HTTP header is required for Upload Part requests");
+        assertThat(s3.listParts(l -> l.bucket(b).key("mp").uploadId(id)).parts())
+                .isEmpty();
+        assertThat(raw("PUT", "/" + b + "/mp", query, Map.of("content-md5", md5("part one")), "part one"))
+                .startsWith("HTTP/1.1 200");
+        assertThat(raw(
+                        "PUT",
+                        "/" + b + "/mp",
+                        "partNumber=2&uploadId=" + id,
+                        Map.of("x-amz-copy-source", "/" + b + "/src"),
+                        ""))
+                .startsWith("HTTP/1.1 200");
+        assertThat(s3.listParts(l -> l.bucket(b).key("mp").uploadId(id)).parts())
+                .hasSize(2);
+
+        // An upload into the same bucket without lock parameters takes parts without a digest.
+        String plain = s3.createMultipartUpload(c -> c.bucket(b).key("plain")).uploadId();
+        assertThat(raw("PUT", "/" + b + "/plain", "partNumber=1&uploadId=" + plain, Map.of(), "x"))
+                .startsWith("HTTP/1.1 200");
+    }
+
     // ------------------------------------------------------------------------------------------------------- deletes
 
     @Test

@@ -17,6 +17,7 @@ import java.security.MessageDigest;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -39,6 +40,7 @@ import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 class PostObjectServerTest {
     static final String BOUNDARY = "xYzZY-form-boundary";
     static final String BUCKET = "posts";
+    static final String LOCK_BUCKET = "locked-posts";
 
     @TempDir
     static Path drives;
@@ -59,6 +61,7 @@ class PostObjectServerTest {
         server = started.server();
         s3 = started.client();
         s3.createBucket(b -> b.bucket(BUCKET));
+        s3.createBucket(b -> b.bucket(LOCK_BUCKET).objectLockEnabledForBucket(true));
     }
 
     @AfterAll
@@ -76,6 +79,7 @@ class PostObjectServerTest {
         String secret = TestServer.SECRET_KEY;
         String accessKey = TestServer.ACCESS_KEY;
         boolean coverAll = true;
+        String bucket = BUCKET;
 
         Form field(String name, String value) {
             fields.put(name, value);
@@ -100,7 +104,7 @@ class PostObjectServerTest {
             all.put("x-amz-credential", accessKey + "/" + date + "/us-east-1/s3/aws4_request");
             all.put("x-amz-date", amzDate);
             List<String> conds = new ArrayList<>(conditions);
-            conds.add("{\"bucket\": \"" + BUCKET + "\"}");
+            conds.add("{\"bucket\": \"" + bucket + "\"}");
             if (coverAll) {
                 for (Map.Entry<String, String> e : all.entrySet()) {
                     conds.add("[\"eq\", \"$" + e.getKey() + "\", " + json(e.getValue()) + "]");
@@ -502,5 +506,69 @@ class PostObjectServerTest {
         r = post(new Form().field("key", "md5-bad").field("Content-MD5", bad).signed(), "f", data);
         assertThat(code(r)).isEqualTo("BadDigest");
         assertThat(exists("md5-bad")).isFalse();
+    }
+
+    @Test
+    void objectLockFields_lockTheUpload_withAnIntegrityFieldAndALockBucket() throws Exception {
+        byte[] data = "immutable form upload".getBytes(StandardCharsets.UTF_8);
+        String md5 = Base64.getEncoder()
+                .encodeToString(MessageDigest.getInstance("MD5").digest(data));
+        String until = Instant.now()
+                .plusSeconds(86_400)
+                .truncatedTo(ChronoUnit.SECONDS)
+                .toString();
+        Form form = new Form()
+                .field("key", "locked-by-form")
+                .field("Content-MD5", md5)
+                .field("x-amz-object-lock-mode", "COMPLIANCE")
+                .field("x-amz-object-lock-retain-until-date", until)
+                .field("x-amz-object-lock-legal-hold", "ON");
+        form.bucket = LOCK_BUCKET;
+        HttpResponse<String> r = post("/" + LOCK_BUCKET, body(form.signed(), "f", data, Map.of()));
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(204);
+        var head = s3.headObject(b -> b.bucket(LOCK_BUCKET).key("locked-by-form"));
+        assertThat(head.objectLockModeAsString()).isEqualTo("COMPLIANCE");
+        assertThat(head.objectLockRetainUntilDate()).isEqualTo(Instant.parse(until));
+        assertThat(head.objectLockLegalHoldStatusAsString()).isEqualTo("ON");
+        var deleteVersion = catchThrowableOfType(
+                software.amazon.awssdk.services.s3.model.S3Exception.class,
+                () -> s3.deleteObject(
+                        b -> b.bucket(LOCK_BUCKET).key("locked-by-form").versionId(head.versionId())));
+        assertThat(deleteVersion.statusCode()).isEqualTo(403);
+
+        // Without Content-MD5 or a checksum field: refused, as S3 refuses a lock PUT without one.
+        Form noDigest = new Form()
+                .field("key", "locked-no-digest")
+                .field("x-amz-object-lock-mode", "GOVERNANCE")
+                .field("x-amz-object-lock-retain-until-date", until);
+        noDigest.bucket = LOCK_BUCKET;
+        r = post("/" + LOCK_BUCKET, body(noDigest.signed(), "f", data, Map.of()));
+        assertThat(r.statusCode()).isEqualTo(400);
+        assertThat(code(r)).isEqualTo("InvalidRequest");
+        assertThat(message(r)).contains("Content-MD5 OR x-amz-checksum-");
+
+        // Into a bucket without Object Lock: refused, nothing stored.
+        r = post(
+                new Form()
+                        .field("key", "not-lockable")
+                        .field("Content-MD5", md5)
+                        .field("x-amz-object-lock-mode", "COMPLIANCE")
+                        .field("x-amz-object-lock-retain-until-date", until)
+                        .signed(),
+                "f",
+                data);
+        assertThat(code(r)).isEqualTo("InvalidRequest");
+        assertThat(message(r)).isEqualTo("Bucket is missing Object Lock Configuration");
+        assertThat(exists("not-lockable")).isFalse();
+
+        // A malformed mode is refused like the header of a PUT.
+        Form badMode = new Form()
+                .field("key", "bad-mode")
+                .field("Content-MD5", md5)
+                .field("x-amz-object-lock-mode", "FOREVER")
+                .field("x-amz-object-lock-retain-until-date", until);
+        badMode.bucket = LOCK_BUCKET;
+        r = post("/" + LOCK_BUCKET, body(badMode.signed(), "f", data, Map.of()));
+        assertThat(code(r)).isEqualTo("InvalidArgument");
     }
 }

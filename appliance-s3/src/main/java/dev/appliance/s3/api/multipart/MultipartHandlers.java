@@ -55,7 +55,9 @@ public final class MultipartHandlers {
     public S3Response create(S3Request r) {
         MultipartChecksum checksum = declaredChecksum(r);
         Map<String, String> metadata = ObjectHandlers.userMetadata(r);
-        metadata.putAll(LockHeaders.entries(r)); // recorded with the upload, applied at completion
+        Map<String, String> lock = LockHeaders.entries(r);
+        LockHeaders.authorizeWrite(lock, r.auth().accessKey(), authorizer, r.bucket(), r.key());
+        metadata.putAll(lock); // recorded with the upload, applied at completion
         String uploadId = store.createMultipartUpload(
                 r.bucket(), r.key(), new PutRequest(-1, r.header("content-type"), metadata, null), checksum);
         XmlWriter x = new XmlWriter().startDocument("InitiateMultipartUploadResult");
@@ -175,7 +177,7 @@ public final class MultipartHandlers {
         UploadedPart stored;
         try (ObjectReader reader = store.getObject(src.bucket(), src.key(), source.versionId(), offset, length);
                 InputStream in = reader.openStream()) {
-            stored = store.uploadPart(r.bucket(), r.key(), uploadId, part, PutRequest.of(length), in);
+            stored = store.uploadPart(r.bucket(), r.key(), uploadId, part, PutRequest.copy(length), in);
         }
         XmlWriter x = new XmlWriter().startDocument("CopyPartResult");
         x.element("LastModified", stored.modTime()).element("ETag", Params.quotedEtag(stored.etag()));

@@ -72,8 +72,10 @@ public final class CopyObjectHandler {
             request = request.withConditions(r.header("if-match"), "*".equals(r.header("if-none-match")));
         }
         // Pin the version whose conditions were checked.
-        ObjectInfo copied = store.copyObject(
-                src.bucket(), src.key(), source.versionId(), r.bucket(), r.key(), request, LockHeaders.entries(r));
+        Map<String, String> lock = LockHeaders.entries(r);
+        LockHeaders.authorizeWrite(lock, r.auth().accessKey(), authorizer, r.bucket(), r.key());
+        ObjectInfo copied =
+                store.copyObject(src.bucket(), src.key(), source.versionId(), r.bucket(), r.key(), request, lock);
         XmlWriter x = new XmlWriter().startDocument("CopyObjectResult");
         x.element("LastModified", copied.modTime())
                 .element("ETag", Params.quotedEtag(copied.etag()))

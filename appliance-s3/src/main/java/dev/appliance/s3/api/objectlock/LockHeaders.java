@@ -30,9 +30,14 @@ public final class LockHeaders {
      * date lies in the future is the engine's to check.
      */
     public static Map<String, String> entries(S3Request r) {
-        String mode = r.header(ObjectLock.MODE_KEY);
-        String until = r.header(ObjectLock.RETAIN_UNTIL_KEY);
-        String hold = r.header(ObjectLock.LEGAL_HOLD_KEY);
+        return entries(r::header);
+    }
+
+    /** As {@link #entries(S3Request)}, from fields looked up by lower-case name (the form fields of a POST upload). */
+    public static Map<String, String> entries(java.util.function.Function<String, String> field) {
+        String mode = field.apply(ObjectLock.MODE_KEY);
+        String until = field.apply(ObjectLock.RETAIN_UNTIL_KEY);
+        String hold = field.apply(ObjectLock.LEGAL_HOLD_KEY);
         Map<String, String> entries = new TreeMap<>();
         if ((mode == null) != (until == null)) {
             throw new S3Exception(
@@ -58,6 +63,22 @@ public final class LockHeaders {
             entries.put(ObjectLock.LEGAL_HOLD_KEY, h);
         }
         return entries;
+    }
+
+    /**
+     * As S3: a write that sets retention needs {@code s3:PutObjectRetention}, one that sets legal hold needs {@code
+     * s3:PutObjectLegalHold}, besides the permission of the write itself.
+     */
+    public static void authorizeWrite(
+            Map<String, String> entries, String accessKey, Authorizer authorizer, String bucket, String key) {
+        if (entries.containsKey(ObjectLock.MODE_KEY)
+                && !authorizer.allowed(accessKey, "s3:PutObjectRetention", bucket, key)) {
+            throw new S3Exception(S3ErrorCode.AccessDenied);
+        }
+        if (entries.containsKey(ObjectLock.LEGAL_HOLD_KEY)
+                && !authorizer.allowed(accessKey, "s3:PutObjectLegalHold", bucket, key)) {
+            throw new S3Exception(S3ErrorCode.AccessDenied);
+        }
     }
 
     /** Adds the version's lock state to a GET or HEAD response. */

@@ -11,6 +11,7 @@ import dev.appliance.s3.api.S3Response;
 import dev.appliance.s3.api.acl.AclHandlers;
 import dev.appliance.s3.api.object.ObjectHandlers;
 import dev.appliance.s3.api.object.Tags;
+import dev.appliance.s3.api.objectlock.LockHeaders;
 import dev.appliance.s3.api.sosapi.SosApi;
 import dev.appliance.s3.auth.AuthResult;
 import dev.appliance.s3.auth.Authorizer;
@@ -80,9 +81,6 @@ public final class PostObjectHandler {
             "x-amz-server-side-encryption-customer-algorithm",
             "x-amz-server-side-encryption-customer-key",
             "x-amz-server-side-encryption-customer-key-md5",
-            "x-amz-object-lock-mode",
-            "x-amz-object-lock-retain-until-date",
-            "x-amz-object-lock-legal-hold",
             "x-amz-website-redirect-location",
             "x-amz-security-token");
 
@@ -150,6 +148,25 @@ public final class PostObjectHandler {
         policy.checkFields(checked);
 
         PutRequest request = putRequest(fields);
+        Map<String, String> lock = LockHeaders.entries(fields::get);
+        if (!lock.isEmpty()) {
+            LockHeaders.authorizeWrite(lock, auth.accessKey(), authorizer, r.bucket(), key);
+            if (store.objectLockConfiguration(r.bucket()) == null) {
+                throw new S3Exception(S3ErrorCode.InvalidRequest, "Bucket is missing Object Lock Configuration");
+            }
+            boolean integrity = fields.containsKey("content-md5")
+                    || fields.keySet().stream()
+                            .anyMatch(f -> f.startsWith("x-amz-checksum-") && !f.equals("x-amz-checksum-algorithm"));
+            if (!integrity) {
+                throw new S3Exception(
+                        S3ErrorCode.InvalidRequest,
+                        "Content-MD5 OR x-amz-checksum- HTTP header is required for Put Object requests with Object"
+                                + " Lock parameters");
+            }
+            Map<String, String> meta = new LinkedHashMap<>(request.userMetadata());
+            meta.putAll(lock);
+            request = request.withUserMetadata(meta);
+        }
         long max = Math.min(policy.maxLength(), MAX_SIZE);
         long min = policy.minLength();
         InputStream file = reader.body();
