@@ -39,5 +39,7 @@ public enum ErrorKind {
     WRITE_QUORUM,
     READ_QUORUM,
     STORAGE_FULL,
+    /** The write would take the bucket past its quota. */
+    QUOTA_EXCEEDED,
     INTERNAL
 }

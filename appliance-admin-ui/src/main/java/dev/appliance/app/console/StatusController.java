@@ -1,13 +1,17 @@
 package dev.appliance.app.console;
 
 import dev.appliance.core.erasure.ErasureObjectStore;
+import dev.appliance.core.objectlock.HostTimeSync;
 import dev.appliance.s3.S3Server;
 import java.util.List;
 import java.util.Map;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** {@code GET /api/v1/status}: deployment, topology, drive states and the heal backlog, as JSON. */
+/**
+ * {@code GET /api/v1/status}: deployment, topology, drive states, the heal backlog and the retention clock (trusted
+ * time, system time, whether they agree, the host's NTP state) as JSON.
+ */
 @RestController
 class StatusController {
     private final ErasureObjectStore store;
@@ -26,8 +30,18 @@ class StatusController {
                         "online", d.isOnline(),
                         "problem", d.offlineReason()))
                 .toList();
+        var time = store.retentionClock().status();
+        Map<String, Object> clock = Map.of(
+                "trustedTime", time.trusted().toString(),
+                "systemTime", time.wall().toString(),
+                "systemClockBelieved", time.wallClockBelieved(),
+                "ntp", time.hostSync().name(),
+                "forwardJumpNotBelievedAtStartSeconds",
+                        time.forwardJumpNotBelievedAtStart().toSeconds(),
+                "healthy", time.wallClockBelieved() && time.hostSync() != HostTimeSync.State.UNSYNCHRONIZED);
         return Map.of(
                 "deploymentId", store.deploymentId().toString(),
+                "retentionClock", clock,
                 "s3Port", s3.port(),
                 "sets", store.setCount(),
                 "drivesPerSet", store.drivesPerSet(),

@@ -130,6 +130,14 @@ public final class ErasureObjectStore implements ObjectStore {
         this.allDrives = List.copyOf(all);
         loadBuckets();
         this.retentionClock = new RetentionClock(clock, System::nanoTime, new DriveClockStore());
+        RetentionClock.Status time = retentionClock.status();
+        if (!time.forwardJumpNotBelievedAtStart().isZero()) {
+            java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
+                    .warning("the system clock is " + time.forwardJumpNotBelievedAtStart()
+                            + " further ahead of the last trusted time than the restart explains, and it is not"
+                            + " NTP-synchronized: Object Lock keeps trusted time (" + time.trusted()
+                            + ") and follows the monotonic clock from there; synchronize the clock with NTP");
+        }
         this.clockSaver = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().name("retention-clock").daemon().factory());
         long every = RetentionClock.PERSIST_INTERVAL.toMillis();
@@ -551,6 +559,28 @@ public final class ErasureObjectStore implements ObjectStore {
         return usage.usage(bucket);
     }
 
+    /**
+     * Refuses a write of {@code bytes} (-1: unknown, refused only when the bucket is already full) that would take the
+     * bucket past its quota. Usage is the last count plus what was written since, so a quota holds to within the
+     * writes in flight at once; deletes free room once the bucket is recounted (within seconds).
+     */
+    private void checkQuota(String bucket, long bytes) {
+        Long quota =
+                bucketSettings.getOrDefault(bucket, BucketSettings.DEFAULTS).quotaBytes();
+        if (quota == null) {
+            return;
+        }
+        long used = usage.bytesUpperBound(bucket);
+        if (used + Math.max(bytes, 0) > quota || (bytes < 0 && used >= quota)) {
+            throw new StorageException(
+                    ErrorKind.QUOTA_EXCEEDED,
+                    "Bucket " + bucket + " holds " + used + " bytes of its " + quota + "-byte quota; this write of "
+                            + (bytes < 0 ? "unknown size" : bytes + " bytes")
+                            + " would exceed it. Delete objects or raise the quota (admin API: PUT"
+                            + " /api/v1/admin/buckets/" + bucket + "/settings).");
+        }
+    }
+
     /** How old a bucket's usage may be before it is recounted in the background (default 60 s). */
     public void usageRefreshInterval(Duration interval) {
         usage.refreshInterval(interval);
@@ -644,8 +674,9 @@ public final class ErasureObjectStore implements ObjectStore {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
         PutRequest locked = request.withUserMetadata(withLock(bucket, request.userMetadata(), true));
+        checkQuota(bucket, request.size());
         ObjectInfo put = setFor(key).put(bucket, key, b.versioning(), locked, body);
-        usage.changed(bucket);
+        usage.added(bucket, put.size());
         return put;
     }
 
@@ -704,11 +735,12 @@ public final class ErasureObjectStore implements ObjectStore {
             Map<String, String> metadata = new TreeMap<>(put.userMetadata());
             metadata.putAll(objectLock);
             put = put.withUserMetadata(withLock(bucket, metadata, true));
+            checkQuota(bucket, info.size());
             // The source is decoded block by block into a bounded pipe while the copy is encoded.
             try (InputStream in = source.openStream()) {
                 ObjectInfo copy =
                         setFor(key).put(bucket, key, requireBucket(bucket).versioning(), put, in);
-                usage.changed(bucket);
+                usage.added(bucket, copy.size());
                 return copy;
             }
         }
@@ -757,6 +789,7 @@ public final class ErasureObjectStore implements ObjectStore {
             throws IOException {
         requireBucket(bucket);
         ObjectKeys.validate(key);
+        checkQuota(bucket, request.size());
         return setFor(key).multipart().uploadPart(bucket, key, uploadId, partNumber, request, body);
     }
 
@@ -781,7 +814,7 @@ public final class ErasureObjectStore implements ObjectStore {
                         conditions,
                         b.versioning(),
                         meta -> withDefaultRetention(bucket, meta));
-        usage.changed(bucket);
+        usage.added(bucket, done.size());
         return done;
     }
 

@@ -31,6 +31,9 @@ final class UsageTracker {
     private final Map<String, BucketUsage> counted = new ConcurrentHashMap<>();
     private final Set<String> recounting = ConcurrentHashMap.newKeySet();
     private final Set<String> changed = ConcurrentHashMap.newKeySet();
+    /** Bytes written into a bucket that its last count may not include (quota checks add them). */
+    private final Map<String, java.util.concurrent.atomic.AtomicLong> written = new ConcurrentHashMap<>();
+
     private volatile Duration refresh = Duration.ofSeconds(60);
 
     UsageTracker(ObjectStore store, Executor executor, Clock clock) {
@@ -56,9 +59,13 @@ final class UsageTracker {
                         && !known.computedAt().plus(MIN_SPACING).isAfter(now));
         if (stale && recounting.add(bucket)) {
             changed.remove(bucket); // writes from here on make the next count stale again
+            long before = writtenCounter(bucket).get();
             executor.execute(() -> {
                 try {
                     counted.put(bucket, count(bucket));
+                    // What was written before the count began is in it now; later writes may be counted twice
+                    // until the next count, which errs towards the quota.
+                    writtenCounter(bucket).addAndGet(-before);
                 } catch (RuntimeException e) {
                     LOG.log(Level.WARNING, "recounting the usage of bucket " + bucket + " failed", e);
                 } finally {
@@ -76,9 +83,27 @@ final class UsageTracker {
         }
     }
 
+    /** A write added {@code bytes} to the bucket (as {@link #changed}, and counted until the next count has it). */
+    void added(String bucket, long bytes) {
+        if (bytes > 0) {
+            writtenCounter(bucket).addAndGet(bytes);
+        }
+        changed(bucket);
+    }
+
+    /** The bucket's counted bytes plus what was written since the count: at least what the bucket holds now. */
+    long bytesUpperBound(String bucket) {
+        return usage(bucket).bytes() + writtenCounter(bucket).get();
+    }
+
+    private java.util.concurrent.atomic.AtomicLong writtenCounter(String bucket) {
+        return written.computeIfAbsent(bucket, b -> new java.util.concurrent.atomic.AtomicLong());
+    }
+
     void forget(String bucket) {
         counted.remove(bucket);
         changed.remove(bucket);
+        written.remove(bucket);
     }
 
     /** Every version of the bucket, a page at a time (never the whole bucket in memory). */

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The trusted time Object Lock is evaluated against: moving the machine's clock backwards or forwards must not unlock
@@ -26,9 +27,12 @@ import java.util.function.LongSupplier;
  *       plus one {@link #FORWARD_ALLOWANCE} for NTP's first step after boot. A jump of one day forward is therefore
  *       absorbed over 1000 days of uptime, i.e. it never unlocks anything early in practice; trusted time keeps
  *       following the monotonic clock meanwhile.
- *   <li><b>Across a restart</b> no monotonic reference survives, so a wall clock set forward while the process is down
- *       is believed at the next start. That case is left to the host's time discipline (NTP state is a health check);
- *       {@link #wallClockBelieved()} reports when the wall clock and trusted time disagree during a run.
+ *   <li><b>Across a restart</b> no monotonic reference survives. A wall clock found ahead of the persisted time at start
+ *       is believed only when the kernel says the host clock is NTP-synchronized ({@link HostTimeSync}): then an
+ *       outside time source vouches for it. Otherwise trusted time resumes from the persisted time plus the one
+ *       {@link #FORWARD_ALLOWANCE} (which covers a quick restart), so a clock set forward while the appliance was down
+ *       unlocks nothing; the cost is that a long stop on an unsynchronized host extends every retention by the time
+ *       stopped. {@link #status()} reports both, for the health checks.
  * </ul>
  *
  * New retain-until dates computed here (bucket default retention) use {@link #latest()}, the later of trusted and wall
@@ -51,9 +55,28 @@ public final class RetentionClock {
         void save(long epochMillis);
     }
 
+    /**
+     * What the health checks show.
+     *
+     * @param trusted the time Object Lock is evaluated against now
+     * @param wall the machine's clock now
+     * @param wallClockBelieved whether the two agree ({@link #wallClockBelieved()})
+     * @param hostSync the kernel's view of NTP synchronization now
+     * @param forwardJumpNotBelievedAtStart how far the wall clock was ahead of the persisted time at start beyond what
+     *     was believed (zero when the start was ordinary)
+     */
+    public record Status(
+            Instant trusted,
+            Instant wall,
+            boolean wallClockBelieved,
+            HostTimeSync.State hostSync,
+            Duration forwardJumpNotBelievedAtStart) {}
+
     private final Clock wall;
     private final LongSupplier nanoTime;
     private final Store store;
+    private final Supplier<HostTimeSync.State> hostSync;
+    private final long forwardJumpNotBelievedMillis;
     private final long baseMillis;
     private final long startNanos;
     private final AtomicLong newest;
@@ -61,12 +84,25 @@ public final class RetentionClock {
     private volatile long lastSaveNanos;
 
     public RetentionClock(Clock wall, LongSupplier nanoTime, Store store) {
+        this(wall, nanoTime, store, HostTimeSync::state);
+    }
+
+    public RetentionClock(Clock wall, LongSupplier nanoTime, Store store, Supplier<HostTimeSync.State> hostSync) {
         this.wall = requireNonNull(wall, "wall");
         this.nanoTime = requireNonNull(nanoTime, "nanoTime");
         this.store = requireNonNull(store, "store");
+        this.hostSync = requireNonNull(hostSync, "hostSync");
         long persisted = store.load();
         this.startNanos = nanoTime.getAsLong();
-        this.baseMillis = Math.max(wall.millis(), persisted);
+        long w = wall.millis();
+        if (persisted == Long.MIN_VALUE || w <= persisted || hostSync.get() == HostTimeSync.State.SYNCHRONIZED) {
+            this.baseMillis = Math.max(w, persisted);
+            this.forwardJumpNotBelievedMillis = 0;
+        } else {
+            // Ahead of the persisted time with nothing to vouch for it: the ceiling still allows FORWARD_ALLOWANCE.
+            this.baseMillis = persisted;
+            this.forwardJumpNotBelievedMillis = Math.max(0, w - persisted - FORWARD_ALLOWANCE.toMillis());
+        }
         this.newest = new AtomicLong(baseMillis);
         this.lastSavedMillis = persisted;
         this.lastSaveNanos = startNanos;
@@ -100,6 +136,16 @@ public final class RetentionClock {
     public boolean wallClockBelieved() {
         long w = wall.millis();
         return w >= newest.get() && w <= ceilingMillis();
+    }
+
+    public Status status() {
+        Instant trusted = now();
+        return new Status(
+                trusted,
+                wall.instant(),
+                wallClockBelieved(),
+                hostSync.get(),
+                Duration.ofMillis(forwardJumpNotBelievedMillis));
     }
 
     private long ceilingMillis() {

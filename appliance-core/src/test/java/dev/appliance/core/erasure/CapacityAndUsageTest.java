@@ -113,4 +113,44 @@ class CapacityAndUsageTest {
         assertThat(store.bucketSettings("bucket")).isEqualTo(BucketSettings.DEFAULTS);
         assertThatThrownBy(() -> new BucketSettings(0L, null)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void quota_refusesWritesThatWouldExceedIt_andDeletesFreeRoomAfterTheRecount() throws Exception {
+        store.setVersioning("bucket", VersioningState.ENABLED);
+        store.setBucketSettings("bucket", new BucketSettings(10_000L, null));
+        put("a", 4000);
+        put("b", 4000); // 8,000 of 10,000: counted or not yet, the quota knows
+        assertThatThrownBy(() -> put("c", 4000))
+                .isInstanceOfSatisfying(dev.appliance.core.StorageException.class, e -> assertThat(e.kind())
+                        .isEqualTo(dev.appliance.core.ErrorKind.QUOTA_EXCEEDED))
+                .hasMessageContaining("10000-byte quota");
+        assertThatThrownBy(() -> store.headObject("bucket", "c", null))
+                .as("nothing of the refused write is stored")
+                .isInstanceOf(dev.appliance.core.StorageException.class);
+        put("c", 2000); // exactly up to the quota is fine
+        String upload = store.createMultipartUpload("bucket", "mp", PutRequest.of(-1), null);
+        assertThatThrownBy(() -> store.uploadPart(
+                        "bucket", "mp", upload, 1, PutRequest.of(1), new ByteArrayInputStream(new byte[1])))
+                .isInstanceOfSatisfying(dev.appliance.core.StorageException.class, e -> assertThat(e.kind())
+                        .isEqualTo(dev.appliance.core.ErrorKind.QUOTA_EXCEEDED));
+
+        // Removing a version frees its bytes once the bucket is recounted.
+        store.usageRefreshInterval(Duration.ZERO);
+        String aVersion = store.headObject("bucket", "a", null).versionId();
+        store.deleteObject("bucket", "a", aVersion);
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        boolean written = false;
+        while (!written && System.nanoTime() < deadline) {
+            try {
+                put("d", 3000);
+                written = true;
+            } catch (dev.appliance.core.StorageException e) {
+                Thread.sleep(50);
+            }
+        }
+        assertThat(written).as("room freed by the delete is usable again").isTrue();
+        // Without a quota nothing is refused.
+        store.setBucketSettings("bucket", BucketSettings.DEFAULTS);
+        put("e", 50_000);
+    }
 }

@@ -334,6 +334,25 @@ class ObjectLockStoreTest {
         assertKind(ErrorKind.OBJECT_LOCKED, () -> store.deleteObject("locked", "k2", w.versionId()));
     }
 
+    @Test
+    void delete_whenTheMachineClockIsSetForwardWhileStopped_staysRefusedUnlessNtpVouchesForIt() throws Exception {
+        ObjectInfo v = put("locked", "k", retention(RetentionMode.COMPLIANCE, inDays(1)));
+        store.close();
+        wall.offset = Duration.ofDays(400); // the operator moves the clock past the retention while the store is down
+        store = openStore();
+        if (dev.appliance.core.objectlock.HostTimeSync.state()
+                == dev.appliance.core.objectlock.HostTimeSync.State.SYNCHRONIZED) {
+            // the kernel says NTP disciplines this clock: the jump is real time, and the status says nothing is wrong
+            assertThat(store.retentionClock().status().forwardJumpNotBelievedAtStart())
+                    .isZero();
+        } else {
+            assertKind(ErrorKind.OBJECT_LOCKED, () -> store.deleteObject("locked", "k", v.versionId()));
+            assertThat(store.retentionNow()).isBefore(Instant.now().plus(Duration.ofMinutes(2)));
+            assertThat(store.retentionClock().status().forwardJumpNotBelievedAtStart())
+                    .isGreaterThan(Duration.ofDays(399));
+        }
+    }
+
     // ----------------------------------------------------------------------------------------------------- retention
 
     @Test

@@ -60,8 +60,10 @@ class RetentionClockTest {
     private final Clocks clocks = new Clocks();
     private final MemoryStore store = new MemoryStore();
 
+    private HostTimeSync.State hostSync = HostTimeSync.State.UNSYNCHRONIZED;
+
     private RetentionClock clock() {
-        return new RetentionClock(clocks, () -> clocks.nanos, store);
+        return new RetentionClock(clocks, () -> clocks.nanos, store, () -> hostSync);
     }
 
     @Test
@@ -151,5 +153,51 @@ class RetentionClockTest {
         clocks.wallMillis += Duration.ofDays(2).toMillis();
         assertThat(c.latest()).isEqualTo(Instant.ofEpochMilli(clocks.wallMillis));
         assertThat(c.now()).isBefore(c.latest());
+    }
+
+    @Test
+    void start_whenWallClockJumpedForwardWhileStopped_onAnUnsynchronizedHost_believesOnlyTheAllowance() {
+        store.persisted = T0.toEpochMilli();
+        clocks.wallMillis = T0.plus(Duration.ofDays(400)).toEpochMilli(); // set forward while the appliance was down
+        RetentionClock c = clock();
+        assertThat(c.now()).isEqualTo(T0.plus(RetentionClock.FORWARD_ALLOWANCE));
+        RetentionClock.Status status = c.status();
+        assertThat(status.wallClockBelieved()).isFalse();
+        assertThat(status.hostSync()).isEqualTo(HostTimeSync.State.UNSYNCHRONIZED);
+        assertThat(status.forwardJumpNotBelievedAtStart())
+                .isEqualTo(Duration.ofDays(400).minus(RetentionClock.FORWARD_ALLOWANCE));
+        clocks.elapse(Duration.ofHours(1));
+        // from there trusted time follows the monotonic clock, not the wall clock
+        assertThat(c.now()).isBefore(T0.plus(Duration.ofHours(1)).plus(Duration.ofMinutes(2)));
+    }
+
+    @Test
+    void start_afterAQuickRestart_onAnUnsynchronizedHost_followsTheWallClock() {
+        store.persisted = T0.toEpochMilli();
+        clocks.wallMillis = T0.plus(Duration.ofSeconds(30)).toEpochMilli();
+        RetentionClock c = clock();
+        assertThat(c.now()).isEqualTo(T0.plus(Duration.ofSeconds(30)));
+        assertThat(c.status().forwardJumpNotBelievedAtStart()).isZero();
+        assertThat(c.status().wallClockBelieved()).isTrue();
+    }
+
+    @Test
+    void start_whenWallClockIsAheadOfThePersistedTime_onAnNtpSynchronizedHost_believesIt() {
+        hostSync = HostTimeSync.State.SYNCHRONIZED;
+        store.persisted = T0.toEpochMilli();
+        clocks.wallMillis = T0.plus(Duration.ofDays(7)).toEpochMilli(); // a week powered off
+        RetentionClock c = clock();
+        assertThat(c.now()).isEqualTo(T0.plus(Duration.ofDays(7)));
+        assertThat(c.status().forwardJumpNotBelievedAtStart()).isZero();
+    }
+
+    @Test
+    void hostTimeSync_answersOnThisMachine() {
+        HostTimeSync.State s = HostTimeSync.state();
+        if (System.getProperty("os.name").toLowerCase(java.util.Locale.ROOT).contains("linux")) {
+            assertThat(s).as("adjtimex binding").isNotEqualTo(HostTimeSync.State.UNKNOWN);
+        } else {
+            assertThat(s).isEqualTo(HostTimeSync.State.UNKNOWN);
+        }
     }
 }

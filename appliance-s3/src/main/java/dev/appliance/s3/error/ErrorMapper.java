@@ -38,6 +38,7 @@ public final class ErrorMapper {
             case NO_SUCH_OBJECT_LOCK_CONFIGURATION -> S3ErrorCode.NoSuchObjectLockConfiguration;
             case WRITE_QUORUM, READ_QUORUM -> S3ErrorCode.ServiceUnavailable;
             case STORAGE_FULL -> S3ErrorCode.InsufficientStorage;
+            case QUOTA_EXCEEDED -> S3ErrorCode.QuotaExceeded;
             case INTERNAL -> S3ErrorCode.InternalError;
         };
     }

@@ -4,7 +4,8 @@ package dev.appliance.s3.error;
  * The table of S3 errors this endpoint answers with: wire code, HTTP status, default message.
  *
  * <p>Codes are S3's own, except {@link #InsufficientStorage} (HTTP 507, our name for "the drives are full"; S3 has no
- * such condition) and {@link #InvalidObjectName} (a key the engine cannot store). Messages are written for this
+ * such condition), {@link #QuotaExceeded} (HTTP 403, as Ceph RGW answers a write past a bucket quota; S3 has no
+ * quotas) and {@link #InvalidObjectName} (a key the engine cannot store). Messages are written for this
  * project; a handler may pass a more specific one.
  */
 public enum S3ErrorCode {
@@ -60,6 +61,7 @@ public enum S3ErrorCode {
     InvalidTag(400, "The tag provided was not a valid tag."),
     NoSuchTagSet(404, "The TagSet does not exist."),
     BadRequest(400, "Bad Request"),
+    QuotaExceeded(403, "The bucket quota would be exceeded: delete objects or raise the quota to proceed."),
     RequestHeaderSectionTooLarge(400, "Your request header section exceeds the maximum allowed size."),
     RequestTimeTooSkewed(403, "The difference between the request time and the server's time is too large."),
     ServiceUnavailable(503, "The storage is temporarily unable to serve this request. Please retry."),

@@ -110,6 +110,12 @@ class SosApiServerTest {
                     s3.getObjectAsBytes(b -> b.bucket("veeam").key(CAPACITY)).asByteArray());
             assertThat(number(quota, "Capacity")).isEqualTo(200_000);
             assertThat(number(quota, "Available")).isZero(); // over quota: never negative
+            // and a bucket over its quota takes no more writes
+            var refused = org.assertj.core.api.Assertions.catchThrowableOfType(
+                    software.amazon.awssdk.services.s3.model.S3Exception.class,
+                    () -> s3.putObject(b -> b.bucket("veeam").key("blocks/2"), RequestBody.fromBytes(new byte[10])));
+            assertThat(refused.statusCode()).isEqualTo(403);
+            assertThat(refused.awsErrorDetails().errorCode()).isEqualTo("QuotaExceeded");
         } finally {
             store.setBucketSettings("veeam", new BucketSettings(null, true));
         }

@@ -116,8 +116,23 @@ class ProcessLifecycleIT {
                 .isEqualTo(1);
         assertThat(appliance.stderr()).doesNotContain(secretKey);
 
-        deploymentId = status().path("deploymentId").asText();
+        JsonNode status = status();
+        deploymentId = status.path("deploymentId").asText();
         assertThat(deploymentId).isNotBlank();
+        // The retention clock's health: trusted time agrees with the system clock on a fresh start; the kernel's NTP
+        // state is read (this process is on Linux).
+        JsonNode clock = status.path("retentionClock");
+        assertThat(clock.path("systemClockBelieved").asBoolean())
+                .as("%s", clock)
+                .isTrue();
+        assertThat(clock.path("ntp").asText()).isIn("SYNCHRONIZED", "UNSYNCHRONIZED");
+        assertThat(java.time.Duration.between(
+                                java.time.Instant.parse(
+                                        clock.path("trustedTime").asText()),
+                                java.time.Instant.now())
+                        .abs())
+                .isLessThan(java.time.Duration.ofMinutes(1));
+        assertThat(clock.path("forwardJumpNotBelievedAtStartSeconds").asLong()).isZero();
 
         OBJECTS.put("small.bin", TestData.bytes(1, 1000));
         OBJECTS.put("dir/medium.bin", TestData.bytes(2, 2 * 1024 * 1024 + 5));
