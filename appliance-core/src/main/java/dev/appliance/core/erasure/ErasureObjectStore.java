@@ -440,10 +440,10 @@ public final class ErasureObjectStore implements ObjectStore {
 
     /**
      * The metadata a new version of {@code bucket} stores, Object Lock wise: explicit lock entries are checked (the
-     * bucket must have lock enabled, mode and date go together, the date lies in the future); without an explicit
-     * retention, the bucket's default retention is added when {@code applyDefault}.
+     * bucket must have lock enabled, mode and date go together, the date lies in the future). The bucket's default
+     * retention is added later, at commit ({@link #withDefaultRetention}).
      */
-    private Map<String, String> withLock(String bucket, Map<String, String> metadata, boolean applyDefault) {
+    private Map<String, String> withLock(String bucket, Map<String, String> metadata) {
         ObjectLockConfiguration config = lockConfigs.get(bucket);
         boolean explicit = ObjectLock.hasLockEntries(metadata);
         if (config == null) {
@@ -460,18 +460,28 @@ public final class ErasureObjectStore implements ObjectStore {
         }
         if (hasMode) {
             ObjectLock.requireFuture(ObjectLock.retention(metadata).retainUntil(), retentionClock.now());
-            return metadata;
         }
-        return applyDefault ? withDefaultRetention(bucket, metadata) : metadata;
+        return metadata;
     }
 
-    /** The bucket's default retention added to {@code metadata} unless it names a retention of its own. */
-    private Map<String, String> withDefaultRetention(String bucket, Map<String, String> metadata) {
+    /**
+     * The bucket's default retention added to {@code metadata} unless it names a retention of its own. As on S3 the
+     * period counts from the version's creation, {@code modTime} (rounded up to the millisecond that retention dates
+     * keep), or from trusted time when that is later; never from the start of the request, which would shorten it by
+     * the upload's duration.
+     */
+    private Map<String, String> withDefaultRetention(String bucket, Map<String, String> metadata, Instant modTime) {
         ObjectLockConfiguration config = lockConfigs.get(bucket);
         if (config == null || !config.hasDefaultRetention() || metadata.containsKey(ObjectLock.MODE_KEY)) {
             return metadata;
         }
-        return ObjectLock.withRetention(metadata, config.defaultRetention(retentionClock.latest()));
+        Instant created = modTime.truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        if (created.isBefore(modTime)) {
+            created = created.plusMillis(1);
+        }
+        Instant latest = retentionClock.latest();
+        Instant start = latest.isAfter(created) ? latest : created;
+        return ObjectLock.withRetention(metadata, config.defaultRetention(start));
     }
 
     private void requireLockBucket(String bucket) {
@@ -673,9 +683,16 @@ public final class ErasureObjectStore implements ObjectStore {
     public ObjectInfo putObject(String bucket, String key, PutRequest request, InputStream body) throws IOException {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
-        PutRequest locked = request.withUserMetadata(withLock(bucket, request.userMetadata(), true));
+        PutRequest locked = request.withUserMetadata(withLock(bucket, request.userMetadata()));
         checkQuota(bucket, request.size());
-        ObjectInfo put = setFor(key).put(bucket, key, b.versioning(), locked, body);
+        ObjectInfo put = setFor(key)
+                .put(
+                        bucket,
+                        key,
+                        b.versioning(),
+                        locked,
+                        body,
+                        (meta, modTime) -> withDefaultRetention(bucket, meta, modTime));
         usage.added(bucket, put.size());
         return put;
     }
@@ -720,7 +737,7 @@ public final class ErasureObjectStore implements ObjectStore {
         requireBucket(bucket);
         ObjectKeys.validate(key);
         // The copy's lock state comes from the request (or the bucket's default), never from the source.
-        withLock(bucket, objectLock, false);
+        withLock(bucket, objectLock);
         try (ObjectReader source = getObject(sourceBucket, sourceKey, sourceVersionId, 0, -1)) {
             ObjectInfo info = source.info();
             PutRequest put = request == null
@@ -734,12 +751,18 @@ public final class ErasureObjectStore implements ObjectStore {
                             request.ifNoneMatchAny());
             Map<String, String> metadata = new TreeMap<>(put.userMetadata());
             metadata.putAll(objectLock);
-            put = put.withUserMetadata(withLock(bucket, metadata, true));
+            put = put.withUserMetadata(withLock(bucket, metadata));
             checkQuota(bucket, info.size());
             // The source is decoded block by block into a bounded pipe while the copy is encoded.
             try (InputStream in = source.openStream()) {
-                ObjectInfo copy =
-                        setFor(key).put(bucket, key, requireBucket(bucket).versioning(), put, in);
+                ObjectInfo copy = setFor(key)
+                        .put(
+                                bucket,
+                                key,
+                                requireBucket(bucket).versioning(),
+                                put,
+                                in,
+                                (meta, modTime) -> withDefaultRetention(bucket, meta, modTime));
                 usage.added(bucket, copy.size());
                 return copy;
             }
@@ -772,7 +795,7 @@ public final class ErasureObjectStore implements ObjectStore {
         ObjectKeys.validate(key);
         // Explicit lock settings are checked now and kept with the upload; the default retention is added at
         // completion.
-        PutRequest locked = request.withUserMetadata(withLock(bucket, request.userMetadata(), false));
+        PutRequest locked = request.withUserMetadata(withLock(bucket, request.userMetadata()));
         return setFor(key).multipart().create(bucket, key, locked, checksum);
     }
 
@@ -813,7 +836,7 @@ public final class ErasureObjectStore implements ObjectStore {
                         checksum,
                         conditions,
                         b.versioning(),
-                        meta -> withDefaultRetention(bucket, meta));
+                        (meta, modTime) -> withDefaultRetention(bucket, meta, modTime));
         usage.added(bucket, done.size());
         return done;
     }

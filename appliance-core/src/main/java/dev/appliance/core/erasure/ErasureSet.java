@@ -132,7 +132,29 @@ final class ErasureSet {
 
     // ---------------------------------------------------------------------------------------------------- write
 
+    /**
+     * What a new version stores that depends on its modification time, applied once that time is fixed: the bucket's
+     * default retention, which S3 counts from the version's creation.
+     */
+    @FunctionalInterface
+    interface AtCommit {
+        AtCommit NONE = (metadata, modTime) -> metadata;
+
+        Map<String, String> apply(Map<String, String> metadata, java.time.Instant modTime);
+    }
+
     ObjectInfo put(String bucket, String key, VersioningState versioning, PutRequest request, InputStream body)
+            throws IOException {
+        return put(bucket, key, versioning, request, body, AtCommit.NONE);
+    }
+
+    ObjectInfo put(
+            String bucket,
+            String key,
+            VersioningState versioning,
+            PutRequest request,
+            InputStream body,
+            AtCommit atCommit)
             throws IOException {
         ErasureLayout layout = layout(data, parity);
         int writeQuorum = layout.writeQuorum();
@@ -175,7 +197,7 @@ final class ErasureSet {
                     bitrot.id(),
                     List.of(new PartInfo(1, written, null)),
                     etag,
-                    metadata,
+                    new TreeMap<>(atCommit.apply(metadata, java.time.Instant.ofEpochSecond(0, now))),
                     inline);
             commit(bucket, key, version, sink, versioning, request);
             return info(bucket, key, version, true);

@@ -382,12 +382,12 @@ final class MultipartUploads {
             CompleteChecksum expected,
             WriteConditions conditions,
             VersioningState versioning) {
-        return complete(bucket, key, uploadId, requested, expected, conditions, versioning, m -> m);
+        return complete(bucket, key, uploadId, requested, expected, conditions, versioning, ErasureSet.AtCommit.NONE);
     }
 
     /**
-     * As above; {@code finalMetadata} turns the upload's metadata into the object's (the engine adds the bucket's
-     * default Object Lock retention there), under the key's lock.
+     * As above; {@code finalMetadata} turns the upload's metadata into the object's, given the object's modification
+     * time (the engine adds the bucket's default Object Lock retention there), under the key's lock.
      */
     ObjectInfo complete(
             String bucket,
@@ -397,7 +397,7 @@ final class MultipartUploads {
             CompleteChecksum expected,
             WriteConditions conditions,
             VersioningState versioning,
-            java.util.function.UnaryOperator<Map<String, String>> finalMetadata) {
+            ErasureSet.AtCommit finalMetadata) {
         if (requested.isEmpty()) {
             throw new StorageException(
                     ErrorKind.INVALID_ARGUMENT, "You must specify at least one part to complete a multipart upload.");
@@ -509,7 +509,9 @@ final class MultipartUploads {
                 parts.add(new PartInfo(
                         r.number(), r.size(), r.etag(), objectChecksum == null ? null : partValues.get(i)));
             }
-            TreeMap<String, String> metadata = new TreeMap<>(finalMetadata.apply(rec.metadata()));
+            long modTime = set.nowNanos();
+            TreeMap<String, String> metadata =
+                    new TreeMap<>(finalMetadata.apply(rec.metadata(), Instant.ofEpochSecond(0, modTime)));
             metadata.put(UPLOAD_ID_KEY, uploadId);
             if (objectChecksum != null) {
                 metadata.put(algorithm.headerName(), objectChecksum);
@@ -521,7 +523,7 @@ final class MultipartUploads {
             ObjectVersion version = new ObjectVersion(
                     versionId,
                     VersionType.OBJECT,
-                    set.nowNanos(),
+                    modTime,
                     dataDir,
                     size,
                     rec.data(),

@@ -18,6 +18,7 @@ import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionMode;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -197,6 +198,46 @@ class ObjectLockStoreTest {
         ObjectInfo held = put("locked", "c", ObjectLock.withLegalHold(Map.of(), true));
         assertThat(ObjectLock.retention(held.userMetadata()).mode()).isEqualTo(RetentionMode.GOVERNANCE);
         assertThat(ObjectLock.legalHold(held.userMetadata())).isTrue();
+    }
+
+    @Test
+    void defaultRetention_countsFromTheVersionsCreation_evenAfterASlowUpload() throws IOException {
+        store.setObjectLockConfiguration("locked", new ObjectLockConfiguration(RetentionMode.COMPLIANCE, 2, 0));
+        byte[] body = "slowly uploaded".getBytes(StandardCharsets.UTF_8);
+        // the upload takes ten minutes: the clock moves while the body is read
+        InputStream slow = new ByteArrayInputStream(body) {
+            @Override
+            public synchronized int read(byte[] b, int off, int len) {
+                wall.offset = wall.offset.plus(Duration.ofMinutes(10));
+                return super.read(b, off, len);
+            }
+        };
+        ObjectInfo put = store.putObject("locked", "slow", new PutRequest(body.length, null, Map.of(), null), slow);
+        assertThat(ObjectLock.retention(put.userMetadata()))
+                .isEqualTo(new Retention(
+                        RetentionMode.COMPLIANCE, millisUp(put.modTime()).plus(Duration.ofDays(2))));
+
+        ObjectInfo copy = store.copyObject("locked", "slow", put.versionId(), "locked", "copied", null);
+        assertThat(ObjectLock.retention(copy.userMetadata()))
+                .isEqualTo(new Retention(
+                        RetentionMode.COMPLIANCE, millisUp(copy.modTime()).plus(Duration.ofDays(2))));
+
+        store.setObjectLockConfiguration("locked", new ObjectLockConfiguration(RetentionMode.GOVERNANCE, 0, 1));
+        String upload = store.createMultipartUpload("locked", "mp", new PutRequest(-1, null, Map.of(), null));
+        wall.offset = wall.offset.plus(Duration.ofMinutes(10)); // parts take a while too
+        ObjectInfo completed = complete("mp", upload);
+        Instant created = millisUp(completed.modTime());
+        assertThat(ObjectLock.retention(
+                        store.headObject("locked", "mp", completed.versionId()).userMetadata()))
+                .isEqualTo(new Retention(
+                        RetentionMode.GOVERNANCE,
+                        created.atZone(ZoneOffset.UTC).plusYears(1).toInstant()));
+    }
+
+    /** Retention dates are kept in milliseconds, rounded up so that a period is never cut short. */
+    private static Instant millisUp(Instant t) {
+        Instant ms = t.truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        return ms.equals(t) ? ms : ms.plusMillis(1);
     }
 
     @Test

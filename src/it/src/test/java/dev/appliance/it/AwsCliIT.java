@@ -1,20 +1,16 @@
 package dev.appliance.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,13 +19,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The real AWS CLI ({@code aws}, v1 here) against a real appliance process. Uploads stay single PUTs: the CLI config
- * sets {@code multipart_threshold = 5GB} (multipart upload is not implemented yet).
+ * The real AWS CLI ({@code aws}, v1 here) against a real appliance process, with the CLI's default transfer settings:
+ * files under 8 MiB go up as single PUTs, larger ones as multipart uploads in 8 MiB parts.
  */
 class AwsCliIT {
     private static final int KIB = 1024;
     private static final int MIB = 1024 * 1024;
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @RegisterExtension
     static final DumpLogsOnFailure LOGS = new DumpLogsOnFailure();
@@ -38,27 +33,17 @@ class AwsCliIT {
     static Path tmp;
 
     private static ApplianceProcess appliance;
-    private static String aws;
-    private static Path cliConfig;
+    private static AwsCli cli;
 
     @BeforeAll
     static void start() throws IOException {
-        aws = findOnPath("aws");
-        if (aws == null) {
-            fail("the AWS CLI ('aws') is not on the PATH (" + System.getenv("PATH") + "): install it with"
-                    + " 'python3 -m pip install awscli' (./appliance test does this before running the tests)");
-        }
-        cliConfig = tmp.resolve("aws-config");
-        Files.writeString(cliConfig, """
+        appliance = LOGS.watch(ApplianceProcess.withRootCredentials(
+                tmp.resolve("appliance"), "cli-it-admin", "cli-it-secret-" + UUID.randomUUID()));
+        cli = AwsCli.onPath(appliance, tmp, """
                 [default]
                 region = us-east-1
-                s3 =
-                  multipart_threshold = 5GB
-                  multipart_chunksize = 5GB
                 """);
-        appliance = LOGS.watch(ApplianceProcess.withRootCredentials(
-                        tmp.resolve("appliance"), "cli-it-admin", "cli-it-secret-" + UUID.randomUUID()))
-                .start();
+        appliance.start();
     }
 
     @AfterAll
@@ -68,81 +53,16 @@ class AwsCliIT {
         }
     }
 
-    private static String findOnPath(String name) {
-        String path = System.getenv("PATH");
-        if (path == null) {
-            return null;
-        }
-        for (String dir : path.split(File.pathSeparator)) {
-            Path candidate = Path.of(dir, name);
-            if (Files.isExecutable(candidate) && !Files.isDirectory(candidate)) {
-                return candidate.toString();
-            }
-        }
-        return null;
-    }
-
-    /** The result of one CLI run. */
-    record Cli(int status, String stdout, String stderr) {}
-
-    /** Runs {@code aws --endpoint-url <appliance> args...}; fails the test when the CLI does not exit 0. */
     private static String aws(String... args) {
-        Cli r = awsMayFail(args);
-        assertThat(r.status())
-                .as(
-                        "aws %s exited with %d%nstdout:%n%s%nstderr:%n%s",
-                        String.join(" ", args), r.status(), r.stdout(), r.stderr())
-                .isZero();
-        return r.stdout();
+        return cli.run(args);
     }
 
-    private static Cli awsMayFail(String... args) {
-        List<String> cmd = new ArrayList<>(
-                List.of(aws, "--endpoint-url", appliance.s3Endpoint().toString()));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        Map<String, String> env = pb.environment();
-        env.keySet().removeIf(k -> k.startsWith("AWS_"));
-        env.put("AWS_ACCESS_KEY_ID", appliance.accessKey());
-        env.put("AWS_SECRET_ACCESS_KEY", appliance.secretKey());
-        env.put("AWS_DEFAULT_REGION", ApplianceProcess.REGION);
-        env.put("AWS_CONFIG_FILE", cliConfig.toString());
-        env.put(
-                "AWS_SHARED_CREDENTIALS_FILE",
-                tmp.resolve("no-credentials-file").toString());
-        env.put("AWS_EC2_METADATA_DISABLED", "true");
-        env.put("AWS_PAGER", "");
-        Path out = tmp.resolve("cli-" + UUID.randomUUID() + ".out");
-        Path err = tmp.resolve("cli-" + UUID.randomUUID() + ".err");
-        pb.redirectOutput(out.toFile()).redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.PIPE);
-        long started = System.nanoTime();
-        try {
-            Process p = pb.start();
-            p.getOutputStream().close();
-            if (!p.waitFor(180, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                fail("aws " + String.join(" ", args) + " did not finish within 180 s; stderr:\n"
-                        + Files.readString(err));
-            }
-            Cli r = new Cli(p.exitValue(), Files.readString(out), Files.readString(err));
-            System.out.printf(
-                    "[it] aws %s -> %d in %d ms%n",
-                    String.join(" ", args), r.status(), (System.nanoTime() - started) / 1_000_000);
-            Files.delete(out);
-            Files.delete(err);
-            return r;
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+    private static AwsCli.Result awsMayFail(String... args) {
+        return cli.mayFail(args);
     }
 
     private static JsonNode awsJson(String... args) throws IOException {
-        List<String> all = new ArrayList<>(List.of(args));
-        all.addAll(List.of("--output", "json"));
-        return JSON.readTree(aws(all.toArray(String[]::new)));
+        return cli.json(args);
     }
 
     @Test
@@ -177,7 +97,7 @@ class AwsCliIT {
         assertThat(aws("s3", "rm", "s3://" + bucket + "/dir/upload.bin")).contains("delete:");
         assertThat(lsRecursive(aws("s3", "ls", "--recursive", "s3://" + bucket)))
                 .containsOnlyKeys("empty.txt");
-        Cli rbNotEmpty = awsMayFail("s3", "rb", "s3://" + bucket);
+        AwsCli.Result rbNotEmpty = awsMayFail("s3", "rb", "s3://" + bucket);
         assertThat(rbNotEmpty.status()).as("rb of a non-empty bucket fails").isNotZero();
         assertThat(rbNotEmpty.stderr()).contains("BucketNotEmpty");
         aws("s3", "rm", "s3://" + bucket + "/empty.txt");
@@ -309,7 +229,7 @@ class AwsCliIT {
         assertThat(afterRm.path("DeleteMarkers").get(0).path("IsLatest").asBoolean())
                 .isTrue();
         assertThat(afterRm.path("Versions").size()).isEqualTo(2);
-        Cli missing = awsMayFail("s3api", "head-object", "--bucket", bucket, "--key", "reports/report.txt");
+        AwsCli.Result missing = awsMayFail("s3api", "head-object", "--bucket", bucket, "--key", "reports/report.txt");
         assertThat(missing.status()).isNotZero();
         assertThat(missing.stderr()).contains("404");
     }
@@ -339,32 +259,24 @@ class AwsCliIT {
 
     @Test
     void largeCopiesUseTheCliDefaultMultipartPath() throws IOException {
-        Path multipartConfig = tmp.resolve("aws-config-multipart");
-        Files.writeString(multipartConfig, """
-                [default]
-                region = us-east-1
-                s3 =
-                  multipart_threshold = 8MB
-                  multipart_chunksize = 5MB
-                """);
-        Path singlePutConfig = cliConfig;
-        cliConfig = multipartConfig;
-        try {
-            aws("s3", "mb", "s3://cli-multipart");
-            Path up = tmp.resolve("multipart-up.bin");
-            String md5 = TestData.writeRandomFile(up, 23L * 1024 * 1024 + 5, 4242);
-            aws("s3", "cp", up.toString(), "s3://cli-multipart/large.bin");
-            String head = aws("s3api", "head-object", "--bucket", "cli-multipart", "--key", "large.bin");
-            assertThat(head).as("a multipart ETag ends in -<parts>").containsPattern("[0-9a-f]{32}-5");
-            Path down = tmp.resolve("multipart-down.bin");
-            aws("s3", "cp", "s3://cli-multipart/large.bin", down.toString());
-            assertThat(TestData.md5Hex(Files.readAllBytes(down))).isEqualTo(md5);
-            aws("s3", "cp", "s3://cli-multipart/large.bin", "s3://cli-multipart/large-copy.bin");
-            Path copyDown = tmp.resolve("multipart-copy-down.bin");
-            aws("s3", "cp", "s3://cli-multipart/large-copy.bin", copyDown.toString());
-            assertThat(TestData.md5Hex(Files.readAllBytes(copyDown))).isEqualTo(md5);
-        } finally {
-            cliConfig = singlePutConfig;
-        }
+        aws("s3", "mb", "s3://cli-multipart");
+        Path up = tmp.resolve("multipart-up.bin");
+        long size = 23L * MIB + 5;
+        String md5 = TestData.writeRandomFile(up, size, 4242);
+        aws("s3", "cp", up.toString(), "s3://cli-multipart/large.bin");
+        JsonNode head = awsJson("s3api", "head-object", "--bucket", "cli-multipart", "--key", "large.bin");
+        // the CLI's defaults: a multipart upload above 8 MiB, in parts of 8 MiB
+        long parts = (size + 8 * MIB - 1) / (8 * MIB);
+        assertThat(head.path("ETag").asText())
+                .as("a multipart ETag ends in -<parts>")
+                .matches("\"[0-9a-f]{32}-" + parts + "\"");
+        assertThat(head.path("ContentLength").asLong()).isEqualTo(size);
+        Path down = tmp.resolve("multipart-down.bin");
+        aws("s3", "cp", "s3://cli-multipart/large.bin", down.toString());
+        assertThat(TestData.md5Hex(Files.readAllBytes(down))).isEqualTo(md5);
+        aws("s3", "cp", "s3://cli-multipart/large.bin", "s3://cli-multipart/large-copy.bin");
+        Path copyDown = tmp.resolve("multipart-copy-down.bin");
+        aws("s3", "cp", "s3://cli-multipart/large-copy.bin", copyDown.toString());
+        assertThat(TestData.md5Hex(Files.readAllBytes(copyDown))).isEqualTo(md5);
     }
 }
