@@ -31,6 +31,14 @@ public final class GroupSync {
     private static final ConcurrentHashMap<Object, GroupSync> BY_FILESYSTEM = new ConcurrentHashMap<>();
 
     private final Action action;
+    /**
+     * Runs the syncs: a platform thread, because a foreign call blocks (pins) the carrier of a virtual thread for its
+     * whole duration, and the callers are the store's virtual drive-I/O threads.
+     */
+    private final java.util.concurrent.ExecutorService syncThread =
+            java.util.concurrent.Executors.newSingleThreadExecutor(
+                    Thread.ofPlatform().name("group-sync").daemon().factory());
+
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition finished = lock.newCondition();
     private long started; // generation of the newest sync started
@@ -72,7 +80,7 @@ public final class GroupSync {
                 boolean ownPath = false;
                 lock.unlock();
                 try {
-                    action.sync(dir);
+                    runSync(dir);
                 } catch (NoSuchFileException | AccessDeniedException e) {
                     error = e;
                     ownPath = true;
@@ -103,6 +111,33 @@ public final class GroupSync {
             }
         } finally {
             lock.unlock();
+        }
+    }
+
+    private void runSync(Path dir) throws IOException {
+        var done = syncThread.submit(() -> {
+            action.sync(dir);
+            return null;
+        });
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    done.get();
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true; // the sync runs on; its callers must learn how it ended
+                }
+            }
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException("filesystem sync failed", e.getCause());
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
