@@ -24,6 +24,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -33,15 +34,13 @@ import java.util.concurrent.TimeUnit;
  * thread per request for everything that may block.
  *
  * <p>Pipeline: {@code SslHandler} (with TLS) → {@code HttpServerCodec} (16 KiB request line, 8 KiB header section as
- * S3) → {@code IdleStateHandler} (connections without any traffic for {@link #IDLE_SECONDS} are closed) → {@link
+ * S3) → {@code IdleStateHandler} (connections without any traffic for the idle timeout are closed) → {@link
  * S3ChannelHandler}. Request bodies are never aggregated. {@link Admission} caps connections and requests in flight.
  */
 public final class HttpServer implements AutoCloseable {
     static final int MAX_INITIAL_LINE = 16 * 1024;
     /** S3's limit on the request header section (all header lines together). */
     static final int MAX_HEADER_SIZE = 8 * 1024;
-
-    static final int IDLE_SECONDS = 300;
 
     /** What the per-connection handlers share. */
     record Services(
@@ -58,8 +57,35 @@ public final class HttpServer implements AutoCloseable {
      * @param ssl TLS context, or null for plain HTTP
      * @param domain virtual-hosted-style domain, or null
      */
-    public record Options(SslContext ssl, String domain, int maxConnections, int maxInFlight, int maxWaiting) {
+    public record Options(
+            SslContext ssl,
+            String domain,
+            int maxConnections,
+            int maxInFlight,
+            int maxWaiting,
+            Duration requestHeadTimeout,
+            Duration bodyReadTimeout,
+            Duration idleTimeout) {
         public static final Options DEFAULT = new Options(null, null, 10_000, 256, 10_000);
+
+        /** With the default timeouts: 30 s for a request head, 60 s of silence in a body, 5 minutes idle. */
+        public Options(SslContext ssl, String domain, int maxConnections, int maxInFlight, int maxWaiting) {
+            this(
+                    ssl,
+                    domain,
+                    maxConnections,
+                    maxInFlight,
+                    maxWaiting,
+                    Duration.ofSeconds(30),
+                    Duration.ofSeconds(60),
+                    Duration.ofMinutes(5));
+        }
+
+        public Options {
+            requireNonNull(requestHeadTimeout, "requestHeadTimeout");
+            requireNonNull(bodyReadTimeout, "bodyReadTimeout");
+            requireNonNull(idleTimeout, "idleTimeout");
+        }
     }
 
     /** Admission counters at one moment. */
@@ -106,6 +132,7 @@ public final class HttpServer implements AutoCloseable {
                 Thread.ofVirtual().name("s3-worker-", 0).factory());
         Admission admission = new Admission(options.maxConnections(), options.maxInFlight(), options.maxWaiting());
         Services services = new Services(verifier, dispatcher, workers, new RequestIds(), options.domain(), admission);
+        long idleNanos = options.idleTimeout().toNanos();
         SslContext ssl = options.ssl();
         try {
             ServerBootstrap b = new ServerBootstrap()
@@ -127,7 +154,7 @@ public final class HttpServer implements AutoCloseable {
                                                     .setMaxInitialLineLength(MAX_INITIAL_LINE)
                                                     .setMaxHeaderSize(MAX_HEADER_SIZE)
                                                     .setMaxChunkSize(64 * 1024)))
-                                    .addLast("idle", new IdleStateHandler(0, 0, IDLE_SECONDS))
+                                    .addLast("idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS))
                                     .addLast("s3", new S3ChannelHandler(services));
                         }
                     });
