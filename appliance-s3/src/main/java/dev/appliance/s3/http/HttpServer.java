@@ -33,9 +33,11 @@ import java.util.concurrent.TimeUnit;
  * The Netty HTTP/1.1 server: epoll when available, else NIO; one {@link S3ChannelHandler} per connection; a virtual
  * thread per request for everything that may block.
  *
- * <p>Pipeline: {@code SslHandler} (with TLS) → {@code HttpServerCodec} (16 KiB request line, 8 KiB header section as
- * S3) → {@code IdleStateHandler} (connections without any traffic for the idle timeout are closed) → {@link
- * S3ChannelHandler}. Request bodies are never aggregated. {@link Admission} caps connections and requests in flight.
+ * <p>Pipeline: {@code SslHandler} (with TLS) → {@link RequestHeadTimer} (a request head must arrive whole within
+ * the head timeout of its first byte) → {@code HttpServerCodec} (16 KiB request line, 8 KiB header section as S3) →
+ * {@code IdleStateHandler} (connections without any traffic for the idle timeout are closed) → {@link
+ * S3ChannelHandler} (which also times out request bodies that stop coming). Request bodies are never aggregated.
+ * {@link Admission} caps connections and requests in flight.
  */
 public final class HttpServer implements AutoCloseable {
     static final int MAX_INITIAL_LINE = 16 * 1024;
@@ -49,7 +51,8 @@ public final class HttpServer implements AutoCloseable {
             ExecutorService workers,
             RequestIds ids,
             String domain,
-            Admission admission) {}
+            Admission admission,
+            Duration bodyReadTimeout) {}
 
     /**
      * Transport options.
@@ -131,7 +134,15 @@ public final class HttpServer implements AutoCloseable {
         ExecutorService workers = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("s3-worker-", 0).factory());
         Admission admission = new Admission(options.maxConnections(), options.maxInFlight(), options.maxWaiting());
-        Services services = new Services(verifier, dispatcher, workers, new RequestIds(), options.domain(), admission);
+        Services services = new Services(
+                verifier,
+                dispatcher,
+                workers,
+                new RequestIds(),
+                options.domain(),
+                admission,
+                options.bodyReadTimeout());
+        long headNanos = options.requestHeadTimeout().toNanos();
         long idleNanos = options.idleTimeout().toNanos();
         SslContext ssl = options.ssl();
         try {
@@ -147,7 +158,9 @@ public final class HttpServer implements AutoCloseable {
                             if (ssl != null) {
                                 ch.pipeline().addLast("tls", ssl.newHandler(ch.alloc()));
                             }
+                            RequestHeadTimer headTimer = new RequestHeadTimer(headNanos);
                             ch.pipeline()
+                                    .addLast("head-timer", headTimer)
                                     .addLast(
                                             "http",
                                             new HttpServerCodec(new HttpDecoderConfig()
@@ -155,7 +168,7 @@ public final class HttpServer implements AutoCloseable {
                                                     .setMaxHeaderSize(MAX_HEADER_SIZE)
                                                     .setMaxChunkSize(64 * 1024)))
                                     .addLast("idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS))
-                                    .addLast("s3", new S3ChannelHandler(services));
+                                    .addLast("s3", new S3ChannelHandler(services, headTimer));
                         }
                     });
             Channel ch = b.bind(new InetSocketAddress(host, port)).sync().channel();
