@@ -248,6 +248,19 @@ class PathEscapeTest {
         assertThat(listKeys(OTHER, "")).containsExactly("secret-object");
     }
 
+    /** POST Object's {@code ${filename}}: the browser's file name becomes part of the key, and is refused the same. */
+    @ParameterizedTest(name = "POST Object file name {0}")
+    @MethodSource("fileNames")
+    @Order(1)
+    void hostileFileNameInPostObjectKey_isRefused(String filename) throws Exception {
+        refused("POST Object", postForm("uploads/${filename}", filename, "x".getBytes(StandardCharsets.UTF_8)));
+        assertThat(listKeys(BUCKET, "")).containsExactly("existing");
+    }
+
+    static Stream<String> fileNames() {
+        return Stream.of("../../secret.txt", "../../../../secret.txt", "a/../../x", "./x", "..", "x\0y");
+    }
+
     /**
      * A key with a segment named like the files of an object's directory ({@code parent/xl.meta} is where the key
      * {@code parent} keeps its metadata): refused or stored apart, in either order of writing, never a server error,
@@ -451,6 +464,11 @@ class PathEscapeTest {
 
     /** A POST Object form for {@code key}, signed with a policy that allows any key in the bucket. */
     private static RawHttp postForm(String key, byte[] file) throws Exception {
+        return postForm(key, "f", file);
+    }
+
+    /** As above, with the file part's file name ({@code ${filename}} in the key is replaced by it). */
+    private static RawHttp postForm(String key, String filename, byte[] file) throws Exception {
         Instant now = Instant.now();
         String date =
                 DateTimeFormatter.ofPattern("yyyyMMdd").withZone(ZoneOffset.UTC).format(now);
@@ -477,7 +495,8 @@ class PathEscapeTest {
         fields.forEach((k, v) -> body.writeBytes(
                 ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"" + k + "\"\r\n\r\n" + v + "\r\n")
                         .getBytes(StandardCharsets.UTF_8)));
-        body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"f\"\r\n\r\n")
+        body.writeBytes(("--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"" + filename
+                        + "\"\r\n\r\n")
                 .getBytes(StandardCharsets.UTF_8));
         body.writeBytes(file);
         body.writeBytes(("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8));

@@ -18,9 +18,10 @@ import java.util.zip.CRC32;
 
 /**
  * Hand-signed S3 requests in every SigV4 style, sent raw on their own connection, with a hook to spoil each part of
- * the signing (secret, key, time, what was signed, headers added afterwards, chunk signatures, trailer). Written from
- * the published SigV4 and aws-chunked formats; the server's own {@link SigV4} is used only for its primitives (HMAC,
- * SHA-256, canonical request), so a wrong canonicalisation would show up as refused correct requests.
+ * the signing (secret, key, time, what was signed, headers added afterwards, chunk signatures, trailer). The request
+ * layout, the aws-chunked framing and the chunk and trailer signatures are written here from the published formats;
+ * HMAC, hashing and the canonical request come from the server's readable reference {@link SigV4} (which the SDK-signed
+ * tests keep honest), so these tests are about what is signed and sent, not about canonicalisation.
  */
 final class RawSigner {
     static final String REGION = "us-east-1";
