@@ -36,7 +36,10 @@ public final class S3Server implements AutoCloseable {
                 config.domain(),
                 limits.maxConnections(),
                 limits.maxInFlight(),
-                limits.maxWaiting());
+                limits.maxWaiting(),
+                config.timeouts().requestHead(),
+                config.timeouts().bodyRead(),
+                config.timeouts().idle());
         return new S3Server(HttpServer.start(config.host(), config.port(), options, verifier, dispatcher));
     }
 

@@ -5,6 +5,7 @@ import static java.util.Objects.requireNonNull;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.CredentialsProvider;
 import dev.appliance.s3.tls.ServerTls;
+import java.time.Duration;
 import java.util.Locale;
 
 /**
@@ -16,6 +17,8 @@ import java.util.Locale;
  * @param tls TLS on the port, or null for plain HTTP (lab mode)
  * @param domain the domain of virtual-hosted-style addressing ({@code bucket.DOMAIN}), or null for path style only
  * @param limits admission control: connection, in-flight and waiting request caps
+ * @param timeouts how long a client may take to send a request head, to keep a request body coming, and to stay
+ *     silent
  */
 public record S3ServerConfig(
         String host,
@@ -25,7 +28,8 @@ public record S3ServerConfig(
         Authorizer authorizer,
         ServerTls tls,
         String domain,
-        Limits limits) {
+        Limits limits,
+        Timeouts timeouts) {
     public static final String DEFAULT_REGION = "us-east-1";
 
     public S3ServerConfig {
@@ -38,12 +42,26 @@ public record S3ServerConfig(
         requireNonNull(authorizer, "authorizer");
         domain = domain == null || domain.isBlank() ? null : normaliseDomain(domain);
         limits = limits == null ? Limits.defaults() : limits;
+        timeouts = timeouts == null ? Timeouts.DEFAULTS : timeouts;
+    }
+
+    /** With the default timeouts. */
+    public S3ServerConfig(
+            String host,
+            int port,
+            String region,
+            CredentialsProvider credentials,
+            Authorizer authorizer,
+            ServerTls tls,
+            String domain,
+            Limits limits) {
+        this(host, port, region, credentials, authorizer, tls, domain, limits, null);
     }
 
     /** Plain HTTP, path style, default limits. */
     public S3ServerConfig(
             String host, int port, String region, CredentialsProvider credentials, Authorizer authorizer) {
-        this(host, port, region, credentials, authorizer, null, null, null);
+        this(host, port, region, credentials, authorizer, null, null, null, null);
     }
 
     private static String normaliseDomain(String domain) {
@@ -92,6 +110,33 @@ public record S3ServerConfig(
             long byMemory = Runtime.getRuntime().maxMemory() / (8L << 20);
             long byCpu = 64L * Runtime.getRuntime().availableProcessors();
             return (int) Math.max(32, Math.min(4096, Math.min(byMemory, byCpu)));
+        }
+    }
+
+    /**
+     * Read timeouts against slow or stalled clients (slowloris): each closes the connection, so a client cannot hold a
+     * connection, and the request slot it may have, by sending slowly.
+     *
+     * @param requestHead a request head (request line and headers) must arrive whole within this time of its first
+     *     byte; otherwise {@code 400 RequestTimeout} and the connection is closed
+     * @param bodyRead while the server is reading a request body, the client must send something at least this
+     *     often; otherwise the request fails with {@code 400 RequestTimeout} and the connection is closed (time in
+     *     which the server itself does not read, by back-pressure, does not count)
+     * @param idle a connection without any traffic in either direction for this long is closed (keep-alive
+     *     connections between requests included)
+     */
+    public record Timeouts(Duration requestHead, Duration bodyRead, Duration idle) {
+        /** 30 s for a head, 60 s of silence inside a body, 5 minutes idle. */
+        public static final Timeouts DEFAULTS =
+                new Timeouts(Duration.ofSeconds(30), Duration.ofSeconds(60), Duration.ofMinutes(5));
+
+        public Timeouts {
+            for (Duration d : new Duration[] {requestHead, bodyRead, idle}) {
+                requireNonNull(d, "timeout");
+                if (d.isNegative() || d.isZero()) {
+                    throw new IllegalArgumentException("timeout: " + d + " (expected > 0)");
+                }
+            }
         }
     }
 }

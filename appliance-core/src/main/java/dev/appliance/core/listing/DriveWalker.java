@@ -137,9 +137,6 @@ public final class DriveWalker implements Iterator<DriveWalker.Entry> {
                     break;
                 }
                 Path child = dir.resolve(name);
-                if (base.isEmpty() && name.startsWith(".")) {
-                    continue;
-                }
                 if (!canMatch(base, name)) {
                     continue; // decided by name alone: a prefix lookup among many siblings costs no stat per sibling
                 }

@@ -4,6 +4,7 @@ import dev.appliance.core.ErrorKind;
 import dev.appliance.core.StorageException;
 import java.nio.charset.StandardCharsets;
 import java.util.Comparator;
+import java.util.Set;
 
 /**
  * Object key rules and the key-to-path mapping.
@@ -11,12 +12,17 @@ import java.util.Comparator;
  * <p>A key {@code a/b/c} is stored under the directory {@code <drive>/<bucket>/a/b/c/}; a key ending in {@code /}
  * (a "folder" object, e.g. {@code a/b/}) under {@code a/b__XLDIR__/}, so it can coexist with keys below it. Keys
  * are refused when they could escape the bucket directory or cannot map onto a path: empty segments ({@code a//b},
- * a leading {@code /}), {@code .} and {@code ..} segments, NUL, segments longer than 255 bytes, and the reserved
- * suffix itself.
+ * a leading {@code /}), {@code .} and {@code ..} segments, NUL, segments longer than 255 bytes, the reserved
+ * suffix itself, and segments named like the files an object directory holds ({@code xl.meta}, {@code
+ * xl.meta.archive}): the key {@code a/xl.meta} would be the directory where the key {@code a} keeps its metadata
+ * file, making a phantom object {@code a} or failing the write of one.
  */
 public final class ObjectKeys {
     public static final int MAX_KEY_BYTES = 1024;
     static final int MAX_SEGMENT_BYTES = 255;
+    /** Names of the files in an object's directory ({@code LocalDrive.META_FILE} and the version archive). */
+    static final Set<String> RESERVED_SEGMENTS = Set.of("xl.meta", "xl.meta.archive");
+
     /** Directory-name suffix of keys that end in '/'. */
     public static final String DIR_SUFFIX = "__XLDIR__";
 
@@ -51,6 +57,9 @@ public final class ObjectKeys {
             }
             if (segment.endsWith(DIR_SUFFIX)) {
                 throw invalid(key, "must not use the reserved suffix " + DIR_SUFFIX);
+            }
+            if (RESERVED_SEGMENTS.contains(segment)) {
+                throw invalid(key, "must not contain a path segment named " + segment + " (the engine's own file)");
             }
             if (segment.getBytes(StandardCharsets.UTF_8).length + DIR_SUFFIX.length() > MAX_SEGMENT_BYTES) {
                 throw invalid(

@@ -63,6 +63,8 @@ public enum S3ErrorCode {
     BadRequest(400, "Bad Request"),
     QuotaExceeded(403, "The bucket quota would be exceeded: delete objects or raise the quota to proceed."),
     RequestHeaderSectionTooLarge(400, "Your request header section exceeds the maximum allowed size."),
+    RequestTimeout(
+            400, "Your socket connection to the server was not read from or written to within the timeout period."),
     RequestTimeTooSkewed(403, "The difference between the request time and the server's time is too large."),
     ServiceUnavailable(503, "The storage is temporarily unable to serve this request. Please retry."),
     SignatureDoesNotMatch(

@@ -24,6 +24,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -32,16 +33,16 @@ import java.util.concurrent.TimeUnit;
  * The Netty HTTP/1.1 server: epoll when available, else NIO; one {@link S3ChannelHandler} per connection; a virtual
  * thread per request for everything that may block.
  *
- * <p>Pipeline: {@code SslHandler} (with TLS) → {@code HttpServerCodec} (16 KiB request line, 8 KiB header section as
- * S3) → {@code IdleStateHandler} (connections without any traffic for {@link #IDLE_SECONDS} are closed) → {@link
- * S3ChannelHandler}. Request bodies are never aggregated. {@link Admission} caps connections and requests in flight.
+ * <p>Pipeline: {@code SslHandler} (with TLS) → {@link RequestHeadTimer} (a request head must arrive whole within
+ * the head timeout of its first byte) → {@code HttpServerCodec} (16 KiB request line, 8 KiB header section as S3) →
+ * {@code IdleStateHandler} (connections without any traffic for the idle timeout are closed) → {@link
+ * S3ChannelHandler} (which also times out request bodies that stop coming). Request bodies are never aggregated.
+ * {@link Admission} caps connections and requests in flight.
  */
 public final class HttpServer implements AutoCloseable {
     static final int MAX_INITIAL_LINE = 16 * 1024;
     /** S3's limit on the request header section (all header lines together). */
     static final int MAX_HEADER_SIZE = 8 * 1024;
-
-    static final int IDLE_SECONDS = 300;
 
     /** What the per-connection handlers share. */
     record Services(
@@ -50,7 +51,8 @@ public final class HttpServer implements AutoCloseable {
             ExecutorService workers,
             RequestIds ids,
             String domain,
-            Admission admission) {}
+            Admission admission,
+            Duration bodyReadTimeout) {}
 
     /**
      * Transport options.
@@ -58,8 +60,35 @@ public final class HttpServer implements AutoCloseable {
      * @param ssl TLS context, or null for plain HTTP
      * @param domain virtual-hosted-style domain, or null
      */
-    public record Options(SslContext ssl, String domain, int maxConnections, int maxInFlight, int maxWaiting) {
+    public record Options(
+            SslContext ssl,
+            String domain,
+            int maxConnections,
+            int maxInFlight,
+            int maxWaiting,
+            Duration requestHeadTimeout,
+            Duration bodyReadTimeout,
+            Duration idleTimeout) {
         public static final Options DEFAULT = new Options(null, null, 10_000, 256, 10_000);
+
+        /** With the default timeouts: 30 s for a request head, 60 s of silence in a body, 5 minutes idle. */
+        public Options(SslContext ssl, String domain, int maxConnections, int maxInFlight, int maxWaiting) {
+            this(
+                    ssl,
+                    domain,
+                    maxConnections,
+                    maxInFlight,
+                    maxWaiting,
+                    Duration.ofSeconds(30),
+                    Duration.ofSeconds(60),
+                    Duration.ofMinutes(5));
+        }
+
+        public Options {
+            requireNonNull(requestHeadTimeout, "requestHeadTimeout");
+            requireNonNull(bodyReadTimeout, "bodyReadTimeout");
+            requireNonNull(idleTimeout, "idleTimeout");
+        }
     }
 
     /** Admission counters at one moment. */
@@ -105,7 +134,16 @@ public final class HttpServer implements AutoCloseable {
         ExecutorService workers = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("s3-worker-", 0).factory());
         Admission admission = new Admission(options.maxConnections(), options.maxInFlight(), options.maxWaiting());
-        Services services = new Services(verifier, dispatcher, workers, new RequestIds(), options.domain(), admission);
+        Services services = new Services(
+                verifier,
+                dispatcher,
+                workers,
+                new RequestIds(),
+                options.domain(),
+                admission,
+                options.bodyReadTimeout());
+        long headNanos = options.requestHeadTimeout().toNanos();
+        long idleNanos = options.idleTimeout().toNanos();
         SslContext ssl = options.ssl();
         try {
             ServerBootstrap b = new ServerBootstrap()
@@ -120,15 +158,17 @@ public final class HttpServer implements AutoCloseable {
                             if (ssl != null) {
                                 ch.pipeline().addLast("tls", ssl.newHandler(ch.alloc()));
                             }
+                            RequestHeadTimer headTimer = new RequestHeadTimer(headNanos);
                             ch.pipeline()
+                                    .addLast("head-timer", headTimer)
                                     .addLast(
                                             "http",
                                             new HttpServerCodec(new HttpDecoderConfig()
                                                     .setMaxInitialLineLength(MAX_INITIAL_LINE)
                                                     .setMaxHeaderSize(MAX_HEADER_SIZE)
                                                     .setMaxChunkSize(64 * 1024)))
-                                    .addLast("idle", new IdleStateHandler(0, 0, IDLE_SECONDS))
-                                    .addLast("s3", new S3ChannelHandler(services));
+                                    .addLast("idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS))
+                                    .addLast("s3", new S3ChannelHandler(services, headTimer));
                         }
                     });
             Channel ch = b.bind(new InetSocketAddress(host, port)).sync().channel();

@@ -4,6 +4,7 @@ import dev.appliance.s3.api.S3Dispatcher;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.auth.AuthResult;
 import dev.appliance.s3.auth.PayloadVerification;
+import dev.appliance.s3.error.BodyException;
 import dev.appliance.s3.error.ErrorMapper;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
@@ -29,6 +30,8 @@ import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The per-connection state machine of HTTP/1.1 requests. On a request head it parses the address, verifies the SigV4
@@ -46,11 +49,16 @@ import java.util.List;
  * <p><b>Reading:</b> auto-read is off while the body queue is above its high-water mark, while a request whose body
  * has been fully received waits for its response (no request is read ahead), while a request waits for admission
  * ({@link Admission}: it is kept at the head of {@code pending}), and once the connection is closing.
+ *
+ * <p><b>Timeouts:</b> a request head that does not arrive whole in time ({@link RequestHeadTimer}) and a request body
+ * that stops coming while it is being read (nothing for the body read timeout, time spent not reading by
+ * back-pressure excluded) are answered {@code 400 RequestTimeout} and the connection is closed.
  */
 final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
     private static final System.Logger LOG = System.getLogger(S3ChannelHandler.class.getName());
 
     private final HttpServer.Services services;
+    private final RequestHeadTimer headTimer;
     private final ChannelOutputStream.WritabilityGate gate = new ChannelOutputStream.WritabilityGate();
     private final ArrayDeque<HttpObject> pending = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
@@ -67,8 +75,14 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
     private boolean overConnectionCap;
     private final Runnable admissionWakeUp = () -> ctx.executor().execute(this::admissionWakeUp);
 
-    S3ChannelHandler(HttpServer.Services services) {
+    /** When the current request's body last made progress (or the server last declined to read it), nanoTime. */
+    private long bodyProgressNanos;
+
+    private ScheduledFuture<?> bodyTimer;
+
+    S3ChannelHandler(HttpServer.Services services, RequestHeadTimer headTimer) {
         this.services = services;
+        this.headTimer = headTimer;
     }
 
     ChannelOutputStream.WritabilityGate gate() {
@@ -89,6 +103,12 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof HttpRequest) {
+            headTimer.headReceived();
+        }
+        if (msg instanceof LastHttpContent) {
+            headTimer.requestReceived();
+        }
         if (!(msg instanceof HttpObject obj) || closing) {
             ReferenceCountUtil.release(msg);
             return;
@@ -134,12 +154,14 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             Exchange ex = current;
+            bodyProgressNanos = System.nanoTime();
             if (ex.body.offer(content.content())) {
                 bodyPaused = true;
             }
             if (last) {
                 ex.requestBodyDone = true;
                 ex.body.end();
+                cancelBodyCheck();
             }
             updateAutoRead();
         }
@@ -282,6 +304,9 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                 // Nothing to wait for: the empty last content that follows is dropped when it arrives.
                 ex.requestBodyDone = true;
                 body.end();
+            } else {
+                bodyProgressNanos = System.nanoTime();
+                scheduleBodyCheck(ex, services.bodyReadTimeout().toNanos());
             }
             services.workers().execute(ex);
         } catch (RuntimeException e) {
@@ -307,6 +332,47 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
             releasePending();
         }
         updateAutoRead();
+    }
+
+    private void scheduleBodyCheck(Exchange ex, long delayNanos) {
+        bodyTimer = ctx.executor().schedule(() -> checkBody(ex), delayNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Event loop: fails the body of {@code ex} with {@code RequestTimeout} when the client sent nothing of it for the
+     * body read timeout while the connection was reading. The worker reading it answers, and the connection is closed
+     * after that answer as after any body not fully received; should no worker read it, the connection is closed one
+     * timeout later.
+     */
+    private void checkBody(Exchange ex) {
+        bodyTimer = null;
+        if (ex != current || ex.requestBodyDone || closing) {
+            return;
+        }
+        long now = System.nanoTime();
+        if (!ctx.channel().config().isAutoRead()) {
+            bodyProgressNanos = now; // not reading (back-pressure, a response in progress): not the client's delay
+        }
+        long timeout = services.bodyReadTimeout().toNanos();
+        long silent = now - bodyProgressNanos;
+        if (silent < timeout) {
+            scheduleBodyCheck(ex, timeout - silent);
+            return;
+        }
+        ex.body.fail(new BodyException(
+                S3ErrorCode.RequestTimeout,
+                "Your socket connection to the server was not read from or written to within the timeout period."));
+        closing = true;
+        releasePending();
+        updateAutoRead();
+        ctx.executor().schedule(() -> ctx.close(), timeout, TimeUnit.NANOSECONDS);
+    }
+
+    private void cancelBodyCheck() {
+        if (bodyTimer != null) {
+            bodyTimer.cancel(false);
+            bodyTimer = null;
+        }
     }
 
     private void bodyDrained(Exchange ex) {
@@ -367,6 +433,7 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closing = true;
+        cancelBodyCheck();
         if (countedConnection) {
             countedConnection = false;
             services.admission().connectionClosed();
@@ -387,6 +454,24 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
         if (evt instanceof IdleStateEvent) {
             ctx.close();
+            return;
+        }
+        if (evt == RequestHeadTimer.EXPIRED) {
+            if (closing) {
+                return;
+            }
+            if (current != null || !pending.isEmpty()) {
+                headTimer.rearm(); // the head waits behind an earlier request of this connection
+                return;
+            }
+            refuse(
+                    new S3Exception(
+                            S3ErrorCode.RequestTimeout,
+                            "Your request head was not received completely within the timeout period."),
+                    "/",
+                    services.ids().next(),
+                    false,
+                    true);
             return;
         }
         ctx.fireUserEventTriggered(evt);
