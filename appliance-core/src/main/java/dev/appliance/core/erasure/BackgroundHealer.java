@@ -130,7 +130,9 @@ final class BackgroundHealer {
         Throwable error = null;
         try {
             UUID id = item.versionId().isEmpty() ? null : VersionIds.parse(item.versionId());
-            result = healers.get(setOfKey.applyAsInt(item.key())).heal(item.bucket(), item.key(), id);
+            // The first attempt verifies every shard; retries (drives away) check presence and size only.
+            boolean deep = queue.deep(e);
+            result = healers.get(setOfKey.applyAsInt(item.key())).heal(item.bucket(), item.key(), id, deep);
             if (result.status() != HealResult.Status.HEALTHY && result.status() != HealResult.Status.NOT_FOUND) {
                 LOG.info("heal " + e.name() + ": " + result.status() + " " + result.healedDrives() + " "
                         + result.bytesWritten() + " bytes " + result.detail());

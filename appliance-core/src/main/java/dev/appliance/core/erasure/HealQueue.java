@@ -53,6 +53,7 @@ public final class HealQueue {
         int attempts;
         boolean inProgress;
         boolean reportedAgain;
+        boolean deepNext;
         String lastError = "";
 
         Entry(Item item, int set, long reportedMillis) {
@@ -122,6 +123,8 @@ public final class HealQueue {
             Entry existing = pending.get(id);
             if (existing != null) {
                 existing.reportedAgain |= existing.inProgress;
+                // Something was seen again: the next attempt verifies every shard even if it is a retry.
+                existing.deepNext = true;
                 return; // already journaled
             }
             if (pending.size() >= CAPACITY) {
@@ -205,6 +208,21 @@ public final class HealQueue {
                 best.reportedAgain = false;
             }
             return best;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Whether the heal of {@code e} about to run should verify every shard: its first attempt, or after a new report
+     * of it; retries otherwise check presence and size only.
+     */
+    boolean deep(Entry e) {
+        lock.lock();
+        try {
+            boolean deep = e.attempts == 0 || e.deepNext;
+            e.deepNext = false;
+            return deep;
         } finally {
             lock.unlock();
         }

@@ -86,24 +86,32 @@ final class ObjectHealer {
     /** The version as agreed by quorum, or why there is none. */
     private record Agreement(ObjectVersion version, int checksum, boolean[] holders, String problem) {}
 
+    /** A deep heal ({@link #heal(String, String, UUID, boolean)}). */
+    HealResult heal(String bucket, String key, UUID versionId) {
+        return heal(bucket, key, versionId, true);
+    }
+
     /**
      * Heals {@code versionId} of the key, or every version of it when null. Never throws for drive trouble: that is a
-     * {@link HealResult.Status#RETRY}.
+     * {@link HealResult.Status#RETRY}. {@code deep} verifies every shard block's checksum; otherwise part files are
+     * checked for presence and size only (inline shards are always verified, they are small), which is what retries
+     * while a drive is away use, so a long outage does not make every retry read whole objects again. A light heal that
+     * meets a corrupt source shard while rebuilding turns deep.
      */
-    HealResult heal(String bucket, String key, UUID versionId) {
+    HealResult heal(String bucket, String key, UUID versionId, boolean deep) {
         if (versionId == null) {
-            return healKey(bucket, key);
+            return healKey(bucket, key, deep);
         }
         View[] views = read(bucket, key, versionId);
         if (anyFileCorrupt(views)) {
             // That drive lost every version of the key: rebuild them all (this one included).
-            return healKey(bucket, key);
+            return healKey(bucket, key, deep);
         }
-        return healVersion(bucket, key, versionId, views);
+        return healVersion(bucket, key, versionId, views, deep);
     }
 
     /** Every version any readable drive holds; a second round for those that waited on drives the first one fixed. */
-    private HealResult healKey(String bucket, String key) {
+    private HealResult healKey(String bucket, String key, boolean deep) {
         LinkedHashSet<UUID> ids = new LinkedHashSet<>();
         List<Outcome<List<UUID>>> outcomes = set.calls.onAll(set.drives(), (pos, drive) -> {
             requireMounted(drive);
@@ -135,7 +143,7 @@ final class ObjectHealer {
         List<UUID> again = new ArrayList<>();
         boolean changed = false;
         for (UUID id : ids) {
-            HealResult r = healVersion(bucket, key, id, read(bucket, key, id));
+            HealResult r = healVersion(bucket, key, id, read(bucket, key, id), deep);
             if (r.status() == HealResult.Status.RETRY) {
                 again.add(id);
             } else {
@@ -147,7 +155,7 @@ final class ObjectHealer {
             // A corrupt xl.meta rewritten by the first round now answers "absent": decide again.
             results.add(
                     changed
-                            ? healVersion(bucket, key, id, read(bucket, key, id))
+                            ? healVersion(bucket, key, id, read(bucket, key, id), deep)
                             : HealResult.of(
                                     HealResult.Status.RETRY,
                                     "version " + VersionIds.format(id) + ": drives unreachable"));
@@ -164,7 +172,7 @@ final class ObjectHealer {
         return HealResult.combine(results);
     }
 
-    private HealResult healVersion(String bucket, String key, UUID versionId, View[] views) {
+    private HealResult healVersion(String bucket, String key, UUID versionId, View[] views, boolean deep) {
         String name = bucket + "/" + key + " version " + VersionIds.format(versionId);
         Agreement agreed = agree(views);
         if (agreed.version() == null) {
@@ -191,7 +199,7 @@ final class ObjectHealer {
                 targets[i] = reachable[i] && !agreed.holders()[i];
             }
         } else {
-            dataOk = verifyAll(bucket, key, v, views, agreed.holders());
+            dataOk = verifyAll(bucket, key, v, views, agreed.holders(), deep);
             int sources = 0;
             for (int i = 0; i < n; i++) {
                 if (agreed.holders()[i] && dataOk[i]) {
@@ -223,6 +231,14 @@ final class ObjectHealer {
             }
             return commit(bucket, key, v, agreed.checksum(), targets, staged, anyUnavailable, name);
         } catch (SourceChanged e) {
+            if (!deep) {
+                // A source only checked for its size is corrupt: verify every drive fully and start over.
+                if (staged != null) {
+                    staged.discard();
+                    staged = null;
+                }
+                return healVersion(bucket, key, versionId, read(bucket, key, versionId), true);
+            }
             return HealResult.of(HealResult.Status.RETRY, name + ": " + e.getMessage());
         } catch (IOException e) {
             return HealResult.of(HealResult.Status.RETRY, name + ": staging failed: " + e);
@@ -449,7 +465,8 @@ final class ObjectHealer {
     // ---------------------------------------------------------------------------------------------------- data
 
     /** For each reachable drive: are its shards of {@code v} all present, of the right size and intact? */
-    private boolean[] verifyAll(String bucket, String key, ObjectVersion v, View[] views, boolean[] holders) {
+    private boolean[] verifyAll(
+            String bucket, String key, ObjectVersion v, View[] views, boolean[] holders, boolean deep) {
         ErasureLayout layout = set.layoutOf(v);
         BitrotAlgorithm bitrot = set.bitrotFor(v);
         boolean[] include = new boolean[views.length];
@@ -469,7 +486,7 @@ final class ObjectHealer {
             }
             Path dir = drive.objectDir(bucket, key).resolve(v.dataDir().toString());
             for (PartInfo part : v.parts()) {
-                if (!verifyFile(dir.resolve("part." + part.number()), part.size(), layout, bitrot)) {
+                if (!verifyFile(dir.resolve("part." + part.number()), part.size(), layout, bitrot, deep)) {
                     return false;
                 }
             }
@@ -499,13 +516,16 @@ final class ObjectHealer {
         return true;
     }
 
-    private boolean verifyFile(Path file, long partSize, ErasureLayout layout, BitrotAlgorithm bitrot) {
+    private boolean verifyFile(Path file, long partSize, ErasureLayout layout, BitrotAlgorithm bitrot, boolean deep) {
         int cs = layout.checksumLength();
-        byte[] buf = new byte[cs + layout.fullShardLength()];
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             if (ch.size() != layout.shardFileSize(partSize)) {
                 return false;
             }
+            if (!deep) {
+                return true;
+            }
+            byte[] buf = new byte[cs + layout.fullShardLength()];
             for (long b = 0; b < layout.blockCount(partSize); b++) {
                 int len = layout.shardLength(layout.blockLength(partSize, b));
                 if (!readFully(ch, buf, cs + len, layout.blockOffset(b)) || !bitrot.verify(buf, cs, len, buf, 0)) {

@@ -248,6 +248,42 @@ class HealQueueTest {
     }
 
     @Test
+    void whileADriveIsAway_theReachableDrivesAreHealed_andTheRestWhenItIsBack() throws Exception {
+        ErasureObjectStore s = open();
+        s.makeBucket(B);
+        byte[] data = random(2_500_000, 3);
+        away(s, List.of(3));
+        put(s, "k", data);
+        Map<String, byte[]> intact = snapshot(s, B, "k").get(0);
+        Path shard = partFiles(s.drives().get(0), B, "k").getFirst();
+        corrupt(shard, 5, 9);
+        try {
+            s.healer().drain();
+            HealQueue.Status st = s.healStatus();
+            assertThat(st.pending()).as("drive 3 still lacks the version").isEqualTo(1);
+            assertThat(st.retrying()).isEqualTo(1);
+            assertThat(Files.readAllBytes(shard))
+                    .as("drive 0's corrupt shard rebuilt while drive 3 is away")
+                    .isEqualTo(intact.get(s.drives()
+                            .get(0)
+                            .objectDir(B, "k")
+                            .relativize(shard)
+                            .toString()));
+        } finally {
+            back(s, List.of(3));
+        }
+        s.healer().drain();
+        assertThat(s.healStatus().pending()).isZero();
+        assertThat(s.healStatus().healed()).isEqualTo(1);
+        away(s, List.of(0, 1));
+        try {
+            assertThat(read(s, B, "k", null)).isEqualTo(data);
+        } finally {
+            back(s, List.of(0, 1));
+        }
+    }
+
+    @Test
     void aHealThatCannotSucceed_isCountedAndNamedInTheFailures() throws Exception {
         ErasureObjectStore s = open();
         s.makeBucket(B);

@@ -258,11 +258,12 @@ class ObjectHealerTest {
         List<byte[]> data = new ArrayList<>();
         List<List<Map<String, byte[]>>> before = new ArrayList<>();
         for (int i = 0; i < objects; i++) {
-            int size = switch (i % 3) {
-                case 0 -> 1 + r.nextInt(12_000); // inline
-                case 1 -> 20_000 + r.nextInt(300_000);
-                default -> MIB + r.nextInt(2 * MIB);
-            };
+            int size =
+                    switch (i % 3) {
+                        case 0 -> 1 + r.nextInt(12_000); // inline
+                        case 1 -> 20_000 + r.nextInt(300_000);
+                        default -> MIB + r.nextInt(2 * MIB);
+                    };
             data.add(random(size, i));
             put("o" + i, data.get(i));
             before.add(snapshot(store, B, "o" + i));
