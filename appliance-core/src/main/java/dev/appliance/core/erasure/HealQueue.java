@@ -74,7 +74,7 @@ public final class HealQueue {
     }
 
     private final ReentrantLock lock = new ReentrantLock();
-    private final java.util.concurrent.locks.Condition added = lock.newCondition();
+    private final java.util.concurrent.locks.Condition reported = lock.newCondition();
     private final Map<String, Entry> pending = new LinkedHashMap<>();
     private final Deque<Failure> failures = new ArrayDeque<>();
     private final Clock clock;
@@ -118,27 +118,35 @@ public final class HealQueue {
         String id = id(item);
         int set = setOfKey.applyAsInt(key);
         MrfJournal j;
+        boolean added;
         lock.lock();
         try {
+            j = journal;
             Entry existing = pending.get(id);
+            added = existing == null;
             if (existing != null) {
                 existing.reportedAgain |= existing.inProgress;
                 // Something was seen again: the next attempt verifies every shard even if it is a retry.
                 existing.deepNext = true;
-                return; // already journaled
-            }
-            if (pending.size() >= CAPACITY) {
+            } else if (pending.size() >= CAPACITY) {
                 // As MinIO: a full queue drops the report; scanner heal checks (to come) are the safety net.
                 if (dropped++ % 10_000 == 0) {
                     LOG.warning("heal queue full (" + CAPACITY + " items): dropping " + id.replace('\u0000', '/'));
                 }
                 return;
+            } else {
+                pending.put(id, new Entry(item, set, clock.millis()));
+                reported.signalAll();
             }
-            pending.put(id, new Entry(item, set, clock.millis()));
-            added.signalAll();
-            j = journal;
         } finally {
             lock.unlock();
+        }
+        if (!added) {
+            // Already pending: its first report may still be on its way to the disks.
+            if (durable && j != null) {
+                j.flush();
+            }
+            return;
         }
         LOG.warning(() -> "needs healing: " + bucket + "/" + key + " version " + versionId + ": " + reason);
         if (j != null) {
@@ -232,7 +240,7 @@ public final class HealQueue {
     void awaitReport(long millis) throws InterruptedException {
         lock.lock();
         try {
-            added.await(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+            reported.await(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
         } finally {
             lock.unlock();
         }
