@@ -169,7 +169,106 @@ final class ObjectHealer {
                     ? HealResult.of(HealResult.Status.RETRY, "no readable drive holds the key; some drives unreadable")
                     : HealResult.of(HealResult.Status.NOT_FOUND, "no drive holds the key");
         }
-        return HealResult.combine(results);
+        HealResult combined = HealResult.combine(results);
+        int collected = collectUnreferenced(bucket, key);
+        if (collected == 0) {
+            return combined;
+        }
+        String note = collected + " unreferenced data director" + (collected == 1 ? "y" : "ies") + " moved to trash";
+        return new HealResult(
+                combined.status(),
+                combined.healedDrives(),
+                combined.bytesWritten(),
+                combined.detail().isEmpty() ? note : combined.detail() + "; " + note);
+    }
+
+    /**
+     * Moves to trash the data directories in the key's directory that no version on any drive references (left by a
+     * crash between a data directory's rename and its {@code xl.meta}'s, or by an undo that failed). Only with complete
+     * knowledge: every drive readable, every metadata file and body intact; under the key's write lock, since every
+     * commit renames data directories in under it. A directory counts as a data directory only if it is named by a
+     * UUID and holds nothing but {@code part.N} files, so a nested key's directory (it holds {@code xl.meta}) is never
+     * taken. Returns how many were moved.
+     */
+    private int collectUnreferenced(String bucket, String key) {
+        try (var lock = set.locks.write(bucket, key)) {
+            List<Outcome<java.util.Set<UUID>>> referenced = set.calls.onAll(set.drives(), (pos, drive) -> {
+                requireMounted(drive);
+                KeyFiles f = KeyFiles.forRead(drive, bucket, key);
+                java.util.Set<UUID> dirs = new java.util.HashSet<>();
+                if (f == null) {
+                    return dirs;
+                }
+                for (XlMeta.Pick p : f.allVersions()) {
+                    ObjectVersion v = p.file().version(p.index()); // a corrupt body throws: nothing is collected
+                    if (v.dataDir() != null) {
+                        dirs.add(v.dataDir());
+                    }
+                }
+                return dirs;
+            });
+            java.util.Set<UUID> all = new java.util.HashSet<>();
+            for (Outcome<java.util.Set<UUID>> o : referenced) {
+                if (!o.ok()) {
+                    return 0;
+                }
+                all.addAll(o.value());
+            }
+            int moved = 0;
+            for (Outcome<Integer> o : set.calls.onAll(set.drives(), (pos, drive) -> {
+                Path dir = drive.objectDir(bucket, key);
+                int n = 0;
+                if (!Files.isDirectory(dir)) {
+                    return 0;
+                }
+                try (var entries = Files.newDirectoryStream(dir)) {
+                    for (Path p : entries) {
+                        UUID id = uuidOrNull(p.getFileName().toString());
+                        if (id != null && !all.contains(id) && onlyPartFiles(p)) {
+                            drive.moveToTrash(p);
+                            n++;
+                        }
+                    }
+                }
+                if (n > 0) {
+                    LocalDrive.forceDirectory(dir);
+                }
+                return n;
+            })) {
+                moved += o.ok() ? o.value() : 0;
+            }
+            return moved;
+        } catch (RuntimeException e) {
+            return 0; // collection is housekeeping: the heal's result stands
+        }
+    }
+
+    private static UUID uuidOrNull(String name) {
+        if (name.length() != 36) {
+            return null;
+        }
+        try {
+            UUID id = UUID.fromString(name);
+            return id.toString().equals(name) ? id : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    private static boolean onlyPartFiles(Path dir) throws IOException {
+        if (!Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            return false;
+        }
+        try (var entries = Files.newDirectoryStream(dir)) {
+            for (Path p : entries) {
+                String name = p.getFileName().toString();
+                if (!name.matches("part\\.[0-9]{1,5}")
+                        || !Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private HealResult healVersion(String bucket, String key, UUID versionId, View[] views, boolean deep) {

@@ -443,6 +443,52 @@ class ObjectHealerTest {
     }
 
     @Test
+    void healOfAKey_movesUnreferencedDataDirectoriesToTrash_butNeverANestedKey() throws Exception {
+        open(4, 2);
+        byte[] data = random(400_000, 1);
+        put("k", data);
+        String nested = java.util.UUID.randomUUID().toString();
+        byte[] nestedData = random(300_000, 2);
+        put("k/" + nested, nestedData); // a key whose directory is named like a data directory
+        String orphan = java.util.UUID.randomUUID().toString();
+        for (int d : new int[] {0, 2}) {
+            Path dir = store.drives().get(d).objectDir(B, "k").resolve(orphan);
+            Files.createDirectories(dir);
+            Files.write(dir.resolve("part.1"), random(1000, d)); // as left by a crash before xl.meta's rename
+        }
+
+        HealResult r = store.heal(B, "k", null);
+
+        assertThat(r.status()).isEqualTo(HealResult.Status.HEALTHY);
+        assertThat(r.detail()).contains("2 unreferenced data directories moved to trash");
+        for (LocalDrive d : store.drives()) {
+            assertThat(d.objectDir(B, "k").resolve(orphan)).doesNotExist();
+            assertThat(d.metaFile(B, "k/" + nested)).exists();
+        }
+        assertThat(read(store, B, "k", null)).isEqualTo(data);
+        assertThat(read(store, B, "k/" + nested, null)).isEqualTo(nestedData);
+    }
+
+    @Test
+    void healOfAKey_withADriveUnreachable_collectsNothing() throws Exception {
+        open(4, 2);
+        put("k", random(400_000, 1));
+        Path orphan = store.drives()
+                .get(0)
+                .objectDir(B, "k")
+                .resolve(java.util.UUID.randomUUID().toString());
+        Files.createDirectories(orphan);
+        Files.write(orphan.resolve("part.1"), random(1000, 3));
+        away(store, List.of(3));
+        try {
+            store.heal(B, "k", null);
+        } finally {
+            back(store, List.of(3));
+        }
+        assertThat(orphan.resolve("part.1")).exists();
+    }
+
+    @Test
     void heal_withTooFewIntactShards_failsAndWritesNothing() throws Exception {
         open(4, 2);
         Written w = write(Kind.MULTI_BLOCK, "k");
