@@ -9,8 +9,9 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code GET /api/v1/status}: deployment, topology, drive states, the heal backlog and the retention clock (trusted
- * time, system time, whether they agree, the host's NTP state) as JSON.
+ * {@code GET /api/v1/status}: deployment, topology, drive states, the heal queue (pending, retrying, healed and failed
+ * items, the last failures by name) and the retention clock (trusted time, system time, whether they agree, the host's
+ * NTP state) as JSON.
  */
 @RestController
 class StatusController {
@@ -47,6 +48,23 @@ class StatusController {
                 "drivesPerSet", store.drivesPerSet(),
                 "parity", store.parity(),
                 "drives", drives,
-                "healBacklog", store.healQueue().snapshot().size());
+                "heal", heal());
+    }
+
+    private static final int FAILURES_SHOWN = 5;
+
+    private Map<String, Object> heal() {
+        var h = store.healStatus();
+        List<Map<String, Object>> failures = h.lastFailures().stream()
+                .limit(FAILURES_SHOWN)
+                .map(f -> Map.<String, Object>of(
+                        "item", f.item(), "reason", f.reason(), "time", f.time().toString()))
+                .toList();
+        return Map.of(
+                "pending", h.pending(),
+                "retrying", h.retrying(),
+                "healed", h.healed(),
+                "failed", h.failed(),
+                "lastFailures", failures);
     }
 }

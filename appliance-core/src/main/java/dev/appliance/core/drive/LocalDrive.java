@@ -195,6 +195,10 @@ public final class LocalDrive {
         }
         List<Path> missing = new ArrayList<>();
         for (Path p = dir; p != null && !Files.isDirectory(p); p = p.getParent()) {
+            if (p.equals(root) || p.equals(sys)) {
+                // An unmounted disk leaves its mount point empty or gone: never write into what lies beneath.
+                throw new NoSuchFileException(p.toString(), null, "drive directory is missing (not mounted?)");
+            }
             missing.addFirst(p);
         }
         for (Path p : missing) {

@@ -70,7 +70,11 @@ public final class ErasureObjectStore implements ObjectStore {
     private final Placement placement;
     private final ExecutorService executor;
     private final DriveCalls calls;
-    private final HealQueue heal = new HealQueue();
+    private final HealQueue heal;
+    private final ForegroundLoad foreground = new ForegroundLoad();
+    private final MrfJournal journal;
+    private final BackgroundHealer healer;
+    private final List<ObjectHealer> objectHealers;
     private final NamespaceLocks bucketLocks = new NamespaceLocks();
     private final Map<String, BucketInfo> buckets = new ConcurrentHashMap<>();
     private final Map<String, Map<String, String>> bucketTags = new ConcurrentHashMap<>();
@@ -119,6 +123,9 @@ public final class ErasureObjectStore implements ObjectStore {
                 Thread.ofVirtual().name("drive-io-", 0).factory());
         this.calls = new DriveCalls(executor);
         this.usage = new UsageTracker(this, executor, clock);
+        int setCount = topology.sets.size();
+        java.util.function.ToIntFunction<String> setOfKey = key -> placement.setIndex(key, setCount);
+        this.heal = new HealQueue(clock, setOfKey);
         NamespaceLocks locks = new NamespaceLocks();
         List<ErasureSet> s = new ArrayList<>();
         List<LocalDrive> all = new ArrayList<>();
@@ -129,6 +136,18 @@ public final class ErasureObjectStore implements ObjectStore {
         this.sets = List.copyOf(s);
         this.allDrives = List.copyOf(all);
         loadBuckets();
+        // Heal reports of the previous run (a crash included) are pending again before anything new is reported.
+        this.journal = new MrfJournal(topology.sets, calls, heal::liveEntries);
+        List<List<MrfJournal.Entry>> loaded = new ArrayList<>();
+        for (int i = 0; i < setCount; i++) {
+            loaded.add(journal.load(i));
+        }
+        heal.attach(journal, loaded);
+        journal.start();
+        this.objectHealers =
+                sets.stream().map(set -> new ObjectHealer(set, foreground)).toList();
+        this.healer = new BackgroundHealer(heal, objectHealers, setOfKey, foreground);
+        healer.start();
         this.retentionClock = new RetentionClock(clock, System::nanoTime, new DriveClockStore());
         RetentionClock.Status time = retentionClock.status();
         if (!time.forwardJumpNotBelievedAtStart().isZero()) {
@@ -229,6 +248,35 @@ public final class ErasureObjectStore implements ObjectStore {
     /** Versions waiting to be healed. */
     public HealQueue healQueue() {
         return heal;
+    }
+
+    /** The heal queue's figures: pending, retrying, healed, failed, the last failures. */
+    public HealQueue.Status healStatus() {
+        return heal.status();
+    }
+
+    /**
+     * Heals one version now ({@code versionId} null or empty: every version of the key) and says what was done; the
+     * result is returned only once what it reports is on stable storage.
+     */
+    public HealResult heal(String bucket, String key, String versionId) {
+        requireBucket(bucket);
+        ObjectKeys.validate(key);
+        UUID id = versionId == null || versionId.isEmpty() ? null : VersionIds.parse(versionId);
+        return objectHealers.get(placement.setIndex(key, sets.size())).heal(bucket, key, id);
+    }
+
+    /** The background healer (tests tune its timing and drain it). */
+    BackgroundHealer healer() {
+        return healer;
+    }
+
+    MrfJournal journal() {
+        return journal;
+    }
+
+    ForegroundLoad foreground() {
+        return foreground;
     }
 
     private ErasureSet setFor(String key) {
@@ -685,14 +733,17 @@ public final class ErasureObjectStore implements ObjectStore {
         ObjectKeys.validate(key);
         PutRequest locked = request.withUserMetadata(withLock(bucket, request.userMetadata()));
         checkQuota(bucket, request.size());
-        ObjectInfo put = setFor(key)
-                .put(
-                        bucket,
-                        key,
-                        b.versioning(),
-                        locked,
-                        body,
-                        (meta, modTime) -> withDefaultRetention(bucket, meta, modTime));
+        ObjectInfo put;
+        try (var busy = foreground.enter()) {
+            put = setFor(key)
+                    .put(
+                            bucket,
+                            key,
+                            b.versioning(),
+                            locked,
+                            body,
+                            (meta, modTime) -> withDefaultRetention(bucket, meta, modTime));
+        }
         usage.added(bucket, put.size());
         return put;
     }
@@ -708,7 +759,48 @@ public final class ErasureObjectStore implements ObjectStore {
     public ObjectReader getObject(String bucket, String key, String versionId, long offset, long length) {
         requireBucket(bucket);
         ObjectKeys.validate(key);
-        return setFor(key).open(bucket, key, versionId == null ? null : VersionIds.parse(versionId), offset, length);
+        ForegroundLoad.Ticket busy = foreground.enter();
+        try {
+            return new CountedReader(
+                    setFor(key)
+                            .open(bucket, key, versionId == null ? null : VersionIds.parse(versionId), offset, length),
+                    busy);
+        } catch (RuntimeException e) {
+            busy.close();
+            throw e;
+        }
+    }
+
+    /** A reader that counts as foreground load until it is closed. */
+    private record CountedReader(ObjectReader reader, ForegroundLoad.Ticket busy) implements ObjectReader {
+        @Override
+        public ObjectInfo info() {
+            return reader.info();
+        }
+
+        @Override
+        public long offset() {
+            return reader.offset();
+        }
+
+        @Override
+        public long length() {
+            return reader.length();
+        }
+
+        @Override
+        public void transferTo(java.io.OutputStream out) throws IOException {
+            reader.transferTo(out);
+        }
+
+        @Override
+        public void close() {
+            try {
+                reader.close();
+            } finally {
+                busy.close();
+            }
+        }
     }
 
     @Override
@@ -813,7 +905,9 @@ public final class ErasureObjectStore implements ObjectStore {
         requireBucket(bucket);
         ObjectKeys.validate(key);
         checkQuota(bucket, request.size());
-        return setFor(key).multipart().uploadPart(bucket, key, uploadId, partNumber, request, body);
+        try (var busy = foreground.enter()) {
+            return setFor(key).multipart().uploadPart(bucket, key, uploadId, partNumber, request, body);
+        }
     }
 
     @Override
@@ -1067,6 +1161,8 @@ public final class ErasureObjectStore implements ObjectStore {
 
     @Override
     public void close() {
+        healer.stop();
+        journal.close();
         clockSaver.shutdownNow();
         retentionClock.save();
         executor.shutdown();

@@ -565,11 +565,13 @@ final class ErasureSet {
             }
         }
         if (ok < drives.size()) {
+            // Durably journaled before the write is acknowledged: a crash must not forget the drives it missed.
             heal.report(
                     bucket,
                     key,
                     VersionIds.format(versionId),
-                    what + " reached " + ok + " of " + drives.size() + " drives");
+                    what + " reached " + ok + " of " + drives.size() + " drives",
+                    true);
         }
     }
 
@@ -782,6 +784,10 @@ final class ErasureSet {
             Resolved r = resolveVersion(snap, id);
             if (r != null && (best == null || sortsBefore(r.version(), best.version()))) {
                 best = r;
+            } else if (r == null) {
+                // A version some drive holds as its newest but too few agree on: maybe dangling (a write that
+                // crashed before reaching quorum, or a delete that missed drives); the healer decides.
+                heal.report(snap.bucket, snap.key, VersionIds.format(id), "held by too few drives for quorum");
             }
         }
         return best;

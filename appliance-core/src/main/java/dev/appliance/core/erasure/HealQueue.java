@@ -1,33 +1,331 @@
 package dev.appliance.core.erasure;
 
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.ToIntFunction;
 import java.util.logging.Logger;
 
 /**
- * Versions found partially written or with missing or corrupt shards, newest report first, waiting for healing. For
- * now it is held in memory and bounded; the persisted per-drive journal and the healer that drains it come with the
- * resilience work.
+ * The most-recently-failed (MRF) queue: versions found partially written, or with missing or corrupt shards or
+ * metadata, waiting for the healer. Writes that missed drives, reads that found damage and heals that must be retried
+ * report here; each item is kept once (a repeated report of a pending item changes nothing on disk), persisted in the
+ * set's {@link MrfJournal} and removed when healed. Items whose heal must wait for drives are retried with exponential
+ * backoff (1 s doubling to 10 min).
+ *
+ * <p>An empty version id stands for every version of the key (a corrupt {@code xl.meta} loses track of all of them).
  */
 public final class HealQueue {
     private static final Logger LOG = Logger.getLogger(HealQueue.class.getName());
-    private static final int CAPACITY = 100_000;
+    static final int CAPACITY = 100_000;
+    static final int FAILURES_KEPT = 20;
+    private static final long MAX_BACKOFF_MILLIS = 10 * 60_000L;
 
     /** One version to heal and why. */
     public record Item(String bucket, String key, String versionId, String reason) {}
 
-    private final ConcurrentLinkedDeque<Item> items = new ConcurrentLinkedDeque<>();
+    /** A heal that failed, for the operator. */
+    public record Failure(String item, String reason, Instant time) {}
 
-    void report(String bucket, String key, String versionId, String reason) {
-        LOG.warning(() -> "needs healing: " + bucket + "/" + key + " version " + versionId + ": " + reason);
-        items.addFirst(new Item(bucket, key, versionId, reason));
-        while (items.size() > CAPACITY) {
-            items.pollLast();
+    /**
+     * The queue's figures.
+     *
+     * @param pending items waiting (including those retrying)
+     * @param retrying pending items whose last heal could not finish (drives unreachable), waiting for their backoff
+     * @param healed items healed (shards or metadata rewritten, or a dangling version removed) since start
+     * @param failed heals that failed since start (data lost, drives disagreeing, or errors)
+     * @param lastFailures the newest failures, newest first
+     */
+    public record Status(int pending, int retrying, long healed, long failed, List<Failure> lastFailures) {}
+
+    /** A pending item and its schedule. */
+    static final class Entry {
+        final Item item;
+        final int set;
+        final long reportedMillis;
+        long dueMillis;
+        int attempts;
+        boolean inProgress;
+        boolean reportedAgain;
+        boolean deepNext;
+        String lastError = "";
+
+        Entry(Item item, int set, long reportedMillis) {
+            this.item = item;
+            this.set = set;
+            this.reportedMillis = reportedMillis;
+            this.dueMillis = reportedMillis;
+        }
+
+        Item item() {
+            return item;
+        }
+
+        String name() {
+            return item.bucket() + "/" + item.key()
+                    + (item.versionId().isEmpty() ? "" : "?versionId=" + item.versionId());
         }
     }
 
+    private final ReentrantLock lock = new ReentrantLock();
+    private final java.util.concurrent.locks.Condition reported = lock.newCondition();
+    private final Map<String, Entry> pending = new LinkedHashMap<>();
+    private final Deque<Failure> failures = new ArrayDeque<>();
+    private final Clock clock;
+    private final ToIntFunction<String> setOfKey;
+    private MrfJournal journal;
+    private long healed;
+    private long failed;
+    private long dropped;
+
+    HealQueue(Clock clock, ToIntFunction<String> setOfKey) {
+        this.clock = clock;
+        this.setOfKey = setOfKey;
+    }
+
+    /** Persists reports from now on; {@code loaded} items (from the journals at start) are pending again. */
+    void attach(MrfJournal journal, List<List<MrfJournal.Entry>> loadedBySet) {
+        lock.lock();
+        try {
+            this.journal = journal;
+            for (int s = 0; s < loadedBySet.size(); s++) {
+                for (MrfJournal.Entry e : loadedBySet.get(s)) {
+                    Item item = new Item(e.bucket(), e.key(), e.versionId(), e.reason());
+                    pending.putIfAbsent(id(item), new Entry(item, s, e.timeMillis()));
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void report(String bucket, String key, String versionId, String reason) {
+        report(bucket, key, versionId, reason, false);
+    }
+
+    /**
+     * Reports a version for healing. With {@code durable}, returns once the report is in the journal on stable
+     * storage: writes that missed drives use it, so an acknowledged write is never forgotten by a crash.
+     */
+    void report(String bucket, String key, String versionId, String reason, boolean durable) {
+        Item item = new Item(bucket, key, versionId == null ? "" : versionId, reason);
+        String id = id(item);
+        int set = setOfKey.applyAsInt(key);
+        MrfJournal j;
+        boolean added;
+        lock.lock();
+        try {
+            j = journal;
+            Entry existing = pending.get(id);
+            added = existing == null;
+            if (existing != null) {
+                existing.reportedAgain |= existing.inProgress;
+                // Something was seen again: the next attempt verifies every shard even if it is a retry.
+                existing.deepNext = true;
+            } else if (pending.size() >= CAPACITY) {
+                // As MinIO: a full queue drops the report; scanner heal checks (to come) are the safety net.
+                if (dropped++ % 10_000 == 0) {
+                    LOG.warning("heal queue full (" + CAPACITY + " items): dropping " + id.replace('\u0000', '/'));
+                }
+                return;
+            } else {
+                pending.put(id, new Entry(item, set, clock.millis()));
+                reported.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (!added) {
+            // Already pending: its first report may still be on its way to the disks.
+            if (durable && j != null) {
+                j.flush();
+            }
+            return;
+        }
+        LOG.warning(() -> "needs healing: " + bucket + "/" + key + " version " + versionId + ": " + reason);
+        if (j != null) {
+            j.append(
+                    set,
+                    new MrfJournal.Entry(MrfJournal.REPORT, clock.millis(), bucket, key, item.versionId(), reason),
+                    durable);
+        }
+    }
+
+    /** Pending items, newest report first. */
     public List<Item> snapshot() {
-        return new ArrayList<>(items);
+        lock.lock();
+        try {
+            List<Item> out = new ArrayList<>(pending.size());
+            for (Entry e : pending.values()) {
+                out.addFirst(e.item);
+            }
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    public Status status() {
+        lock.lock();
+        try {
+            int retrying = 0;
+            for (Entry e : pending.values()) {
+                if (e.attempts > 0) {
+                    retrying++;
+                }
+            }
+            return new Status(pending.size(), retrying, healed, failed, List.copyOf(failures));
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The item due first among those reported at least {@code minAgeMillis} ago and due now (or every pending item,
+     * {@code ignoreSchedule}), marked in progress; null when none.
+     */
+    Entry take(long minAgeMillis, boolean ignoreSchedule) {
+        return take(minAgeMillis, ignoreSchedule, java.util.Set.of());
+    }
+
+    /** As {@link #take(long, boolean)}, skipping {@code exclude}. */
+    Entry take(long minAgeMillis, boolean ignoreSchedule, java.util.Set<Entry> exclude) {
+        long now = clock.millis();
+        lock.lock();
+        try {
+            Entry best = null;
+            for (Entry e : pending.values()) {
+                if (e.inProgress || exclude.contains(e)) {
+                    continue;
+                }
+                if (!ignoreSchedule && (e.dueMillis > now || e.reportedMillis > now - minAgeMillis)) {
+                    continue;
+                }
+                if (best == null || e.dueMillis < best.dueMillis) {
+                    best = e;
+                }
+            }
+            if (best != null) {
+                best.inProgress = true;
+                best.reportedAgain = false;
+            }
+            return best;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Whether the heal of {@code e} about to run should verify every shard: its first attempt, or after a new report
+     * of it; retries otherwise check presence and size only.
+     */
+    boolean deep(Entry e) {
+        lock.lock();
+        try {
+            boolean deep = e.attempts == 0 || e.deepNext;
+            e.deepNext = false;
+            return deep;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Waits up to {@code millis} for a new report. */
+    void awaitReport(long millis) throws InterruptedException {
+        lock.lock();
+        try {
+            reported.await(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Records how the heal of {@code e} ended: done (removed, a done record journaled), or scheduled again. */
+    void finish(Entry e, HealResult result, Throwable error) {
+        MrfJournal j;
+        boolean drained;
+        boolean compactForSize = false;
+        lock.lock();
+        try {
+            e.inProgress = false;
+            boolean retry = error != null || result.status().retry();
+            String why = error != null ? String.valueOf(error) : result.detail();
+            if (error != null || result.status() == HealResult.Status.FAILED) {
+                failed++;
+                failures.addFirst(new Failure(e.name(), why, clock.instant()));
+                while (failures.size() > FAILURES_KEPT) {
+                    failures.removeLast();
+                }
+            }
+            if (error == null
+                    && (result.status() == HealResult.Status.HEALED
+                            || result.status() == HealResult.Status.DANGLING_REMOVED)) {
+                healed++;
+            }
+            if (retry) {
+                e.attempts++;
+                e.lastError = why;
+                e.dueMillis = clock.millis() + backoffMillis(e.attempts);
+                return;
+            }
+            if (e.reportedAgain) {
+                // New damage was reported while this heal ran: look again soon.
+                e.dueMillis = clock.millis();
+                return;
+            }
+            pending.remove(id(e.item));
+            j = journal;
+            drained = pending.values().stream().noneMatch(x -> x.set == e.set);
+            if (!drained && j != null) {
+                int live = (int)
+                        pending.values().stream().filter(x -> x.set == e.set).count();
+                compactForSize = j.wantsCompaction(e.set, live);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (j != null) {
+            if (drained || compactForSize) {
+                j.compact(e.set);
+            } else {
+                Item i = e.item;
+                j.append(
+                        e.set,
+                        new MrfJournal.Entry(MrfJournal.DONE, clock.millis(), i.bucket(), i.key(), i.versionId(), ""),
+                        false);
+            }
+        }
+    }
+
+    static long backoffMillis(int attempts) {
+        return Math.min(MAX_BACKOFF_MILLIS, 1000L << Math.min(20, attempts - 1));
+    }
+
+    /** The report records of set {@code set}'s pending items, for a journal compaction. */
+    List<MrfJournal.Entry> liveEntries(int set) {
+        lock.lock();
+        try {
+            List<MrfJournal.Entry> out = new ArrayList<>();
+            for (Entry e : pending.values()) {
+                if (e.set == set) {
+                    Item i = e.item;
+                    out.add(new MrfJournal.Entry(
+                            MrfJournal.REPORT, e.reportedMillis, i.bucket(), i.key(), i.versionId(), i.reason()));
+                }
+            }
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static String id(Item item) {
+        return MrfJournal.identity(item.bucket(), item.key(), item.versionId());
     }
 }
