@@ -412,6 +412,7 @@ final class ErasureSet {
             List<Outcome<Void>> outcomes = calls.on(drives, include, (pos, drive) -> {
                 Path dir = Files.createDirectory(staging[pos].resolve(dataDir.toString()));
                 LocalDrive.writeAndForce(dir.resolve("part.1"), inlineShards[pos].toByteArray());
+                LocalDrive.forceDirectory(dir);
                 return null;
             });
             for (int i = 0; i < include.length; i++) {
@@ -436,6 +437,8 @@ final class ErasureSet {
                 files[pos].force(false);
                 files[pos].close();
                 files[pos] = null;
+                // the part file's name lives in the data directory, which the commit renames into place
+                LocalDrive.forceDirectory(staging[pos].resolve(dataDir.toString()));
                 return null;
             });
             for (int i = 0; i < include.length; i++) {

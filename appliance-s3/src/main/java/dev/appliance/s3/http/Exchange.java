@@ -15,7 +15,10 @@ import java.io.IOException;
  * {@link ChannelOutputStream}), then tells the connection handler it is done.
  *
  * <p>The connection is closed after the response when the client asked for it, or when the request body was not
- * fully received (an early error): the unread rest of the body cannot be told apart from the next request.
+ * fully received (an early error): the unread rest of the body cannot be told apart from the next request. In the
+ * second case the connection handler closes it, after reading and dropping what the client still sends (a lingering
+ * close): most clients send the whole body before they read the answer, and a close while they send resets the
+ * connection before they see the error.
  */
 final class Exchange implements Runnable {
     private static final System.Logger LOG = System.getLogger(Exchange.class.getName());
@@ -28,6 +31,8 @@ final class Exchange implements Runnable {
     private final boolean keepAlive;
     /** Set on the event loop when the last body byte has been received (before {@link BodyStream#end}). */
     volatile boolean requestBodyDone;
+    /** The response went out before the body ended: closing the connection is the handler's (after lingering). */
+    volatile boolean closeLeftToHandler;
 
     Exchange(
             S3ChannelHandler handler,
@@ -70,14 +75,16 @@ final class Exchange implements Runnable {
 
     /** Writes the response; answers whether the connection is closed after it. */
     private boolean send(S3Response response) {
-        boolean close = !keepAlive || !requestBodyDone;
+        boolean bodyPending = !requestBodyDone;
+        boolean close = !keepAlive || bodyPending;
+        closeLeftToHandler = bodyPending;
         String id = request.requestId();
         String hostId = services.ids().hostId();
         S3Response.StreamingBody streaming = response.streaming();
         try {
             if (streaming == null || request.method().equals("HEAD")) {
                 ChannelFuture f = channel.writeAndFlush(Responses.full(channel.alloc(), response, id, hostId, !close));
-                if (close) {
+                if (close && !bodyPending) {
                     f.addListener(ChannelFutureListener.CLOSE);
                 }
                 return close;
@@ -92,7 +99,7 @@ final class Exchange implements Runnable {
                 return true;
             }
             ChannelFuture f = channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
-            if (close) {
+            if (close && !bodyPending) {
                 f.addListener(ChannelFutureListener.CLOSE);
             }
             return close;

@@ -66,6 +66,15 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
     private boolean bodyPaused;
     private boolean discarding;
     private boolean closing;
+    /**
+     * The response went out before the request body ended: the rest of the body is read and dropped, up to
+     * {@link #LINGER_BYTES} or {@link #LINGER_TIME}, then the connection is closed.
+     */
+    private boolean lingering;
+
+    private long lingeredBytes;
+    static final long LINGER_BYTES = 16L << 20;
+    static final java.time.Duration LINGER_TIME = java.time.Duration.ofSeconds(10);
     /** The request at the head of {@code pending} waits for an admission slot. */
     private boolean waitingAdmission;
     /** The current (or just refused) request holds an admission slot. */
@@ -108,6 +117,17 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
         }
         if (msg instanceof LastHttpContent) {
             headTimer.requestReceived();
+        }
+        if (lingering) {
+            if (msg instanceof HttpContent c) {
+                lingeredBytes += c.content().readableBytes();
+            }
+            boolean last = msg instanceof LastHttpContent;
+            ReferenceCountUtil.release(msg);
+            if (last || lingeredBytes > LINGER_BYTES) {
+                closeAfterWrites();
+            }
+            return;
         }
         if (!(msg instanceof HttpObject obj) || closing) {
             ReferenceCountUtil.release(msg);
@@ -393,10 +413,27 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
         if (close) {
             closing = true;
             releasePending();
+            if (ex.closeLeftToHandler) {
+                if (!ex.requestBodyDone && ctx.channel().isActive()) {
+                    lingering = true;
+                    ctx.channel().config().setAutoRead(true);
+                    ctx.executor().schedule(this::closeAfterWrites, LINGER_TIME.toMillis(), TimeUnit.MILLISECONDS);
+                    return;
+                }
+                closeAfterWrites(); // the body ended meanwhile
+            }
             updateAutoRead();
             return;
         }
         drainPending();
+    }
+
+    /** Closes the connection once everything written to it so far has been sent. */
+    private void closeAfterWrites() {
+        lingering = false;
+        if (ctx.channel().isActive()) {
+            ctx.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        }
     }
 
     /** Replays held messages until one must wait (a response in progress, admission) or none is left. */
