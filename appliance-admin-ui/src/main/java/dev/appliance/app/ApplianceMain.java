@@ -98,7 +98,9 @@ public final class ApplianceMain {
                 .map(p -> p.toAbsolutePath().normalize())
                 .toList();
         ErasureObjectStore store = ErasureObjectStore.open(
-                new StoreConfig(drives, 0, options.parity(), options.allowRootDrives(), Clock.systemUTC()));
+                new StoreConfig(drives, 0, options.parity(), options.allowRootDrives(), Clock.systemUTC())
+                        // experimental: metadata rewrites share filesystem syncs (docs/object-lock.md)
+                        .withGroupCommit(Boolean.getBoolean("appliance.groupCommit")));
         var creds = new CredentialStore(store.drives(), store.deploymentId(), CredentialStore.defaultConfigDir(env))
                 .resolve(env);
         String accessKey = creds.credentials().accessKey();

@@ -14,7 +14,8 @@ import java.util.List;
  * @param parity parity shards per set; -1 picks the default for the set size
  * @param allowRootFilesystem false refuses drives that sit on the root filesystem (production mode)
  * @param groupCommit true lets metadata-only rewrites share one filesystem sync per batch (Linux {@code syncfs}) where
- *     the machine allows it; false forces every file and directory separately (the reference path)
+ *     the machine allows it; false (the default) forces every file and directory separately. Opt-in while its latency
+ *     under heavy concurrent writes (a sync flushes everything dirty on the filesystem) is not yet understood
  */
 public record StoreConfig(
         List<Path> drives,
@@ -33,7 +34,7 @@ public record StoreConfig(
     }
 
     public StoreConfig(List<Path> drives, int setDriveCount, int parity, boolean allowRootFilesystem, Clock clock) {
-        this(drives, setDriveCount, parity, allowRootFilesystem, clock, true);
+        this(drives, setDriveCount, parity, allowRootFilesystem, clock, false);
     }
 
     public static StoreConfig of(List<Path> drives) {

@@ -76,7 +76,7 @@ public class ObjectLockBenchmark {
         ObjectStore store;
 
         void open() throws IOException {
-            open(true);
+            open(false);
         }
 
         void open(boolean groupCommit) throws IOException {
@@ -117,8 +117,8 @@ public class ObjectLockBenchmark {
         @Param("100000")
         int objects;
 
-        /** Metadata rewrites share filesystem syncs (true, the default) or force each file (the reference path). */
-        @Param("true")
+        /** Metadata rewrites share filesystem syncs (true, opt-in) or force each file (false, the default). */
+        @Param("false")
         boolean groupCommit;
 
         String[] keys;
