@@ -188,6 +188,42 @@ class DeleteObjectsServerTest {
     }
 
     @Test
+    void aBatchOfAThousandVersions_answersEveryEntryInRequestOrder_sameKeyEntriesInOrder() {
+        String bucket = newBucket(true);
+        List<ObjectIdentifier> ids = new java.util.ArrayList<>();
+        List<String> expectedKeys = new java.util.ArrayList<>();
+        // 330 keys with three versions each, interleaved so a key's entries are far apart in the request
+        String[][] versions = new String[330][3];
+        for (int v = 0; v < 3; v++) {
+            for (int k = 0; k < 330; k++) {
+                versions[k][v] = put(bucket, "blk/" + k, "v" + v);
+            }
+        }
+        for (int v = 0; v < 3; v++) {
+            for (int k = 0; k < 330; k++) {
+                ids.add(id("blk/" + k, versions[k][v]));
+                expectedKeys.add("blk/" + k);
+            }
+        }
+        for (int k = 0; k < 10; k++) { // and a marker, then its removal, for ten keys
+            ids.add(id("blk/" + k));
+            expectedKeys.add("blk/" + k);
+        }
+        DeleteObjectsResponse r = deleteObjects(s3, bucket, false, ids);
+        assertThat(r.errors()).isEmpty();
+        assertThat(r.deleted()).extracting(DeletedObject::key).containsExactlyElementsOf(expectedKeys);
+        for (int i = 0; i < 990; i++) {
+            assertThat(r.deleted().get(i).versionId()).isEqualTo(ids.get(i).versionId());
+        }
+        // the ten deletes without a version ran after their key's versions were gone: each left one marker
+        assertThat(r.deleted().subList(990, 1000))
+                .allSatisfy(d -> assertThat(d.deleteMarker()).isTrue());
+        var left = s3.listObjectVersions(b -> b.bucket(bucket));
+        assertThat(left.versions()).isEmpty();
+        assertThat(left.deleteMarkers()).hasSize(10);
+    }
+
+    @Test
     void quiet_answersOnlyErrors() {
         String bucket = newBucket(false);
         put(bucket, "a", "a");
