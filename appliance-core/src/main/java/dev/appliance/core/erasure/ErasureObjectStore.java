@@ -515,7 +515,7 @@ public final class ErasureObjectStore implements ObjectStore {
     /**
      * The bucket's default retention added to {@code metadata} unless it names a retention of its own. As on S3 the
      * period counts from the version's creation, {@code modTime} (rounded up to the millisecond that retention dates
-     * keep), or from trusted time when that is later; never from the start of the request, which would shorten it by
+     * keep), or from trusted time when that is later (a wall clock set back); never from the start of the request, which would shorten it by
      * the upload's duration.
      */
     private Map<String, String> withDefaultRetention(String bucket, Map<String, String> metadata, Instant modTime) {
@@ -527,8 +527,10 @@ public final class ErasureObjectStore implements ObjectStore {
         if (created.isBefore(modTime)) {
             created = created.plusMillis(1);
         }
-        Instant latest = retentionClock.latest();
-        Instant start = latest.isAfter(created) ? latest : created;
+        // The wall clock stamped the version; when it is behind trusted time (set back), move the start by as much.
+        Instant trusted = retentionClock.now();
+        java.time.Duration behind = java.time.Duration.between(clock.instant(), trusted);
+        Instant start = behind.isNegative() || behind.isZero() ? created : created.plus(behind);
         return ObjectLock.withRetention(metadata, config.defaultRetention(start));
     }
 

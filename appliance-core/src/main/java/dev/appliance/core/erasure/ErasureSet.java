@@ -677,7 +677,13 @@ final class ErasureSet {
 
     /** The latest version ({@code versionId} null) or the given one, agreed by quorum, or an exception saying why not. */
     Resolved resolve(String bucket, String key, UUID versionId) {
-        MetaSnapshot snap = new MetaSnapshot(bucket, key);
+        return resolve(new MetaSnapshot(bucket, key), versionId);
+    }
+
+    /** As {@link #resolve(String, String, UUID)}, from metadata already read. */
+    Resolved resolve(MetaSnapshot snap, UUID versionId) {
+        String bucket = snap.bucket;
+        String key = snap.key;
         Resolved r = versionId == null ? resolveLatest(snap) : resolveVersion(snap, versionId);
         if (r != null) {
             int holders = count(r.holders());
@@ -993,7 +999,9 @@ final class ErasureSet {
             UUID versionId,
             java.util.function.UnaryOperator<java.util.SortedMap<String, String>> change) {
         try (var lock = locks.write(bucket, key)) {
-            Resolved r = resolve(bucket, key, versionId);
+            // Read once: under the write lock the files cannot change between the resolve and the rewrite.
+            MetaSnapshot snap = new MetaSnapshot(bucket, key);
+            Resolved r = resolve(snap, versionId);
             if (r.version().isDeleteMarker()) {
                 head(bucket, key, versionId); // the right not-found / not-allowed answer
             }
@@ -1001,7 +1009,8 @@ final class ErasureSet {
                     r.version().withMetadata(change.apply(r.version().metadata()));
             boolean[] include = r.holders().clone();
             List<Outcome<KeyFiles.Change>> outcomes = calls.on(drives, include, (pos, drive) -> {
-                KeyFiles.Change c = KeyFiles.forUpdate(drive, bucket, key).replace(updated);
+                KeyFiles read = snap.files[pos];
+                KeyFiles.Change c = (read != null ? read : KeyFiles.forUpdate(drive, bucket, key)).replace(updated);
                 if (c == null) {
                     throw new IOException("version " + updated.versionId() + " missing on " + drive.root());
                 }
