@@ -14,7 +14,6 @@ import io
 import json
 import os
 import sys
-import traceback
 import uuid
 import zlib
 
@@ -53,28 +52,7 @@ def _record(request, event_name, **_):
 
 s3.meta.events.register("before-send.s3.*", _record)
 
-passed = []
-failed = []
-
-
-def check(name):
-    def wrap(fn):
-        try:
-            fn()
-            passed.append(name)
-            print("OK " + name, flush=True)
-        except Exception as e:  # noqa: BLE001 - every failure is reported, the run goes on
-            failed.append(name)
-            print("FAIL %s: %r" % (name, e), flush=True)
-            traceback.print_exc()
-        return fn
-
-    return wrap
-
-
-def expect(cond, why):
-    if not cond:
-        raise AssertionError(why)
+from suite_checks import check, expect, failed, passed  # noqa: E402 - shared runner, copied beside
 
 
 def error_code(fn):

@@ -18,7 +18,6 @@ import os
 import re
 import sys
 import time
-import traceback
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -64,28 +63,7 @@ def _record(request, event_name, **_):
 
 s3.meta.events.register("before-send.s3.*", _record)
 
-passed = []
-failed = []
-
-
-def check(name):
-    def run(fn):
-        try:
-            fn()
-            passed.append(name)
-            print("OK " + name, flush=True)
-        except Exception as e:  # noqa: BLE001 - every failure is reported, the run goes on
-            failed.append(name)
-            print("FAIL %s: %r" % (name, e), flush=True)
-            traceback.print_exc()
-        return fn
-
-    return run
-
-
-def expect(cond, why):
-    if not cond:
-        raise AssertionError(why)
+from suite_checks import check, expect, failed, passed  # noqa: E402 - shared runner, copied beside
 
 
 def error(fn):

@@ -13,7 +13,6 @@ import json
 import os
 import sys
 import time
-import traceback
 import urllib.error
 import urllib.request
 import uuid
@@ -40,28 +39,7 @@ s3 = boto3.client(
     config=Config(s3={"addressing_style": "path"}, signature_version="s3v4", retries={"max_attempts": 1}),
 )
 
-passed = []
-failed = []
-
-
-def check(name):
-    def run(fn):
-        try:
-            fn()
-            passed.append(name)
-            print("OK " + name, flush=True)
-        except Exception as e:  # noqa: BLE001
-            failed.append(name)
-            print("FAIL %s: %s" % (name, e), flush=True)
-            traceback.print_exc()
-        return fn
-
-    return run
-
-
-def expect(cond, why):
-    if not cond:
-        raise AssertionError(why)
+from suite_checks import check, expect, failed, passed  # noqa: E402 - shared runner, copied beside
 
 
 class Answer:

@@ -59,9 +59,14 @@ final class PythonSuite {
     static Run run(String python, String script, ApplianceProcess appliance, Path tmp) throws Exception {
         String name = script.substring(script.lastIndexOf('/') + 1);
         Path copy = tmp.resolve(name);
-        try (InputStream in = PythonSuite.class.getResourceAsStream(script)) {
-            assertThat(in).as("test resource " + script).isNotNull();
-            Files.copy(in, copy);
+        for (String resource : List.of(script, "/suite_checks.py")) { // the suite and the runner it imports
+            try (InputStream in = PythonSuite.class.getResourceAsStream(resource)) {
+                assertThat(in).as("test resource " + resource).isNotNull();
+                Files.copy(
+                        in,
+                        resource.equals(script) ? copy : tmp.resolve("suite_checks.py"),
+                        java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
         }
         ProcessBuilder pb = new ProcessBuilder(python, copy.toString());
         Map<String, String> env = pb.environment();
