@@ -34,7 +34,7 @@ class MrfJournalFuzzTest {
                     text(data, 63),
                     text(data, 1024),
                     text(data, 36),
-                    text(data, 200));
+                    text(data, 80)); // at most 240 bytes: under the 256-byte cap on reasons
             written.add(e);
             file.writeBytes(MrfJournal.encode(e));
             ends.add(file.size());
