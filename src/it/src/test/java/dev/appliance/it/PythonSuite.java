@@ -29,6 +29,23 @@ final class PythonSuite {
             assertThat(lines).as(report).noneMatch(l -> l.startsWith("FAIL "));
             assertThat(exitStatus).as("exit status%n%s", report).isZero();
         }
+
+        /**
+         * The suite's last {@code SUMMARY <json>} line, printed under {@code title}, after checking that its
+         * {@code failed} list is empty and its {@code passed} list names {@code checks} checks.
+         */
+        com.fasterxml.jackson.databind.JsonNode summary(String title, int checks) throws IOException {
+            String line = lines.stream()
+                    .filter(l -> l.startsWith("SUMMARY "))
+                    .reduce((a, b) -> b)
+                    .orElseThrow(() -> new AssertionError("no SUMMARY line\n" + report));
+            System.out.println(title + ": " + line);
+            var summary =
+                    new com.fasterxml.jackson.databind.ObjectMapper().readTree(line.substring("SUMMARY ".length()));
+            assertThat(summary.get("failed")).as(report).isEmpty();
+            assertThat(summary.get("passed")).hasSize(checks);
+            return summary;
+        }
     }
 
     private PythonSuite() {}
