@@ -99,8 +99,8 @@ public final class ApplianceMain {
                 .toList();
         ErasureObjectStore store = ErasureObjectStore.open(
                 new StoreConfig(drives, 0, options.parity(), options.allowRootDrives(), Clock.systemUTC())
-                        // experimental: metadata rewrites share filesystem syncs (docs/object-lock.md)
-                        .withGroupCommit(Boolean.getBoolean("appliance.groupCommit")));
+                        // -Dappliance.metadataJournal=false: force each rewritten metadata file (docs/object-lock.md)
+                        .withMetadataJournal(!"false".equals(System.getProperty("appliance.metadataJournal"))));
         var creds = new CredentialStore(store.drives(), store.deploymentId(), CredentialStore.defaultConfigDir(env))
                 .resolve(env);
         String accessKey = creds.credentials().accessKey();

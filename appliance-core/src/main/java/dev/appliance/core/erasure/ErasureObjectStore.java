@@ -84,6 +84,14 @@ public final class ErasureObjectStore implements ObjectStore {
     private final Clock clock;
     private final RetentionClock retentionClock;
     private final ScheduledExecutorService clockSaver;
+    /** Empties the drives' metadata journals behind the files they cover (a platform thread: syncfs is a foreign call). */
+    private final ScheduledExecutorService metadataCheckpoints;
+
+    /**
+     * How often the metadata journals are checkpointed: bounds their size (a few seconds of rewrites) and the work a
+     * restart after a power loss replays.
+     */
+    static final java.time.Duration METADATA_CHECKPOINT_INTERVAL = java.time.Duration.ofSeconds(5);
 
     /** The file on every drive that keeps the newest trusted time of the retention clock (epoch millis, decimal). */
     static final String RETENTION_CLOCK_FILE = "retention-clock";
@@ -161,6 +169,27 @@ public final class ErasureObjectStore implements ObjectStore {
                 Thread.ofPlatform().name("retention-clock").daemon().factory());
         long every = RetentionClock.PERSIST_INTERVAL.toMillis();
         clockSaver.scheduleWithFixedDelay(retentionClock::saveIfDue, every, every, TimeUnit.MILLISECONDS);
+        this.metadataCheckpoints = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name("metadata-checkpoint").daemon().factory());
+        long checkpointEvery = METADATA_CHECKPOINT_INTERVAL.toMillis();
+        metadataCheckpoints.scheduleWithFixedDelay(
+                this::checkpointMetadataJournals, checkpointEvery, checkpointEvery, TimeUnit.MILLISECONDS);
+    }
+
+    private void checkpointMetadataJournals() {
+        for (LocalDrive d : allDrives) {
+            var j = d.metadataJournal();
+            if (j == null || !d.isOnline()) {
+                continue;
+            }
+            try {
+                j.checkpoint();
+            } catch (IOException | RuntimeException e) {
+                // The journal keeps its records (they stay replayable) and the next checkpoint tries again.
+                java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
+                        .warning("metadata journal checkpoint on " + d.root() + " failed: " + e);
+            }
+        }
     }
 
     /** Keeps the retention clock's newest time on every drive; the newest copy wins at start. */
@@ -1167,6 +1196,15 @@ public final class ErasureObjectStore implements ObjectStore {
         journal.close();
         clockSaver.shutdownNow();
         retentionClock.save();
+        metadataCheckpoints.shutdownNow();
+        for (LocalDrive d : allDrives) {
+            try {
+                d.closeMetadataJournal();
+            } catch (IOException e) {
+                java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
+                        .warning("closing the metadata journal on " + d.root() + " failed: " + e);
+            }
+        }
         executor.shutdown();
     }
 }

@@ -2,7 +2,6 @@ package dev.appliance.core.erasure;
 
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.drive.DriveFormat;
-import dev.appliance.core.drive.GroupSync;
 import dev.appliance.core.drive.LocalDrive;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -110,7 +109,9 @@ final class Topology {
             for (LocalDrive d : set) {
                 if (d.isOnline()) {
                     d.prepare();
-                    d.useGroupSync(config.groupCommit() ? GroupSync.forFilesystemOf(d.root()) : null);
+                    if (config.metadataJournal()) {
+                        d.openMetadataJournal();
+                    }
                     online++;
                 }
             }
