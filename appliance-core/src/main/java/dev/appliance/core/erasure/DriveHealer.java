@@ -200,11 +200,19 @@ final class DriveHealer {
             job.lock.unlock();
         }
         if (t.objectsEstimated == 0) {
-            t.objectsEstimated = store.estimatedKeys(t.set);
+            // Counting may walk whole buckets: the fill does not wait for it.
+            Thread.ofVirtual().name("drive-heal-estimate").start(() -> {
+                long keys = store.estimatedKeys(t.set);
+                job.lock.lock();
+                try {
+                    t.objectsEstimated = keys;
+                } finally {
+                    job.lock.unlock();
+                }
+            });
         }
         LOG.info("healing drive " + drive.root() + " (set " + (t.set + 1) + ", slot " + (t.slot + 1) + "): "
-                + (t.resumes > 0 ? "resuming after " + t.objectsScanned + " objects" : "starting") + ", about "
-                + t.objectsEstimated + " objects");
+                + (t.resumes > 0 ? "resuming after " + t.objectsScanned + " objects" : "starting"));
         long lastSave = System.nanoTime();
         int sinceSave = 0;
         int thisRun = 0;
@@ -219,6 +227,14 @@ final class DriveHealer {
             for (String key = walk.next(); key != null; key = walk.next()) {
                 if (!running) {
                     throw new InterruptedException("stopping");
+                }
+                if (!drive.isOnline()) {
+                    // Gone again (pulled, unmounted): the drive check resumes or restarts the fill when it is back.
+                    job.state = "stopped";
+                    jobs.remove(drive);
+                    LOG.warning("healing drive " + drive.root() + " stopped: the drive is out of service ("
+                            + drive.offlineReason() + ")");
+                    return;
                 }
                 Settings s = settings;
                 if (s.stopAfterKeys() >= 0 && thisRun >= s.stopAfterKeys()) {

@@ -81,13 +81,8 @@ final class DriveMonitor {
         if (driveHealer.filling(d)) {
             return null;
         }
-        HealTracker t;
-        try {
-            t = HealTracker.load(d);
-        } catch (IOException e) {
-            return null; // unreadable tracker: the drive serves as any other; the MRF queue and reads heal it
-        }
-        if (t == null || t.finished()) {
+        HealTracker t = unfinishedTracker(d);
+        if (t == null) {
             return null;
         }
         t.resumes++;
@@ -96,6 +91,15 @@ final class DriveMonitor {
         return "drive " + d.root() + " (set " + (set + 1) + " slot " + (slot + 1) + ") was being healed: continuing"
                 + " after " + t.objectsScanned + " objects"
                 + (t.bucket == null ? "" : " (" + t.bucket + "/" + t.lastKey + ")");
+    }
+
+    private static HealTracker unfinishedTracker(LocalDrive d) {
+        try {
+            HealTracker t = HealTracker.load(d);
+            return t == null || t.finished() ? null : t;
+        } catch (IOException e) {
+            return null; // unreadable tracker: the drive serves as any other; the MRF queue and reads heal it
+        }
     }
 
     private String checkOffline(LocalDrive d, int set, int slot, String where) {
@@ -130,6 +134,11 @@ final class DriveMonitor {
                 return stayOffline(
                         d,
                         "formatted for another slot (drive id " + f.thisDrive() + ", " + where + " is " + slotId + ")");
+            }
+            // A drive that left during its own fill counts as filling before it is back in service.
+            HealTracker t = unfinishedTracker(d);
+            if (t != null) {
+                healers.get(set).filling(d, true);
             }
             try {
                 bringIntoService(d);

@@ -216,8 +216,8 @@ class DriveReplacementTest {
         ErasureObjectStore s = open(drives, FAST);
         s.makeBucket(B, false);
         Map<String, byte[]> written = new LinkedHashMap<>();
-        for (int i = 0; i < 100; i++) {
-            byte[] d = random(i % 3 == 0 ? 300_000 : 2_000, i);
+        for (int i = 0; i < 40; i++) {
+            byte[] d = random(i % 4 == 0 ? 300_000 : 2_000, i);
             put(s, B, String.format("k%03d", i), d);
             written.put(B + String.format("/k%03d", i) + "?null", d);
         }
@@ -226,19 +226,19 @@ class DriveReplacementTest {
         closeLast();
         wipe(drives.get(3));
 
-        // A crash after 45 keys; the tracker was saved every 10.
-        s = open(drives, new DriveHealer.Settings(600_000, 10, 10, 0, 45));
+        // A crash after 18 keys; the tracker was saved every 5.
+        s = open(drives, new DriveHealer.Settings(600_000, 5, 10, 0, 18));
         assertThat(s.driveHealer().awaitIdle(30_000)).isTrue();
         assertThat(s.driveState(s.drives().get(3))).isEqualTo("healing"); // never claims to be whole
         closeLast();
         HealTracker saved = HealTracker.load(new LocalDrive(drives.get(3)));
         assertThat(saved.finished()).isFalse();
-        assertThat(saved.objectsScanned).isEqualTo(40);
+        assertThat(saved.objectsScanned).isEqualTo(15);
         assertThat(saved.bucket).isEqualTo(B);
-        assertThat(saved.lastKey).isEqualTo("k039");
-        assertThat(Files.exists(new LocalDrive(drives.get(3)).metaFile(B, "k044")))
+        assertThat(saved.lastKey).isEqualTo("k014");
+        assertThat(Files.exists(new LocalDrive(drives.get(3)).metaFile(B, "k017")))
                 .isTrue();
-        assertThat(Files.exists(new LocalDrive(drives.get(3)).metaFile(B, "k045")))
+        assertThat(Files.exists(new LocalDrive(drives.get(3)).metaFile(B, "k018")))
                 .isFalse();
 
         s = open(drives, FAST);
@@ -246,10 +246,10 @@ class DriveReplacementTest {
         DriveHealStatus st = statusOf(s, drives.get(3));
         assertThat(st.state()).isEqualTo("done");
         assertThat(st.resumes()).isEqualTo(1);
-        assertThat(s.driveHealer().scannedThisRun(s.drives().get(3))).isEqualTo(60);
-        assertThat(st.objectsScanned()).isEqualTo(100);
-        // keys 40..44 were healed before the crash and found intact again: 95 healed, none failed
-        assertThat(st.objectsHealed()).isEqualTo(95);
+        assertThat(s.driveHealer().scannedThisRun(s.drives().get(3))).isEqualTo(25);
+        assertThat(st.objectsScanned()).isEqualTo(40);
+        // keys 15..17 were healed before the crash (after the last save) and are found intact again
+        assertThat(st.objectsHealed()).isEqualTo(37);
         assertThat(st.objectsFailed()).isZero();
         assertThat(HealTracker.load(new LocalDrive(drives.get(3))).finished()).isTrue();
         assertSameFiles(before, snapshots(s, keys));
