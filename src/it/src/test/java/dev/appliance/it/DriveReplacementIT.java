@@ -161,6 +161,12 @@ class DriveReplacementIT {
         assertThat(done)
                 .as("the heal finished; last status seen: %s", seen.getLast())
                 .isNotNull();
+        long healingPolls = seen.stream()
+                .filter(st ->
+                        "healing".equals(st.path("heals").path(0).path("state").asText()))
+                .count();
+        System.out.println(
+                "[it] drive heal: " + seen.size() + " polls (" + healingPolls + " while healing); final " + done);
         int keys = written.size();
         assertThat(done.path("set").asInt()).isEqualTo(1);
         assertThat(done.path("slot").asInt()).isEqualTo(2);
