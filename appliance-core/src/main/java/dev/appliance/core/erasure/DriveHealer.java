@@ -175,7 +175,7 @@ final class DriveHealer {
             } catch (RuntimeException | IOException e) {
                 // The drive stays marked as filling; the drive check queues it again from its tracker.
                 job.state = "stopped";
-                jobs.remove(job.drive);
+                jobs.remove(job.drive, job);
                 LOG.log(Level.WARNING, "healing drive " + job.drive.root() + " stopped", e);
             } finally {
                 current = null;
@@ -231,7 +231,7 @@ final class DriveHealer {
                 if (!drive.isOnline()) {
                     // Gone again (pulled, unmounted): the drive check resumes or restarts the fill when it is back.
                     job.state = "stopped";
-                    jobs.remove(drive);
+                    jobs.remove(drive, job);
                     LOG.warning("healing drive " + drive.root() + " stopped: the drive is out of service ("
                             + drive.offlineReason() + ")");
                     return;

@@ -78,7 +78,7 @@ public final class ErasureObjectStore implements ObjectStore {
     private final DriveHealer driveHealer;
     private final DriveMonitor driveMonitor;
     private final ScheduledExecutorService driveChecks;
-    /** How often drives are checked for removal, return and replacement. */
+    /** How often drives are checked for removal, return and replacement (0: only at start and when asked). */
     static final long DRIVE_CHECK_SECONDS = Long.getLong("appliance.driveCheckSeconds", 10);
 
     private final NamespaceLocks bucketLocks = new NamespaceLocks();
@@ -156,18 +156,21 @@ public final class ErasureObjectStore implements ObjectStore {
         journal.start();
         this.objectHealers =
                 sets.stream().map(set -> new ObjectHealer(set, foreground)).toList();
-        this.healer = new BackgroundHealer(heal, objectHealers, setOfKey, foreground);
-        healer.start();
-        // Replaced drives are formatted into their slot now (and found later by the periodic check) and filled.
+        // Replaced drives are formatted into their slot now (and found later by the periodic check) and filled; a
+        // drive whose fill was interrupted counts as filling before any heal runs.
         this.driveHealer = new DriveHealer(objectHealers, heal, foreground, new DriveHealerStore(), clock);
         driveHealer.settings(driveHealSettings);
         this.driveMonitor = new DriveMonitor(topology, objectHealers, driveHealer, clock);
         driveMonitor.check();
+        this.healer = new BackgroundHealer(heal, objectHealers, setOfKey, foreground);
+        healer.start();
         driveHealer.start();
         this.driveChecks = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().name("drive-check").daemon().factory());
-        driveChecks.scheduleWithFixedDelay(
-                this::checkDrivesQuietly, DRIVE_CHECK_SECONDS, DRIVE_CHECK_SECONDS, TimeUnit.SECONDS);
+        if (DRIVE_CHECK_SECONDS > 0) {
+            driveChecks.scheduleWithFixedDelay(
+                    this::checkDrivesQuietly, DRIVE_CHECK_SECONDS, DRIVE_CHECK_SECONDS, TimeUnit.SECONDS);
+        }
         this.retentionClock = new RetentionClock(clock, System::nanoTime, new DriveClockStore());
         RetentionClock.Status time = retentionClock.status();
         if (!time.forwardJumpNotBelievedAtStart().isZero()) {
