@@ -99,7 +99,7 @@ class DriveReplacementIT {
             s3.createBucket(b -> b.bucket("versions"));
             s3.putBucketVersioning(
                     b -> b.bucket("versions").versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
-            for (int i = 0; i < 60; i++) {
+            for (int i = 0; i < 30; i++) {
                 String key = "vm" + (i % 4) + "/blk-" + i;
                 byte[] data = random(sizes[i % sizes.length], i);
                 s3.putObject(b -> b.bucket("backups").key(key), RequestBody.fromBytes(data));
@@ -173,7 +173,8 @@ class DriveReplacementIT {
         assertThat(done.path("objectsScanned").asLong()).isEqualTo(keys);
         assertThat(done.path("objectsHealed").asLong()).isEqualTo(keys);
         assertThat(done.path("objectsFailed").asLong()).isZero();
-        assertThat(done.path("bytesHealed").asLong()).isGreaterThan(12L << 20); // ~half of 48 MiB of data + parity
+        // a drive's share of 2+2: half of the ~28 MiB written (data and parity alike)
+        assertThat(done.path("bytesHealed").asLong()).isGreaterThan(10L << 20);
         assertThat(done.path("bucketsDone").asInt()).isEqualTo(2);
         assertThat(done.path("started").asText()).isNotBlank();
         assertThat(done.path("finished").asText()).isNotBlank();
