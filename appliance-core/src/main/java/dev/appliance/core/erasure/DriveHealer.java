@@ -37,10 +37,16 @@ final class DriveHealer {
      *
      * @param stopAfterKeys tests only: the agent stops dead (no save) after this many keys in a run, as a crash would;
      *     -1 never
+     * @param workers keys healed at once (a key's heal waits mostly on forces, which overlap well across keys)
      */
     record Settings(
-            long saveEveryMillis, int saveEveryKeys, long maxWaitMillis, double pauseFactor, int stopAfterKeys) {
-        static final Settings DEFAULTS = new Settings(2_000, 1_000, 1_000, 0.25, -1);
+            long saveEveryMillis,
+            int saveEveryKeys,
+            long maxWaitMillis,
+            double pauseFactor,
+            int stopAfterKeys,
+            int workers) {
+        static final Settings DEFAULTS = new Settings(2_000, 1_000, 1_000, 0.25, -1, 4);
     }
 
     /** What the agent needs from the store. */
@@ -224,7 +230,21 @@ final class DriveHealer {
             String after = bucket.equals(t.bucket) && t.lastKey != null ? t.lastKey : "";
             t.bucket = bucket;
             Walk walk = new Walk(healer, bucket, after);
+            List<String> window = new ArrayList<>();
             for (String key = walk.next(); key != null; key = walk.next()) {
+                Settings s = settings;
+                int size = Math.max(1, s.workers());
+                if (s.stopAfterKeys() >= 0) {
+                    size = Math.max(1, Math.min(size, s.stopAfterKeys() - thisRun));
+                }
+                window.add(key);
+                while (window.size() < size) {
+                    String more = walk.next();
+                    if (more == null) {
+                        break;
+                    }
+                    window.add(more);
+                }
                 if (!running) {
                     throw new InterruptedException("stopping");
                 }
@@ -236,16 +256,16 @@ final class DriveHealer {
                             + drive.offlineReason() + ")");
                     return;
                 }
-                Settings s = settings;
                 if (s.stopAfterKeys() >= 0 && thisRun >= s.stopAfterKeys()) {
                     job.state = "stopped";
                     throw new InterruptedException("stopped as a crash would (test)");
                 }
                 load.awaitQuiet(s.maxWaitMillis());
                 long started = System.nanoTime();
-                healKey(job, healer, bucket, key);
-                thisRun++;
-                sinceSave++;
+                healWindow(job, healer, bucket, window);
+                thisRun += window.size();
+                sinceSave += window.size();
+                window.clear();
                 if (sinceSave >= s.saveEveryKeys() || System.nanoTime() - lastSave > s.saveEveryMillis() * 1_000_000L) {
                     save(job);
                     lastSave = System.nanoTime();
@@ -283,6 +303,49 @@ final class DriveHealer {
                 + " failed");
     }
 
+    /**
+     * Heals a few consecutive keys at once; the tracker's resume point moves to the last of them only when all are
+     * done, so a restart never skips a key.
+     */
+    private void healWindow(Job job, ObjectHealer healer, String bucket, List<String> keys)
+            throws InterruptedException {
+        if (keys.size() == 1) {
+            healKey(job, healer, bucket, keys.getFirst());
+        } else {
+            List<Thread> threads = new ArrayList<>(keys.size());
+            for (String key : keys) {
+                threads.add(Thread.ofVirtual().name("drive-heal-key").start(() -> healKey(job, healer, bucket, key)));
+            }
+            boolean interrupted = false;
+            for (Thread th : threads) {
+                // Every key started finishes and is counted before the agent stops, so the saved figures stay exact.
+                while (true) {
+                    try {
+                        th.join();
+                        break;
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                }
+            }
+            if (interrupted) {
+                job.lock.lock();
+                try {
+                    job.tracker.lastKey = keys.getLast();
+                } finally {
+                    job.lock.unlock();
+                }
+                throw new InterruptedException("stopping");
+            }
+        }
+        job.lock.lock();
+        try {
+            job.tracker.lastKey = keys.getLast();
+        } finally {
+            job.lock.unlock();
+        }
+    }
+
     private void healKey(Job job, ObjectHealer healer, String bucket, String key) {
         HealTracker t = job.tracker;
         String name = bucket + "/" + key;
@@ -297,7 +360,6 @@ final class DriveHealer {
         job.lock.lock();
         try {
             t.objectsScanned++;
-            t.lastKey = key;
             t.updatedMillis = now;
             if (healedHere) {
                 t.objectsHealed++;

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DriveReplacementTest {
     private static final String B = "bucket";
     private static final String V = "versioned";
-    private static final DriveHealer.Settings FAST = new DriveHealer.Settings(60_000, 1_000, 10, 0, -1);
+    private static final DriveHealer.Settings FAST = new DriveHealer.Settings(60_000, 1_000, 10, 0, -1, 4);
 
     @TempDir
     Path tmp;
@@ -227,7 +227,7 @@ class DriveReplacementTest {
         wipe(drives.get(3));
 
         // A crash after 18 keys; the tracker was saved every 5.
-        s = open(drives, new DriveHealer.Settings(600_000, 5, 10, 0, 18));
+        s = open(drives, new DriveHealer.Settings(600_000, 5, 10, 0, 18, 1));
         assertThat(s.driveHealer().awaitIdle(30_000)).isTrue();
         assertThat(s.driveState(s.drives().get(3))).isEqualTo("healing"); // never claims to be whole
         closeLast();
