@@ -96,6 +96,12 @@ public final class LocalDrive {
         this.online = false;
     }
 
+    /** Back in service (a drive that returned, or a replacement formatted into its slot). */
+    public void markOnline() {
+        this.offlineReason = "";
+        this.online = true;
+    }
+
     /** Creates the system directories and clears staging left by a crash (trash is purged in the background). */
     public void prepare() throws IOException {
         Files.createDirectories(sys.resolve("buckets"));
