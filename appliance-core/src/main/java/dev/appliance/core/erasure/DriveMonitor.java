@@ -1,7 +1,6 @@
 package dev.appliance.core.erasure;
 
 import dev.appliance.core.drive.DriveFormat;
-import dev.appliance.core.drive.GroupSync;
 import dev.appliance.core.drive.LocalDrive;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -180,7 +179,14 @@ final class DriveMonitor {
 
     private void bringIntoService(LocalDrive d) throws IOException {
         d.prepare();
-        d.useGroupSync(topology.config.groupCommit() ? GroupSync.forFilesystemOf(d.root()) : null);
+        try {
+            d.closeMetadataJournal(); // the journal of the drive that left, if any: its files may be gone
+        } catch (IOException e) {
+            // nothing in it can matter any more: the drive is healed or replayed from its own journal below
+        }
+        if (topology.config.metadataJournal()) {
+            d.openMetadataJournal(); // replays what a returning drive's journal holds
+        }
         d.markOnline();
     }
 

@@ -15,7 +15,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param bucket the repository bucket; created with Object Lock when missing
  * @param repo the repository folder under {@code Veeam/Backup/}, fresh per run by default
  * @param duration how long backup sessions are started for (the final cleanup and health check come after)
- * @param minBlocks blocks to write at least, even past {@code duration} (at most four times it), so that a short run
+ * @param minBlocks blocks to write at least, even past {@code duration} (at most eight times it), so that a short run
  *     on a slow machine still fills a DeleteObjects batch
  * @param concurrency parallel S3 operations ({@code S3ConcurrentTaskLimit}, 64 by default in Veeam)
  * @param chains backup chains (one client machine and one backup each)

@@ -243,7 +243,7 @@ public final class VeeamSimulator implements AutoCloseable {
         try {
             createRepository();
             long deadline = System.nanoTime() + cfg.duration().toNanos();
-            long hardDeadline = System.nanoTime() + 4 * cfg.duration().toNanos();
+            long hardDeadline = System.nanoTime() + 8 * cfg.duration().toNanos();
             // at least one block generation; past the duration only while too few blocks were written
             while (sessions < cfg.sessionsPerGeneration()
                     || System.nanoTime() < deadline
