@@ -29,7 +29,9 @@ class StatusController {
                 .map(d -> Map.<String, Object>of(
                         "path", d.root().toString(),
                         "online", d.isOnline(),
-                        "problem", d.offlineReason()))
+                        "problem", d.offlineReason(),
+                        "slowCalls", d.slowCalls(),
+                        "faultsInjected", d.faults() != null))
                 .toList();
         var time = store.retentionClock().status();
         Map<String, Object> clock = Map.of(

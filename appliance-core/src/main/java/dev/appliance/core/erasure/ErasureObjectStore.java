@@ -161,6 +161,25 @@ public final class ErasureObjectStore implements ObjectStore {
                 Thread.ofPlatform().name("retention-clock").daemon().factory());
         long every = RetentionClock.PERSIST_INTERVAL.toMillis();
         clockSaver.scheduleWithFixedDelay(retentionClock::saveIfDue, every, every, TimeUnit.MILLISECONDS);
+        // Deletes and overwrites move data to trash; purging it often gives the space back soon, which a full drive
+        // needs (before, trash was purged only at start).
+        this.trashPurger = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name("trash-purge").daemon().factory());
+        trashPurger.scheduleWithFixedDelay(this::purgeTrash, 5, 5, TimeUnit.SECONDS);
+    }
+
+    private final ScheduledExecutorService trashPurger;
+
+    private void purgeTrash() {
+        for (LocalDrive d : allDrives) {
+            if (d.isOnline()) {
+                try {
+                    d.purgeTrash();
+                } catch (IOException | RuntimeException e) {
+                    // drive away or unreadable: its trash waits for the next round
+                }
+            }
+        }
     }
 
     /** Keeps the retention clock's newest time on every drive; the newest copy wins at start. */
@@ -243,6 +262,14 @@ public final class ErasureObjectStore implements ObjectStore {
 
     public List<LocalDrive> drives() {
         return allDrives;
+    }
+
+    /**
+     * Makes every heal waiting for its retry backoff due now (after drives came back, say), and returns how many
+     * items are pending.
+     */
+    public int retryHealsNow() {
+        return heal.makeAllDue();
     }
 
     /** Versions waiting to be healed. */
@@ -1166,6 +1193,7 @@ public final class ErasureObjectStore implements ObjectStore {
         healer.stop();
         journal.close();
         clockSaver.shutdownNow();
+        trashPurger.shutdownNow();
         retentionClock.save();
         executor.shutdown();
     }

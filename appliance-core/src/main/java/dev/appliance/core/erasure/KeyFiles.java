@@ -64,6 +64,9 @@ final class KeyFiles {
     static KeyFiles forUpdate(LocalDrive drive, String bucket, String key) throws IOException {
         Path dir = drive.objectDir(bucket, key);
         byte[] bytes = drive.readOrNull(dir.resolve(LocalDrive.META_FILE));
+        if (bytes == null) {
+            drive.requirePresent(); // a removed drive must not count as one where the key is absent
+        }
         XlMeta meta;
         try {
             meta = bytes == null ? XlMeta.empty() : XlMeta.parse(bytes);
@@ -77,6 +80,9 @@ final class KeyFiles {
     static KeyFiles forRead(LocalDrive drive, String bucket, String key) throws IOException, CorruptMetaException {
         Path dir = drive.objectDir(bucket, key);
         byte[] bytes = drive.readOrNull(dir.resolve(LocalDrive.META_FILE));
+        if (bytes == null) {
+            drive.requirePresent(); // a removed drive must not count as one where the key is absent
+        }
         return bytes == null ? null : new KeyFiles(drive, dir, bytes, XlMeta.parse(bytes));
     }
 
@@ -99,6 +105,7 @@ final class KeyFiles {
         if (archiveLoaded) {
             return archive.versionCount();
         }
+        drive.beforeRead();
         try (FileChannel ch = FileChannel.open(dir.resolve(ARCHIVE_FILE), StandardOpenOption.READ)) {
             ByteBuffer b = ByteBuffer.allocate(XlMeta.COUNT_PREFIX);
             while (b.hasRemaining() && ch.read(b) >= 0) {
@@ -187,6 +194,7 @@ final class KeyFiles {
             writeStaged(ARCHIVE_FILE, newArchive.asReadOnlyBuffer());
         }
         if (stagedDataDir != null) {
+            drive.beforeModify();
             Files.move(
                     stagedDataDir,
                     dir.resolve(version.dataDir().toString()),

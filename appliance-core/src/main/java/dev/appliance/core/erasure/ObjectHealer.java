@@ -583,6 +583,7 @@ final class ObjectHealer {
             if (v.dataDir() == null) {
                 return true;
             }
+            drive.beforeRead();
             Path dir = drive.objectDir(bucket, key).resolve(v.dataDir().toString());
             for (PartInfo part : v.parts()) {
                 if (!verifyFile(dir.resolve("part." + part.number()), part.size(), layout, bitrot, deep)) {
@@ -745,6 +746,7 @@ final class ObjectHealer {
                 try {
                     for (int pos : sources) {
                         if (!v.inline()) {
+                            set.drives().get(pos).beforeRead();
                             in[pos] = FileChannel.open(
                                     set.drives()
                                             .get(pos)
@@ -759,6 +761,7 @@ final class ObjectHealer {
                             if (v.inline()) {
                                 inlineOut[pos] = new ByteArrayOutputStream();
                             } else {
+                                set.drives().get(pos).beforeWrite();
                                 out[pos] = FileChannel.open(
                                         staged.dataDir[pos].resolve("part." + part.number()),
                                         StandardOpenOption.CREATE_NEW,
