@@ -672,6 +672,10 @@ final class ErasureSet {
         }
         try {
             KeyFiles.undo(drive, bucket, key, change);
+            if (!Files.exists(drive.metaFile(bucket, key))) {
+                // the write created the key's directory here: an empty one would outlive the refused write
+                drive.pruneEmptyParents(drive.objectDir(bucket, key), drive.bucketDir(bucket));
+            }
         } catch (IOException e) {
             heal.report(bucket, key, "", "undo of a failed write on " + drive.root() + " failed: " + e.getMessage());
         }

@@ -176,6 +176,24 @@ class DriveFaultsTest {
         assertThat(roots.get(1).resolve("bkt/ok/xl.meta")).exists();
     }
 
+    /** Found by the failure matrix: a write refused at commit left the key's empty directory on the drives it undid. */
+    @Test
+    void readErrors_writeRefusedAtCommit_leavesNoDirectory() throws Exception {
+        open();
+        drive(2).injectFaults(READ_ERRORS);
+        drive(3).injectFaults(READ_ERRORS);
+        // staging works on every drive, but the commit reads xl.meta first: two drives fail it, below the quorum of 3
+        assertThat(kindOf(() -> put("dir/refused", random(1_500_000, 20)))).isEqualTo(ErrorKind.WRITE_QUORUM);
+        store.drives().forEach(d -> d.injectFaults(null));
+        for (Path r : roots) {
+            assertThat(r.resolve("bkt/dir"))
+                    .as("directories of the refused write on " + r)
+                    .doesNotExist();
+        }
+        assertThat(store.listObjects("bkt", "", "/", null, 100).commonPrefixes())
+                .isEmpty();
+    }
+
     @Test
     void fullDrives_failWritesWithStorageFull_readsAndDeletesWork() throws Exception {
         open();
