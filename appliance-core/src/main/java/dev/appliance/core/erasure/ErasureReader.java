@@ -279,6 +279,20 @@ final class ErasureReader implements ObjectReader {
                 Thread.currentThread().interrupt();
                 shard = null;
             }
+            if (shard == null
+                    && System.nanoTime() < timeoutAt
+                    && !Thread.currentThread().isInterrupted()) {
+                int spare = 0;
+                for (int t = 0; t < layout.total(); t++) {
+                    spare += usable[positionOfShard[t]] && !tried[t] ? 1 : 0;
+                }
+                if (spare < inFlight.size()) {
+                    // Nothing to read in their place: wait for the slow drives (up to the drive timeout) rather than
+                    // fail a read they can still answer.
+                    graceAt = Long.MAX_VALUE;
+                    continue;
+                }
+            }
             if (shard == null) {
                 long waited = (System.nanoTime() - start) / 1_000_000L;
                 for (var e : inFlight.entrySet()) {

@@ -720,10 +720,21 @@ final class ErasureSet {
         int slow;
 
         MetaSnapshot(String bucket, String key) {
+            this(bucket, key, DriveCalls.STRAGGLER_MILLIS);
+        }
+
+        /** Reads every drive's metadata, giving drives that lag {@code graceMillis} once {@code data} answered. */
+        MetaSnapshot(String bucket, String key, long graceMillis) {
             this.bucket = bucket;
             this.key = key;
             List<Outcome<KeyFiles>> outcomes = calls.onBounded(
-                    drives, null, data, "reading metadata", (pos, drive) -> KeyFiles.forRead(drive, bucket, key), null);
+                    drives,
+                    null,
+                    data,
+                    graceMillis,
+                    "reading metadata",
+                    (pos, drive) -> KeyFiles.forRead(drive, bucket, key),
+                    null);
             for (int i = 0; i < outcomes.size(); i++) {
                 Outcome<KeyFiles> o = outcomes.get(i);
                 if (!o.ok()) {
@@ -774,7 +785,17 @@ final class ErasureSet {
 
     /** The latest version ({@code versionId} null) or the given one, agreed by quorum, or an exception saying why not. */
     Resolved resolve(String bucket, String key, UUID versionId) {
-        return resolve(new MetaSnapshot(bucket, key), versionId);
+        MetaSnapshot snap = new MetaSnapshot(bucket, key);
+        try {
+            return resolve(snap, versionId);
+        } catch (StorageException e) {
+            if (snap.slow == 0 || e.kind() != ErrorKind.READ_QUORUM) {
+                throw e;
+            }
+            // The drives that answered in time do not agree without the slow ones: ask again and wait for them
+            // (up to the drive timeout) rather than fail a read they can answer.
+            return resolve(new MetaSnapshot(bucket, key, DriveCalls.TIMEOUT_MILLIS), versionId);
+        }
     }
 
     /** As {@link #resolve(String, String, UUID)}, from metadata already read. */
@@ -794,6 +815,13 @@ final class ErasureSet {
             return r;
         }
         int readable = drives.size() - snap.failed;
+        if (snap.slow > 0 && drives.size() - snap.absent >= data) {
+            // Drives given up on as slow might hold the version: "no such key" would be a guess.
+            throw new StorageException(
+                    ErrorKind.READ_QUORUM,
+                    "erasure set " + (index + 1) + ": no version agreed by the drives that answered, and " + snap.slow
+                            + " drive(s) were too slow to ask");
+        }
         if (readable < data) {
             throw new StorageException(
                     ErrorKind.READ_QUORUM,
