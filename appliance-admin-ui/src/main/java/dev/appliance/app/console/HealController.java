@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
@@ -15,6 +16,9 @@ import org.springframework.web.bind.annotation.RestController;
  * online}, {@code offline} with the reason, or {@code healing} while a replaced drive is being filled) and the progress
  * of each drive heal since start: objects and bytes, rate, ETA, failures by name. {@code appliance heal status} reads
  * it; {@code GET /api/v1/status} carries the same figures in its {@code heal} object. Sets and slots count from 1.
+ *
+ * <p>{@code POST /api/v1/admin/heal/retry}: every heal waiting for its retry backoff (up to 10 minutes after a long
+ * outage) is tried now, as after reattaching a drive. Answers {@code {"pending": n}}.
  */
 @RestController
 class HealController {
@@ -22,6 +26,11 @@ class HealController {
 
     HealController(ErasureObjectStore store) {
         this.store = store;
+    }
+
+    @PostMapping("/api/v1/admin/heal/retry")
+    Map<String, Object> retry() {
+        return Map.of("pending", store.retryHealsNow());
     }
 
     @GetMapping("/api/v1/admin/heal/drives")
@@ -42,6 +51,8 @@ class HealController {
             m.put("state", store.driveState(d));
             m.put("online", d.isOnline());
             m.put("problem", d.offlineReason());
+            m.put("slowCalls", d.slowCalls());
+            m.put("faultsInjected", d.faults() != null);
             out.add(m);
         }
         return out;

@@ -46,6 +46,11 @@ public final class LocalDrive {
     private volatile boolean online = true;
     private volatile String offlineReason = "";
     private volatile MetadataJournal journal;
+    /** Null unless a test injected faults: the I/O entry points then cost one volatile read. */
+    private volatile DriveFaults faults;
+
+    private final java.util.concurrent.atomic.AtomicLong slowCalls = new java.util.concurrent.atomic.AtomicLong();
+    private volatile long lastSlowLogMillis;
 
     public LocalDrive(Path root) {
         this.root = requireNonNull(root, "root").toAbsolutePath().normalize();
@@ -102,6 +107,67 @@ public final class LocalDrive {
         this.online = true;
     }
 
+    /** The faults injected into this drive, or null (the default: none). */
+    public DriveFaults faults() {
+        return faults;
+    }
+
+    /** Injects {@code f} into every later I/O operation on this drive; null (or {@link DriveFaults#none()}) clears. */
+    public void injectFaults(DriveFaults f) {
+        this.faults = f == null || f.none() ? null : f;
+    }
+
+    /** Fails or stalls as injected before an operation that reads (file data, metadata, listings). */
+    public void beforeRead() throws IOException {
+        DriveFaults f = faults;
+        if (f != null) {
+            f.check(this, DriveFaults.Op.READ);
+        }
+    }
+
+    /** Fails or stalls as injected before an operation that needs space (new files or directories, file data). */
+    public void beforeWrite() throws IOException {
+        DriveFaults f = faults;
+        if (f != null) {
+            f.check(this, DriveFaults.Op.ALLOCATE);
+        }
+    }
+
+    /** Fails or stalls as injected before a rename or delete. */
+    public void beforeModify() throws IOException {
+        DriveFaults f = faults;
+        if (f != null) {
+            f.check(this, DriveFaults.Op.MODIFY);
+        }
+    }
+
+    /**
+     * Fails when this drive's {@code format.json} is missing: a removed or unmounted disk answers "no such file" for
+     * everything, which must never be taken for a drive that positively lacks a key.
+     */
+    public void requirePresent() throws IOException {
+        if (!Files.isRegularFile(formatFile())) {
+            throw new NoSuchFileException(formatFile().toString(), null, "drive is missing (removed or not mounted?)");
+        }
+    }
+
+    /** Calls to this drive that were given up on because it answered too slowly, since start. */
+    public long slowCalls() {
+        return slowCalls.get();
+    }
+
+    /** Records a call given up on because this drive was too slow; logs at most one line per drive every 10 s. */
+    public void recordSlow(String what, long waitedMillis) {
+        long n = slowCalls.incrementAndGet();
+        long now = System.currentTimeMillis();
+        if (now - lastSlowLogMillis >= 10_000) {
+            lastSlowLogMillis = now;
+            java.util.logging.Logger.getLogger(LocalDrive.class.getName())
+                    .warning("drive " + root + " is slow: " + what + " did not answer within " + waitedMillis
+                            + " ms; carried on without it (" + n + " slow call(s) since start)");
+        }
+    }
+
     /** Creates the system directories and clears staging left by a crash (trash is purged in the background). */
     public void prepare() throws IOException {
         Files.createDirectories(sys.resolve("buckets"));
@@ -117,6 +183,7 @@ public final class LocalDrive {
 
     /** A new private staging directory under {@code tmp}. */
     public Path newStagingDir() throws IOException {
+        beforeWrite();
         Path dir = tmp.resolve(UUID.randomUUID().toString());
         Files.createDirectory(dir);
         return dir;
@@ -124,6 +191,7 @@ public final class LocalDrive {
 
     /** Reads a whole file, or returns null when it does not exist. */
     public byte[] readOrNull(Path file) throws IOException {
+        beforeRead();
         try {
             return Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
@@ -136,6 +204,7 @@ public final class LocalDrive {
      * target's directory forced (created durably first if missing).
      */
     public void writeDurably(Path target, byte[] data) throws IOException {
+        beforeWrite();
         Path staged = tmp.resolve(UUID.randomUUID() + ".tmp");
         writeAndForce(staged, data);
         createDirectoriesDurably(target.getParent());
@@ -172,6 +241,7 @@ public final class LocalDrive {
      * the directory forced.
      */
     public void replaceFile(Path target, ByteBuffer content) throws IOException {
+        beforeWrite();
         MetadataJournal j = journal;
         if (j != null) {
             j.replace(target, content);
@@ -204,6 +274,7 @@ public final class LocalDrive {
         if (Files.isDirectory(dir)) {
             return;
         }
+        beforeWrite();
         List<Path> missing = new ArrayList<>();
         for (Path p = dir; p != null && !Files.isDirectory(p); p = p.getParent()) {
             if (p.equals(root) || p.equals(sys)) {
@@ -226,6 +297,7 @@ public final class LocalDrive {
 
     /** Renames a directory or file into place (creating parents durably) and forces the destination's directory. */
     public void moveDurably(Path from, Path to) throws IOException {
+        beforeModify();
         createDirectoriesDurably(to.getParent());
         Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
         forceDirectory(to.getParent());
@@ -240,6 +312,7 @@ public final class LocalDrive {
 
     /** Moves a file or tree into trash (an atomic rename); missing paths are ignored. */
     public void moveToTrash(Path path) throws IOException {
+        beforeModify();
         try {
             Files.move(path, trash.resolve(UUID.randomUUID().toString()), StandardCopyOption.ATOMIC_MOVE);
         } catch (NoSuchFileException e) {

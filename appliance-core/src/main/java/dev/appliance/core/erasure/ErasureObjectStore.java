@@ -197,6 +197,25 @@ public final class ErasureObjectStore implements ObjectStore {
         long checkpointEvery = METADATA_CHECKPOINT_INTERVAL.toMillis();
         metadataCheckpoints.scheduleWithFixedDelay(
                 this::checkpointMetadataJournals, checkpointEvery, checkpointEvery, TimeUnit.MILLISECONDS);
+        // Deletes and overwrites move data to trash; purging it often gives the space back soon, which a full drive
+        // needs (before, trash was purged only at start).
+        this.trashPurger = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name("trash-purge").daemon().factory());
+        trashPurger.scheduleWithFixedDelay(this::purgeTrash, 5, 5, TimeUnit.SECONDS);
+    }
+
+    private final ScheduledExecutorService trashPurger;
+
+    private void purgeTrash() {
+        for (LocalDrive d : allDrives) {
+            if (d.isOnline()) {
+                try {
+                    d.purgeTrash();
+                } catch (IOException | RuntimeException e) {
+                    // drive away or unreadable: its trash waits for the next round
+                }
+            }
+        }
     }
 
     private void checkpointMetadataJournals() {
@@ -367,6 +386,14 @@ public final class ErasureObjectStore implements ObjectStore {
 
     public List<LocalDrive> drives() {
         return allDrives;
+    }
+
+    /**
+     * Makes every heal waiting for its retry backoff due now (after drives came back, say), and returns how many
+     * items are pending.
+     */
+    public int retryHealsNow() {
+        return heal.makeAllDue();
     }
 
     /** Versions waiting to be healed. */
@@ -1295,6 +1322,7 @@ public final class ErasureObjectStore implements ObjectStore {
         healer.stop();
         journal.close();
         clockSaver.shutdownNow();
+        trashPurger.shutdownNow();
         retentionClock.save();
         metadataCheckpoints.shutdownNow();
         for (LocalDrive d : allDrives) {

@@ -17,6 +17,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Streams a byte range of one version, one erasure block at a time, from the drives that agreed on the version.
@@ -77,14 +78,25 @@ final class ErasureReader implements ObjectReader {
             return;
         }
         int part = version.parts().getFirst().number();
+        // In parallel and bounded: a drive too slow to open its shard file is left out of this read.
+        List<DriveCalls.Outcome<FileChannel>> opened = set.calls.onBounded(
+                set.drives(),
+                usable,
+                version.dataShards(),
+                "opening a shard file",
+                (pos, drive) -> open(part, pos),
+                ch -> closeQuietly(ch));
         for (int shard = 0; shard < channels.length; shard++) {
             int pos = positionOfShard[shard];
             if (usable[pos]) {
-                try {
-                    channel(part, shard, pos);
-                } catch (IOException e) {
+                DriveCalls.Outcome<FileChannel> o = opened.get(pos);
+                if (o.ok()) {
+                    channels[shard] = o.value();
+                } else {
                     usable[pos] = false;
-                    reportDamage(shard, pos, e.toString());
+                    if (!(o.error() instanceof DriveCalls.DriveTimeoutException)) {
+                        reportDamage(shard, pos, o.error().toString());
+                    }
                 }
             }
         }
@@ -163,22 +175,9 @@ final class ErasureReader implements ObjectReader {
             byte[][] shards,
             byte[] checksum) {
         boolean[] present = new boolean[layout.total()];
-        int have = 0;
-        for (int shard = 0; shard < layout.total() && have < layout.data(); shard++) {
-            int pos = positionOfShard[shard];
-            if (!usable[pos]) {
-                continue;
-            }
-            String problem = readShard(partNumber, layout, bitrot, block, shardLength, shard, shards[shard], checksum);
-            if (problem == null) {
-                present[shard] = true;
-                have++;
-            } else {
-                usable[pos] = false;
-                closeChannel(shard);
-                reportDamage(shard, pos, problem);
-            }
-        }
+        int have = version.inline()
+                ? readInline(partNumber, layout, bitrot, block, shardLength, shards, checksum, present)
+                : readHedged(partNumber, layout, bitrot, block, shardLength, shards, present);
         if (have < layout.data()) {
             throw new StorageException(
                     ErrorKind.READ_QUORUM,
@@ -192,6 +191,153 @@ final class ErasureReader implements ObjectReader {
         if (dataMissing) {
             codec.reconstructData(shards, present, 0, shardLength);
         }
+    }
+
+    /** Inline shards come from metadata already in memory: read one by one, data shards first. */
+    private int readInline(
+            int partNumber,
+            ErasureLayout layout,
+            BitrotAlgorithm bitrot,
+            long block,
+            int shardLength,
+            byte[][] shards,
+            byte[] checksum,
+            boolean[] present) {
+        int have = 0;
+        for (int shard = 0; shard < layout.total() && have < layout.data(); shard++) {
+            int pos = positionOfShard[shard];
+            if (!usable[pos]) {
+                continue;
+            }
+            String problem = readShard(partNumber, layout, bitrot, block, shardLength, shard, shards[shard], checksum);
+            if (problem == null) {
+                present[shard] = true;
+                have++;
+            } else {
+                usable[pos] = false;
+                reportDamage(shard, pos, problem);
+            }
+        }
+        return have;
+    }
+
+    /**
+     * Reads {@code data} shards of one block from part files in parallel, data shards first. A read that fails drops
+     * its drive and another shard is read instead. Once one read answered, the others get
+     * {@link DriveCalls#STRAGGLER_MILLIS} more: a drive slower than that is given up on for the rest of this read (its
+     * read is interrupted, and the buffer it was filling is replaced so a late answer cannot touch this block) and
+     * another shard is read in its place. So a stalled drive costs a read that bound once, not its stall.
+     */
+    private int readHedged(
+            int partNumber,
+            ErasureLayout layout,
+            BitrotAlgorithm bitrot,
+            long block,
+            int shardLength,
+            byte[][] shards,
+            boolean[] present) {
+        int have = 0;
+        boolean[] tried = new boolean[layout.total()];
+        java.util.Map<Integer, java.util.concurrent.Future<String>> inFlight = new java.util.HashMap<>();
+        java.util.concurrent.BlockingQueue<Integer> answered = new java.util.concurrent.LinkedBlockingQueue<>();
+        long start = System.nanoTime();
+        long timeoutAt = start + DriveCalls.TIMEOUT_MILLIS * 1_000_000L;
+        long graceAt = Long.MAX_VALUE;
+        while (have < layout.data()) {
+            int want = layout.data() - have - inFlight.size();
+            for (int shard = 0; shard < layout.total() && want > 0; shard++) {
+                if (!usable[positionOfShard[shard]] || tried[shard]) {
+                    continue;
+                }
+                tried[shard] = true;
+                want--;
+                int s = shard;
+                byte[] into = shards[shard];
+                inFlight.put(shard, set.calls.submit(() -> {
+                    try {
+                        return readShard(
+                                partNumber,
+                                layout,
+                                bitrot,
+                                block,
+                                shardLength,
+                                s,
+                                into,
+                                new byte[layout.checksumLength()]);
+                    } finally {
+                        answered.add(s);
+                    }
+                }));
+            }
+            if (inFlight.isEmpty()) {
+                break; // nothing left to read
+            }
+            Integer shard;
+            try {
+                shard = answered.poll(Math.min(graceAt, timeoutAt) - System.nanoTime(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                shard = null;
+            }
+            if (shard == null
+                    && System.nanoTime() < timeoutAt
+                    && !Thread.currentThread().isInterrupted()) {
+                int spare = 0;
+                for (int t = 0; t < layout.total(); t++) {
+                    spare += usable[positionOfShard[t]] && !tried[t] ? 1 : 0;
+                }
+                if (spare < inFlight.size()) {
+                    // Nothing to read in their place: wait for the slow drives (up to the drive timeout) rather than
+                    // fail a read they can still answer.
+                    graceAt = Long.MAX_VALUE;
+                    continue;
+                }
+            }
+            if (shard == null) {
+                long waited = (System.nanoTime() - start) / 1_000_000L;
+                for (var e : inFlight.entrySet()) {
+                    int s = e.getKey();
+                    int pos = positionOfShard[s];
+                    e.getValue().cancel(true);
+                    usable[pos] = false;
+                    shards[s] = new byte[shards[s].length];
+                    channels[s] = null; // the interrupted read closes it
+                    set.drives().get(pos).recordSlow("reading a shard", waited);
+                }
+                inFlight.clear();
+                graceAt = Long.MAX_VALUE;
+                if (Thread.currentThread().isInterrupted() || System.nanoTime() >= timeoutAt) {
+                    break;
+                }
+                continue;
+            }
+            java.util.concurrent.Future<String> f = inFlight.remove(shard);
+            if (f == null) {
+                continue; // a read given up on just before it answered
+            }
+            String problem;
+            try {
+                problem = f.get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                problem = String.valueOf(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                problem = "interrupted";
+            }
+            int pos = positionOfShard[shard];
+            if (problem == null) {
+                present[shard] = true;
+                have++;
+                if (graceAt == Long.MAX_VALUE) {
+                    graceAt = System.nanoTime() + DriveCalls.STRAGGLER_MILLIS * 1_000_000L;
+                }
+            } else {
+                usable[pos] = false;
+                closeChannel(shard);
+                reportDamage(shard, pos, problem);
+            }
+        }
+        return have;
     }
 
     private void reportDamage(int shard, int pos, String problem) {
@@ -228,6 +374,7 @@ final class ErasureReader implements ObjectReader {
                 System.arraycopy(inline, (int) at + csLen, into, 0, shardLength);
             } else {
                 FileChannel ch = channel(partNumber, shard, pos);
+                set.drives().get(pos).beforeRead();
                 ByteBuffer cs = ByteBuffer.wrap(checksum, 0, csLen);
                 ByteBuffer data = ByteBuffer.wrap(into, 0, shardLength);
                 long p = at;
@@ -256,14 +403,29 @@ final class ErasureReader implements ObjectReader {
     }
 
     private FileChannel channel(int partNumber, int shard, int pos) throws IOException {
-        if (channels[shard] == null) {
-            LocalDrive drive = set.drives().get(pos);
-            Path file = drive.objectDir(bucket, key)
-                    .resolve(version.dataDir().toString())
-                    .resolve("part." + partNumber);
-            channels[shard] = FileChannel.open(file, StandardOpenOption.READ);
+        FileChannel ch = channels[shard];
+        if (ch == null) {
+            ch = open(partNumber, pos);
+            channels[shard] = ch;
         }
-        return channels[shard];
+        return ch;
+    }
+
+    private FileChannel open(int partNumber, int pos) throws IOException {
+        LocalDrive drive = set.drives().get(pos);
+        drive.beforeRead();
+        Path file = drive.objectDir(bucket, key)
+                .resolve(version.dataDir().toString())
+                .resolve("part." + partNumber);
+        return FileChannel.open(file, StandardOpenOption.READ);
+    }
+
+    private static void closeQuietly(FileChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // read-only channel: nothing to lose
+        }
     }
 
     private void closeChannel(int shard) {

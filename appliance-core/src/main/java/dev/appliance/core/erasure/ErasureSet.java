@@ -290,13 +290,20 @@ final class ErasureSet {
      */
     private boolean metaHasRoomFor(String bucket, String key, long shardBytes, boolean versioned) {
         long largestMeta = 0;
-        for (Outcome<Long> o : calls.onAll(drives, (pos, drive) -> {
-            try {
-                return Files.size(drive.metaFile(bucket, key));
-            } catch (NoSuchFileException e) {
-                return 0L;
-            }
-        })) {
+        for (Outcome<Long> o : calls.onBounded(
+                drives,
+                null,
+                data,
+                "reading a metadata size",
+                (pos, drive) -> {
+                    drive.beforeRead();
+                    try {
+                        return Files.size(drive.metaFile(bucket, key));
+                    } catch (NoSuchFileException e) {
+                        return 0L;
+                    }
+                },
+                null)) {
             if (o.ok()) {
                 largestMeta = Math.max(largestMeta, o.value());
             }
@@ -328,28 +335,68 @@ final class ErasureSet {
             this.layout = layout;
             this.distribution = distribution;
             this.inline = inline;
+            // In parallel and bounded: a drive too slow to open its staging file is left out of this write (its
+            // staging is private, so a late answer harms nothing), and the version is reported for healing.
+            List<Outcome<Staged>> opened = calls.onBounded(
+                    drives,
+                    null,
+                    layout.writeQuorum(),
+                    DriveCalls.WRITE_STRAGGLER_MILLIS,
+                    "creating a write's staging files",
+                    (pos, d) -> stage(d),
+                    Staged::discard);
             for (int i = 0; i < drives.size(); i++) {
-                LocalDrive d = drives.get(i);
-                if (!d.isOnline()) {
-                    failed[i] = new DriveCalls.DriveOfflineException(d);
-                    continue;
-                }
-                try {
-                    staging[i] = d.newStagingDir();
+                Outcome<Staged> o = opened.get(i);
+                if (!o.ok()) {
+                    failed[i] = o.error();
+                } else {
+                    staging[i] = o.value().dir();
+                    files[i] = o.value().file();
                     if (inline) {
                         inlineShards[i] = new java.io.ByteArrayOutputStream();
-                    } else {
-                        Path dir = Files.createDirectory(staging[i].resolve(dataDir.toString()));
-                        files[i] = FileChannel.open(
-                                dir.resolve("part." + partNumber),
-                                StandardOpenOption.CREATE_NEW,
-                                StandardOpenOption.WRITE);
                     }
-                } catch (IOException e) {
-                    failed[i] = e;
                 }
             }
-            checkQuorum(layout.writeQuorum());
+            try {
+                checkQuorum(layout.writeQuorum());
+            } catch (RuntimeException e) {
+                discard(); // the caller never gets this sink to discard: staging must not stay until the next start
+                throw e;
+            }
+        }
+
+        /** One drive's private staging directory and, unless inline, its open part file. */
+        record Staged(Path dir, FileChannel file) {
+            void discard() {
+                try {
+                    if (file != null) {
+                        file.close();
+                    }
+                    LocalDrive.deleteTree(dir);
+                } catch (IOException ignored) {
+                    // cleaned at the next start
+                }
+            }
+        }
+
+        private Staged stage(LocalDrive d) throws IOException {
+            Path dir = d.newStagingDir();
+            if (inline) {
+                return new Staged(dir, null);
+            }
+            try {
+                d.beforeWrite();
+                Path data = Files.createDirectory(dir.resolve(dataDir.toString()));
+                return new Staged(
+                        dir,
+                        FileChannel.open(
+                                data.resolve("part." + partNumber),
+                                StandardOpenOption.CREATE_NEW,
+                                StandardOpenOption.WRITE));
+            } catch (IOException e) {
+                new Staged(dir, null).discard();
+                throw e;
+            }
         }
 
         long stream(InputStream body, long size) throws IOException {
@@ -377,23 +424,36 @@ final class ErasureSet {
                     Arrays.fill(shards[j], len, shardLen, (byte) 0);
                 }
                 codec.encodeParity(shards, 0, shardLen);
-                for (int pos = 0; pos < drives.size(); pos++) {
-                    if (failed[pos] != null) {
-                        continue;
-                    }
-                    byte[] shard = shards[distribution[pos] - 1];
-                    bitrot.checksum(shard, 0, shardLen, checksum, 0);
-                    try {
-                        if (inline) {
+                if (inline) {
+                    for (int pos = 0; pos < drives.size(); pos++) {
+                        if (failed[pos] == null) {
+                            byte[] shard = shards[distribution[pos] - 1];
+                            bitrot.checksum(shard, 0, shardLen, checksum, 0);
                             inlineShards[pos].write(checksum);
                             inlineShards[pos].write(shard, 0, shardLen);
-                        } else {
-                            writeFully(files[pos], ByteBuffer.wrap(checksum));
-                            writeFully(files[pos], ByteBuffer.wrap(shard, 0, shardLen));
                         }
-                    } catch (IOException e) {
-                        failed[pos] = e;
                     }
+                } else {
+                    // Each drive appends its shard in parallel; a drive that lags is left out of the rest of the
+                    // write (the shards of a block are not touched again until every drive kept in answered).
+                    int shardLength = shardLen;
+                    List<Outcome<Void>> outcomes = calls.onBounded(
+                            drives,
+                            writing(),
+                            layout.writeQuorum(),
+                            DriveCalls.WRITE_STRAGGLER_MILLIS,
+                            "writing a shard",
+                            (pos, drive) -> {
+                                byte[] shard = shards[distribution[pos] - 1];
+                                byte[] cs = new byte[bitrot.checksumLength()];
+                                bitrot.checksum(shard, 0, shardLength, cs, 0);
+                                drive.beforeWrite();
+                                writeFully(files[pos], ByteBuffer.wrap(cs));
+                                writeFully(files[pos], ByteBuffer.wrap(shard, 0, shardLength));
+                                return null;
+                            },
+                            null);
+                    recordFailures(outcomes);
                 }
                 checkQuorum(layout.writeQuorum());
                 if (n < want) {
@@ -421,12 +481,20 @@ final class ErasureSet {
             for (int i = 0; i < include.length; i++) {
                 include[i] = failed[i] == null;
             }
-            List<Outcome<Void>> outcomes = calls.on(drives, include, (pos, drive) -> {
-                Path dir = Files.createDirectory(staging[pos].resolve(dataDir.toString()));
-                LocalDrive.writeAndForce(dir.resolve("part.1"), inlineShards[pos].toByteArray());
-                LocalDrive.forceDirectory(dir);
-                return null;
-            });
+            List<Outcome<Void>> outcomes = calls.onBounded(
+                    drives,
+                    include,
+                    layout.writeQuorum(),
+                    DriveCalls.WRITE_STRAGGLER_MILLIS,
+                    "writing a part file",
+                    (pos, drive) -> {
+                        drive.beforeWrite();
+                        Path dir = Files.createDirectory(staging[pos].resolve(dataDir.toString()));
+                        LocalDrive.writeAndForce(dir.resolve("part.1"), inlineShards[pos].toByteArray());
+                        LocalDrive.forceDirectory(dir);
+                        return null;
+                    },
+                    null);
             for (int i = 0; i < include.length; i++) {
                 if (include[i] && !outcomes.get(i).ok()) {
                     failed[i] = outcomes.get(i).error();
@@ -445,20 +513,40 @@ final class ErasureSet {
             for (int i = 0; i < include.length; i++) {
                 include[i] = failed[i] == null;
             }
-            List<Outcome<Void>> outcomes = calls.on(drives, include, (pos, drive) -> {
-                files[pos].force(false);
-                files[pos].close();
-                files[pos] = null;
-                // the part file's name lives in the data directory, which the commit renames into place
-                LocalDrive.forceDirectory(staging[pos].resolve(dataDir.toString()));
-                return null;
-            });
+            List<Outcome<Void>> outcomes = calls.onBounded(
+                    drives,
+                    include,
+                    writeQuorum,
+                    DriveCalls.WRITE_STRAGGLER_MILLIS,
+                    "forcing a part file",
+                    (pos, drive) -> {
+                        drive.beforeWrite();
+                        files[pos].force(false);
+                        files[pos].close(); // closing again in discard() does nothing
+                        // the part file's name lives in the data directory, which the commit renames into place
+                        LocalDrive.forceDirectory(staging[pos].resolve(dataDir.toString()));
+                        return null;
+                    },
+                    null);
+            recordFailures(outcomes);
+            checkQuorum(writeQuorum);
+        }
+
+        /** The drives still taking part in this write. */
+        private boolean[] writing() {
+            boolean[] include = new boolean[drives.size()];
             for (int i = 0; i < include.length; i++) {
-                if (include[i] && !outcomes.get(i).ok()) {
+                include[i] = failed[i] == null;
+            }
+            return include;
+        }
+
+        private void recordFailures(List<Outcome<Void>> outcomes) {
+            for (int i = 0; i < outcomes.size(); i++) {
+                if (failed[i] == null && !outcomes.get(i).ok()) {
                     failed[i] = outcomes.get(i).error();
                 }
             }
-            checkQuorum(writeQuorum);
         }
 
         void checkQuorum(int writeQuorum) {
@@ -596,6 +684,10 @@ final class ErasureSet {
         }
         try {
             KeyFiles.undo(drive, bucket, key, change);
+            if (!Files.exists(drive.metaFile(bucket, key))) {
+                // the write created the key's directory here: an empty one would outlive the refused write
+                drive.pruneEmptyParents(drive.objectDir(bucket, key), drive.bucketDir(bucket));
+            }
         } catch (IOException e) {
             heal.report(bucket, key, "", "undo of a failed write on " + drive.root() + " failed: " + e.getMessage());
         }
@@ -636,16 +728,32 @@ final class ErasureSet {
         final XlMeta[] metas = new XlMeta[drives.size()];
         int absent;
         int failed;
+        /** Drives given up on as too slow: they may well hold the version, so their absence is not reported. */
+        int slow;
 
         MetaSnapshot(String bucket, String key) {
+            this(bucket, key, DriveCalls.STRAGGLER_MILLIS);
+        }
+
+        /** Reads every drive's metadata, giving drives that lag {@code graceMillis} once {@code data} answered. */
+        MetaSnapshot(String bucket, String key, long graceMillis) {
             this.bucket = bucket;
             this.key = key;
-            List<Outcome<KeyFiles>> outcomes =
-                    calls.onAll(drives, (pos, drive) -> KeyFiles.forRead(drive, bucket, key));
+            List<Outcome<KeyFiles>> outcomes = calls.onBounded(
+                    drives,
+                    null,
+                    data,
+                    graceMillis,
+                    "reading metadata",
+                    (pos, drive) -> KeyFiles.forRead(drive, bucket, key),
+                    null);
             for (int i = 0; i < outcomes.size(); i++) {
                 Outcome<KeyFiles> o = outcomes.get(i);
                 if (!o.ok()) {
                     failed++;
+                    if (o.error() instanceof DriveCalls.DriveTimeoutException) {
+                        slow++;
+                    }
                     if (o.error() instanceof CorruptMetaException e) {
                         heal.report(
                                 bucket,
@@ -689,7 +797,17 @@ final class ErasureSet {
 
     /** The latest version ({@code versionId} null) or the given one, agreed by quorum, or an exception saying why not. */
     Resolved resolve(String bucket, String key, UUID versionId) {
-        return resolve(new MetaSnapshot(bucket, key), versionId);
+        MetaSnapshot snap = new MetaSnapshot(bucket, key);
+        try {
+            return resolve(snap, versionId);
+        } catch (StorageException e) {
+            if (snap.slow == 0 || e.kind() != ErrorKind.READ_QUORUM) {
+                throw e;
+            }
+            // The drives that answered in time do not agree without the slow ones: ask again and wait for them
+            // (up to the drive timeout) rather than fail a read they can answer.
+            return resolve(new MetaSnapshot(bucket, key, DriveCalls.TIMEOUT_MILLIS), versionId);
+        }
     }
 
     /** As {@link #resolve(String, String, UUID)}, from metadata already read. */
@@ -699,7 +817,7 @@ final class ErasureSet {
         Resolved r = versionId == null ? resolveLatest(snap) : resolveVersion(snap, versionId);
         if (r != null) {
             int holders = count(r.holders());
-            if (holders < drives.size()) {
+            if (holders + snap.slow < drives.size()) {
                 heal.report(
                         bucket,
                         key,
@@ -709,6 +827,13 @@ final class ErasureSet {
             return r;
         }
         int readable = drives.size() - snap.failed;
+        if (snap.slow > 0 && drives.size() - snap.absent >= data) {
+            // Drives given up on as slow might hold the version: "no such key" would be a guess.
+            throw new StorageException(
+                    ErrorKind.READ_QUORUM,
+                    "erasure set " + (index + 1) + ": no version agreed by the drives that answered, and " + snap.slow
+                            + " drive(s) were too slow to ask");
+        }
         if (readable < data) {
             throw new StorageException(
                     ErrorKind.READ_QUORUM,

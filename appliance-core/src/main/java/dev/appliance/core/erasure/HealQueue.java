@@ -236,6 +236,21 @@ public final class HealQueue {
         }
     }
 
+    /** Makes every pending item due now (its backoff ended) and wakes the healer; returns the number pending. */
+    int makeAllDue() {
+        lock.lock();
+        try {
+            long now = clock.millis();
+            for (Entry e : pending.values()) {
+                e.dueMillis = Math.min(e.dueMillis, now);
+            }
+            reported.signalAll();
+            return pending.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Waits up to {@code millis} for a new report. */
     void awaitReport(long millis) throws InterruptedException {
         lock.lock();

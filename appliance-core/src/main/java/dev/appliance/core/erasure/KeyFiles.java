@@ -64,6 +64,9 @@ final class KeyFiles {
     static KeyFiles forUpdate(LocalDrive drive, String bucket, String key) throws IOException {
         Path dir = drive.objectDir(bucket, key);
         byte[] bytes = drive.readOrNull(dir.resolve(LocalDrive.META_FILE));
+        if (bytes == null) {
+            drive.requirePresent(); // a removed drive must not count as one where the key is absent
+        }
         XlMeta meta;
         try {
             meta = bytes == null ? XlMeta.empty() : XlMeta.parse(bytes);
@@ -79,6 +82,7 @@ final class KeyFiles {
         Path file = dir.resolve(LocalDrive.META_FILE);
         byte[] bytes = drive.readOrNull(file);
         if (bytes == null) {
+            drive.requirePresent(); // a removed drive must not count as one where the key is absent
             return null;
         }
         try {
@@ -87,6 +91,7 @@ final class KeyFiles {
             // Readers do not lock: an in-place rewrite (MetadataJournal) may have been caught half-copied. Read again.
             byte[] again = drive.readOrNull(file);
             if (again == null) {
+                drive.requirePresent();
                 return null;
             }
             if (java.util.Arrays.equals(again, bytes)) {
@@ -115,6 +120,7 @@ final class KeyFiles {
         if (archiveLoaded) {
             return archive.versionCount();
         }
+        drive.beforeRead();
         try (FileChannel ch = FileChannel.open(dir.resolve(ARCHIVE_FILE), StandardOpenOption.READ)) {
             ByteBuffer b = ByteBuffer.allocate(XlMeta.COUNT_PREFIX);
             while (b.hasRemaining() && ch.read(b) >= 0) {
@@ -203,6 +209,7 @@ final class KeyFiles {
             writeStaged(ARCHIVE_FILE, newArchive.asReadOnlyBuffer());
         }
         if (stagedDataDir != null) {
+            drive.beforeModify();
             Files.move(
                     stagedDataDir,
                     dir.resolve(version.dataDir().toString()),

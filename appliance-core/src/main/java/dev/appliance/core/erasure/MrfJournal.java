@@ -443,31 +443,40 @@ final class MrfJournal {
             bytes.writeBytes(encode(e));
         }
         byte[] records = bytes.toByteArray();
-        List<DriveCalls.Outcome<Void>> outcomes = calls.onAll(sets.get(set), (pos, drive) -> {
-            Path file = fileOf(drive);
-            if (!Files.isDirectory(file.getParent())) {
-                // Unmounted or replaced disk: never create the journal on whatever lies beneath.
-                throw new NoSuchFileException(file.getParent().toString());
-            }
-            boolean created = !Files.exists(file);
-            try (FileChannel ch = FileChannel.open(
-                    file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
-                if (ch.size() == 0) {
-                    writeFully(ch, ByteBuffer.wrap(header()));
-                }
-                writeFully(ch, ByteBuffer.wrap(records));
-                ch.force(false);
-            }
-            if (created) {
-                LocalDrive.forceDirectory(file.getParent());
-            }
-            return null;
-        });
+        List<LocalDrive> drives = sets.get(set);
+        List<DriveCalls.Outcome<Void>> outcomes = calls.onBounded(
+                drives,
+                notBusy(drives),
+                1,
+                "appending to the heal journal",
+                (pos, drive) -> busy(drive, () -> {
+                    drive.beforeWrite();
+                    Path file = fileOf(drive);
+                    if (!Files.isDirectory(file.getParent())) {
+                        // Unmounted or replaced disk: never create the journal on whatever lies beneath.
+                        throw new NoSuchFileException(file.getParent().toString());
+                    }
+                    boolean created = !Files.exists(file);
+                    try (FileChannel ch = FileChannel.open(
+                            file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+                        if (ch.size() == 0) {
+                            writeFully(ch, ByteBuffer.wrap(header()));
+                        }
+                        writeFully(ch, ByteBuffer.wrap(records));
+                        ch.force(false);
+                    }
+                    if (created) {
+                        LocalDrive.forceDirectory(file.getParent());
+                    }
+                    return null;
+                }),
+                null);
         boolean anyFailed = false;
         for (int i = 0; i < outcomes.size(); i++) {
             var o = outcomes.get(i);
             if (!o.ok()
                     && !(o.error() instanceof DriveCalls.DriveOfflineException)
+                    && !(o.error() instanceof DriveCalls.DriveTimeoutException)
                     && !(o.error() instanceof NoSuchFileException)) {
                 // A failed append may leave a partial record that would hide the ones after it: rewrite the file.
                 anyFailed = true;
@@ -493,18 +502,49 @@ final class MrfJournal {
             bytes.writeBytes(encode(e));
         }
         byte[] content = bytes.toByteArray();
-        calls.onAll(sets.get(set), (pos, drive) -> {
-            if (!Files.isDirectory(fileOf(drive).getParent())) {
-                throw new NoSuchFileException(fileOf(drive).getParent().toString());
-            }
-            drive.writeDurably(fileOf(drive), content);
-            return null;
-        });
+        List<LocalDrive> drives = sets.get(set);
+        calls.onBounded(
+                drives,
+                notBusy(drives),
+                1,
+                "rewriting the heal journal",
+                (pos, drive) -> busy(drive, () -> {
+                    if (!Files.isDirectory(fileOf(drive).getParent())) {
+                        throw new NoSuchFileException(fileOf(drive).getParent().toString());
+                    }
+                    drive.writeDurably(fileOf(drive), content);
+                    return null;
+                }),
+                null);
         lock.lock();
         try {
             state[set].appendedSinceCompaction = 0;
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Drives whose last journal write was given up on as too slow and has not ended yet: left out of later writes
+     * until it ends, so two writes never append to one file at once. Their journal misses those records; the other
+     * drives of the set hold them (the queue at start is the union over the drives).
+     */
+    private final java.util.Set<LocalDrive> busy = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    private boolean[] notBusy(List<LocalDrive> drives) {
+        boolean[] include = new boolean[drives.size()];
+        for (int i = 0; i < include.length; i++) {
+            include[i] = !busy.contains(drives.get(i));
+        }
+        return include;
+    }
+
+    private <T> T busy(LocalDrive drive, java.util.concurrent.Callable<T> write) throws Exception {
+        busy.add(drive);
+        try {
+            return write.call();
+        } finally {
+            busy.remove(drive);
         }
     }
 

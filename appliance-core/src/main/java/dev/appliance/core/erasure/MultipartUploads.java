@@ -311,6 +311,7 @@ final class MultipartUploads {
     /** Each drive's stored parts (null for a drive that could not be read). */
     private List<Map<Integer, PartRecord>> partsByDrive(String bucket, String key, UploadRecord rec) {
         List<Outcome<Map<Integer, PartRecord>>> outcomes = set.calls.onAll(set.drives(), (pos, drive) -> {
+            drive.beforeRead();
             Map<Integer, PartRecord> parts = new TreeMap<>();
             Path dir = uploadDir(drive, bucket, key, rec.uploadId());
             Path data = dir.resolve(rec.dataDir());

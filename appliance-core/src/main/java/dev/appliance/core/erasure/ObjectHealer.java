@@ -628,6 +628,7 @@ final class ObjectHealer {
             if (v.dataDir() == null) {
                 return true;
             }
+            drive.beforeRead();
             Path dir = drive.objectDir(bucket, key).resolve(v.dataDir().toString());
             for (PartInfo part : v.parts()) {
                 if (!verifyFile(dir.resolve("part." + part.number()), part.size(), layout, bitrot, deep)) {
@@ -790,6 +791,7 @@ final class ObjectHealer {
                 try {
                     for (int pos : sources) {
                         if (!v.inline()) {
+                            set.drives().get(pos).beforeRead();
                             in[pos] = FileChannel.open(
                                     set.drives()
                                             .get(pos)
@@ -804,6 +806,7 @@ final class ObjectHealer {
                             if (v.inline()) {
                                 inlineOut[pos] = new ByteArrayOutputStream();
                             } else {
+                                set.drives().get(pos).beforeWrite();
                                 out[pos] = FileChannel.open(
                                         staged.dataDir[pos].resolve("part." + part.number()),
                                         StandardOpenOption.CREATE_NEW,

@@ -67,6 +67,7 @@ public final class ApplianceProcess implements AutoCloseable {
     private final Map<String, String> env;
     private final List<Path> drives = new ArrayList<>();
     private final List<String> extraArgs = new ArrayList<>();
+    private final List<String> jvmOptions = new ArrayList<>();
 
     private Process process;
     private int runs;
@@ -113,6 +114,12 @@ public final class ApplianceProcess implements AutoCloseable {
     /** Adds server flags (e.g. {@code --certs-dir DIR}, {@code --domain NAME}) to every later start. */
     public ApplianceProcess withArgs(String... args) {
         extraArgs.addAll(List.of(args));
+        return this;
+    }
+
+    /** Adds JVM options (e.g. {@code -Dappliance.faultInjection=true}) to every later start. */
+    public ApplianceProcess withJvmOptions(String... options) {
+        jvmOptions.addAll(List.of(options));
         return this;
     }
 
@@ -219,11 +226,10 @@ public final class ApplianceProcess implements AutoCloseable {
         assertThat(Path.of(jar))
                 .as("the appliance jar; build the reactor first")
                 .isRegularFile();
-        List<String> cmd = new ArrayList<>(List.of(
-                java,
-                "--add-modules=jdk.incubator.vector",
-                "--enable-native-access=ALL-UNNAMED",
-                "-Xmx1g",
+        List<String> cmd = new ArrayList<>(
+                List.of(java, "--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xmx1g"));
+        cmd.addAll(jvmOptions);
+        cmd.addAll(List.of(
                 "-jar",
                 jar,
                 "server",

@@ -108,6 +108,27 @@ class SosApiIT {
                 .isEqualTo(404);
     }
 
+    /** Drive fault injection is test-only: without {@code -Dappliance.faultInjection=true} its endpoints are absent. */
+    @Test
+    void faultInjection_isRefusedWithoutTheOptIn() throws Exception {
+        String root = appliance.accessKey() + ":" + appliance.secretKey();
+        Commands.Result put = curl(root, "PUT", "/api/v1/admin/test/faults/0", "{\"gone\":true}");
+        assertThat(status(put)).as(put.stdout()).isEqualTo(404);
+        assertThat(put.stdout()).contains("fault injection is off");
+        assertThat(status(curl(root, "GET", "/api/v1/admin/test/faults", null))).isEqualTo(404);
+        assertThat(status(curl(root, "DELETE", "/api/v1/admin/test/faults", null)))
+                .isEqualTo(404);
+        // unsigned requests never reach it, opt-in or not
+        assertThat(status(curl(null, "PUT", "/api/v1/admin/test/faults/0", "{\"gone\":true}")))
+                .isEqualTo(403);
+        Commands.Result status = curl(null, "GET", "/api/v1/status", null);
+        assertThat(status.stdout()).contains("\"faultsInjected\":false").doesNotContain("\"faultsInjected\":true");
+        s3.createBucket(b -> b.bucket("faults-off"));
+        s3.putObject(b -> b.bucket("faults-off").key("k"), RequestBody.fromString("intact"));
+        assertThat(s3.getObjectAsBytes(b -> b.bucket("faults-off").key("k")).asUtf8String())
+                .isEqualTo("intact");
+    }
+
     private static int catchStatus(Runnable call) {
         try {
             call.run();

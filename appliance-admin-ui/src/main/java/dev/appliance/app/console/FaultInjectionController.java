@@ -1,0 +1,139 @@
+package dev.appliance.app.console;
+
+import dev.appliance.core.drive.DriveFaults;
+import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.erasure.ErasureObjectStore;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.DeleteMapping;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PutMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * Test-only fault injection into drives (docs/testing.md): {@code GET /api/v1/admin/test/faults},
+ * {@code PUT /api/v1/admin/test/faults/{drive}} with {@code {"readErrors": bool, "writeErrors": bool, "diskFull": bool,
+ * "gone": bool, "latencyMillis": n}} (absent fields: false / 0), {@code DELETE /api/v1/admin/test/faults/{drive}} and
+ * {@code DELETE /api/v1/admin/test/faults}. {@code drive} is the drive's 0-based position in the order the drives
+ * were given (as in the {@code drives} list of {@code GET /api/v1/status}).
+ *
+ * <p>Answers {@code 404} unless the process was started with {@code -Dappliance.faultInjection=true}: a production
+ * appliance never lets a request break its drives. Like every admin request, these are SigV4-signed.
+ */
+@RestController
+class FaultInjectionController {
+    static final String PROPERTY = "appliance.faultInjection";
+
+    private final ErasureObjectStore store;
+
+    FaultInjectionController(ErasureObjectStore store) {
+        this.store = store;
+    }
+
+    /** The PUT body; absent fields inject nothing. */
+    record FaultsBody(Boolean readErrors, Boolean writeErrors, Boolean diskFull, Boolean gone, Long latencyMillis) {
+        DriveFaults toFaults() {
+            return new DriveFaults(
+                    Boolean.TRUE.equals(readErrors),
+                    Boolean.TRUE.equals(writeErrors),
+                    Boolean.TRUE.equals(diskFull),
+                    Boolean.TRUE.equals(gone),
+                    latencyMillis == null ? 0 : latencyMillis);
+        }
+    }
+
+    /** Thrown when fault injection is off: answered as if the endpoint did not exist. */
+    static final class Off extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Off() {
+            super(
+                    "fault injection is off (start the appliance with -D" + PROPERTY + "=true to test with it)",
+                    null,
+                    false,
+                    false);
+        }
+    }
+
+    private static void requireOn() {
+        if (!Boolean.getBoolean(PROPERTY)) {
+            throw new Off();
+        }
+    }
+
+    @GetMapping("/api/v1/admin/test/faults")
+    List<Map<String, Object>> list() {
+        requireOn();
+        List<Map<String, Object>> out = new ArrayList<>();
+        for (int i = 0; i < store.drives().size(); i++) {
+            out.add(view(i));
+        }
+        return out;
+    }
+
+    @PutMapping("/api/v1/admin/test/faults/{drive}")
+    Map<String, Object> put(@PathVariable("drive") String drive, @RequestBody FaultsBody body) {
+        requireOn();
+        int index = index(drive);
+        store.drives().get(index).injectFaults(body.toFaults());
+        return view(index);
+    }
+
+    @DeleteMapping("/api/v1/admin/test/faults/{drive}")
+    Map<String, Object> clear(@PathVariable("drive") String drive) {
+        requireOn();
+        int index = index(drive);
+        store.drives().get(index).injectFaults(null);
+        return view(index);
+    }
+
+    @DeleteMapping("/api/v1/admin/test/faults")
+    List<Map<String, Object>> clearAll() {
+        requireOn();
+        store.drives().forEach(d -> d.injectFaults(null));
+        return list();
+    }
+
+    private int index(String drive) {
+        int n = store.drives().size();
+        try {
+            int i = Integer.parseInt(drive);
+            if (i >= 0 && i < n) {
+                return i;
+            }
+        } catch (NumberFormatException e) {
+            // answered below
+        }
+        throw new IllegalArgumentException("drive: '" + drive + "' (expected 0.." + (n - 1) + ")");
+    }
+
+    private Map<String, Object> view(int index) {
+        LocalDrive d = store.drives().get(index);
+        DriveFaults f = d.faults();
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("drive", index);
+        out.put("path", d.root().toString());
+        out.put("readErrors", f != null && f.readErrors());
+        out.put("writeErrors", f != null && f.writeErrors());
+        out.put("diskFull", f != null && f.diskFull());
+        out.put("gone", f != null && f.gone());
+        out.put("latencyMillis", f == null ? 0 : f.latencyMillis());
+        return out;
+    }
+
+    @org.springframework.web.bind.annotation.ExceptionHandler(Off.class)
+    ResponseEntity<Map<String, String>> off(Off e) {
+        return ResponseEntity.status(HttpStatus.NOT_FOUND).body(Map.of("code", "NotFound", "message", e.getMessage()));
+    }
+
+    @org.springframework.web.bind.annotation.ExceptionHandler(IllegalArgumentException.class)
+    ResponseEntity<Map<String, String>> badValue(IllegalArgumentException e) {
+        return ResponseEntity.badRequest().body(Map.of("code", "InvalidArgument", "message", e.getMessage()));
+    }
+}

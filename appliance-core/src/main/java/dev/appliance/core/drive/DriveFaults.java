@@ -1,0 +1,73 @@
+package dev.appliance.core.drive;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+
+/**
+ * Faults injected into one drive, for tests of failure behaviour against a real process: I/O errors on reads and/or
+ * writes (as {@code EIO}), a full disk (as {@code ENOSPC}, on operations that allocate space), a drive that is gone
+ * (every operation fails), and latency (every operation stalls first).
+ *
+ * <p>A drive carries none by default ({@link LocalDrive#faults()} is null), and then each I/O entry point costs one
+ * volatile read. The appliance process accepts faults only when started with {@code -Dappliance.faultInjection=true}
+ * (see docs/testing.md); the engine's own tests set them directly.
+ *
+ * @param readErrors reads fail with an I/O error
+ * @param writeErrors writes, renames and deletes fail with an I/O error
+ * @param diskFull operations that allocate space (new files, directories, file data) fail with "No space left on
+ *     device"; reads, renames and deletes keep working
+ * @param gone every operation fails, as if the disk had dropped off the bus
+ * @param latencyMillis every operation first stalls this long (0: none)
+ */
+public record DriveFaults(boolean readErrors, boolean writeErrors, boolean diskFull, boolean gone, long latencyMillis) {
+    /** The message the JDK gives for {@code ENOSPC}: what {@code isDiskFull} checks recognise. */
+    public static final String NO_SPACE = "No space left on device";
+
+    public DriveFaults {
+        if (latencyMillis < 0 || latencyMillis > 600_000) {
+            throw new IllegalArgumentException("latencyMillis: " + latencyMillis + " (expected 0..600000)");
+        }
+    }
+
+    /** Whether this injects nothing at all. */
+    public boolean none() {
+        return !readErrors && !writeErrors && !diskFull && !gone && latencyMillis == 0;
+    }
+
+    /** What an I/O operation of {@code kind} on {@code drive} meets. */
+    void check(LocalDrive drive, Op kind) throws IOException {
+        if (latencyMillis > 0) {
+            try {
+                Thread.sleep(latencyMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted while stalled (injected latency on " + drive + ")");
+            }
+        }
+        if (gone) {
+            throw new IOException("No such device (injected: drive " + drive + " is gone)");
+        }
+        boolean error =
+                switch (kind) {
+                    case READ -> readErrors;
+                    case ALLOCATE, MODIFY -> writeErrors;
+                };
+        if (error) {
+            throw new IOException("Input/output error (injected " + kind.name().toLowerCase(java.util.Locale.ROOT)
+                    + " fault on " + drive + ")");
+        }
+        if (diskFull && kind == Op.ALLOCATE) {
+            throw new IOException(NO_SPACE + " (injected on " + drive + ")");
+        }
+    }
+
+    /** The kinds of I/O operation a fault can hit. */
+    enum Op {
+        /** Reads file data, metadata or directory listings. */
+        READ,
+        /** Creates files or directories, or writes file data: needs free space. */
+        ALLOCATE,
+        /** Renames or deletes: needs no new space. */
+        MODIFY
+    }
+}

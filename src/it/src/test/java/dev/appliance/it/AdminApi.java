@@ -1,0 +1,113 @@
+package dev.appliance.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * The console's admin REST API of one appliance process, through curl with its SigV4 signer ({@code --aws-sigv4}) and
+ * the root credentials: drive fault injection ({@code /api/v1/admin/test/faults}), heal retries, and the status.
+ */
+final class AdminApi {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** An answer: HTTP status and body. */
+    record Answer(int status, String body) {
+        JsonNode json() {
+            try {
+                return JSON.readTree(body);
+            } catch (IOException e) {
+                throw new AssertionError("not JSON (status " + status + "): " + body, e);
+            }
+        }
+    }
+
+    private final ApplianceProcess appliance;
+    private final Path workDir;
+
+    AdminApi(ApplianceProcess appliance, Path workDir) {
+        this.appliance = appliance;
+        this.workDir = workDir;
+    }
+
+    /** A request signed with the root credentials ({@code signed} false: unsigned). */
+    Answer call(String method, String path, String json, boolean signed) {
+        List<String> cmd = new ArrayList<>(
+                List.of("curl", "-sS", "-o", "-", "-w", "\n%{http_code}", "-X", method, appliance.consoleUri() + path));
+        if (signed) {
+            cmd.addAll(List.of(
+                    "--aws-sigv4",
+                    "aws:amz:us-east-1:s3",
+                    "--user",
+                    appliance.accessKey() + ":" + appliance.secretKey()));
+        }
+        if (json != null) {
+            try {
+                Path body = Files.writeString(workDir.resolve("admin-" + UUID.randomUUID() + ".json"), json);
+                cmd.addAll(List.of("-H", "Content-Type: application/json", "--data-binary", "@" + body));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        Commands.Result r = Commands.run(workDir, cmd, Map.of(), 30);
+        assertThat(r.status())
+                .as("curl " + method + " " + path + ": " + r.stderr())
+                .isZero();
+        String out = r.stdout();
+        int nl = out.lastIndexOf('\n');
+        return new Answer(Integer.parseInt(out.substring(nl + 1).strip()), out.substring(0, Math.max(0, nl)));
+    }
+
+    Answer call(String method, String path, String json) {
+        return call(method, path, json, true);
+    }
+
+    /** Injects faults into drive {@code drive} (0-based, the order the drives were given); asserts success. */
+    void inject(int drive, String faultsJson) {
+        Answer a = call("PUT", "/api/v1/admin/test/faults/" + drive, faultsJson);
+        assertThat(a.status()).as(a.body()).isEqualTo(200);
+    }
+
+    void clearFaults() {
+        Answer a = call("DELETE", "/api/v1/admin/test/faults", null);
+        assertThat(a.status()).as(a.body()).isEqualTo(200);
+    }
+
+    /** Makes every heal waiting for its backoff due now; returns the number pending. */
+    int retryHeals() {
+        Answer a = call("POST", "/api/v1/admin/heal/retry", null);
+        assertThat(a.status()).as(a.body()).isEqualTo(200);
+        return a.json().get("pending").asInt();
+    }
+
+    /** {@code GET /api/v1/status} (unauthenticated). */
+    JsonNode status() {
+        Answer a = call("GET", "/api/v1/status", null, false);
+        assertThat(a.status()).as(a.body()).isEqualTo(200);
+        return a.json();
+    }
+
+    /** Waits until the heal queue is empty (retrying what waits for a backoff), at most {@code seconds}. */
+    void awaitHealed(int seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        JsonNode heal = null;
+        while (System.nanoTime() < deadline) {
+            retryHeals();
+            heal = status().get("heal");
+            if (heal.get("pending").asInt() == 0) {
+                return;
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("the heal queue did not drain within " + seconds + " s: " + heal);
+    }
+}
