@@ -520,7 +520,7 @@ final class ErasureSet {
         }
     }
 
-    private KeyFiles.Change commitOnDrive(
+    KeyFiles.Change commitOnDrive(
             LocalDrive drive, String bucket, String key, ObjectVersion version, byte[] inlineShard, Path stagedDataDir)
             throws IOException {
         try {
