@@ -1,6 +1,7 @@
 package dev.appliance.app;
 
 import dev.appliance.app.cli.CertsCommand;
+import dev.appliance.app.cli.HealCommand;
 import dev.appliance.app.cli.ServerOptions;
 import dev.appliance.app.console.ConsoleApplication;
 import dev.appliance.app.credentials.CredentialStore;
@@ -22,7 +23,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Command-line entry point: {@code appliance server [DRIVES...] [flags]} and {@code appliance certs generate ...}.
+ * Command-line entry point: {@code appliance server [DRIVES...] [flags]}, {@code appliance certs generate ...} and
+ * {@code appliance heal status} (asks a running server).
  *
  * <p>Order of start: parse and check the options (a bad value stops here with a message naming it), load the TLS
  * certificate and key when {@code --certs-dir} is given (a bad file stops here with a message naming it), open the drives
@@ -40,11 +42,16 @@ public final class ApplianceMain {
             certs(Arrays.asList(args).subList(1, args.length), out);
             return;
         }
+        if (args.length > 0 && args[0].equals("heal")) {
+            System.exit(heal(Arrays.asList(args).subList(1, args.length), System.getenv(), out, System.err));
+            return;
+        }
         if (args.length == 0 || !args[0].equals("server")) {
             System.err.println(
                     args.length == 0
                             ? ServerOptions.USAGE
-                            : "unknown command '" + args[0] + "'\n" + ServerOptions.USAGE);
+                            : "unknown command '" + args[0] + "' (expected server, certs or heal)\n"
+                                    + ServerOptions.USAGE);
             System.exit(2);
         }
         ServerOptions options;
@@ -102,6 +109,25 @@ public final class ApplianceMain {
         store.startScanner();
     }
 
+    /** {@code appliance heal status}: asks the running server; returns the exit status. */
+    static int heal(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
+        HealCommand.Options options;
+        try {
+            options = HealCommand.parse(args, env);
+        } catch (IllegalArgumentException e) {
+            err.println("appliance heal: " + e.getMessage());
+            err.println(HealCommand.USAGE);
+            return 2;
+        }
+        try {
+            HealCommand.run(options, out);
+            return 0;
+        } catch (HealCommand.Unreachable e) {
+            err.println("appliance heal: " + e.getMessage());
+            return 1;
+        }
+    }
+
     static void run(ServerOptions options, Map<String, String> env, PrintStream out)
             throws java.io.IOException, InterruptedException {
         ServerTls tls = options.certsDir() == null ? null : ServerTls.load(options.certsDir());
@@ -119,8 +145,8 @@ public final class ApplianceMain {
                 .toList();
         ErasureObjectStore store = ErasureObjectStore.open(
                 new StoreConfig(drives, 0, options.parity(), options.allowRootDrives(), Clock.systemUTC())
-                        // experimental: metadata rewrites share filesystem syncs (docs/object-lock.md)
-                        .withGroupCommit(Boolean.getBoolean("appliance.groupCommit")));
+                        // -Dappliance.metadataJournal=false: force each rewritten metadata file (docs/object-lock.md)
+                        .withMetadataJournal(!"false".equals(System.getProperty("appliance.metadataJournal"))));
         applyScannerOptions(store, options.scanner());
         var creds = new CredentialStore(store.drives(), store.deploymentId(), CredentialStore.defaultConfigDir(env))
                 .resolve(env);

@@ -13,9 +13,9 @@ import java.util.List;
  * @param setDriveCount drives per erasure set; 0 picks the largest allowed size that divides the drive count
  * @param parity parity shards per set; -1 picks the default for the set size
  * @param allowRootFilesystem false refuses drives that sit on the root filesystem (production mode)
- * @param groupCommit true lets metadata-only rewrites share one filesystem sync per batch (Linux {@code syncfs}) where
- *     the machine allows it; false (the default) forces every file and directory separately. Opt-in while its latency
- *     under heavy concurrent writes (a sync flushes everything dirty on the filesystem) is not yet understood
+ * @param metadataJournal true (the default) makes metadata-only rewrites (retention, legal hold, tags) durable through
+ *     each drive's metadata journal, one journal force per batch of concurrent rewrites, and rewrites the files in
+ *     place ({@code dev.appliance.core.drive.MetadataJournal}); false forces every rewritten file and its directory
  */
 public record StoreConfig(
         List<Path> drives,
@@ -23,7 +23,7 @@ public record StoreConfig(
         int parity,
         boolean allowRootFilesystem,
         Clock clock,
-        boolean groupCommit) {
+        boolean metadataJournal) {
     public StoreConfig {
         requireNonNull(drives, "drives");
         drives = List.copyOf(drives);
@@ -34,14 +34,14 @@ public record StoreConfig(
     }
 
     public StoreConfig(List<Path> drives, int setDriveCount, int parity, boolean allowRootFilesystem, Clock clock) {
-        this(drives, setDriveCount, parity, allowRootFilesystem, clock, false);
+        this(drives, setDriveCount, parity, allowRootFilesystem, clock, true);
     }
 
     public static StoreConfig of(List<Path> drives) {
         return new StoreConfig(drives, 0, -1, true, Clock.systemUTC());
     }
 
-    public StoreConfig withGroupCommit(boolean enabled) {
+    public StoreConfig withMetadataJournal(boolean enabled) {
         return new StoreConfig(drives, setDriveCount, parity, allowRootFilesystem, clock, enabled);
     }
 }

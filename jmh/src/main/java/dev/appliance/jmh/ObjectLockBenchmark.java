@@ -76,16 +76,16 @@ public class ObjectLockBenchmark {
         ObjectStore store;
 
         void open() throws IOException {
-            open(false);
+            open(true);
         }
 
-        void open(boolean groupCommit) throws IOException {
+        void open(boolean metadataJournal) throws IOException {
             dir = Files.createTempDirectory("lock-bench");
             List<Path> drives = new ArrayList<>();
             for (int i = 1; i <= 4; i++) {
                 drives.add(Files.createDirectories(dir.resolve("disk" + i)));
             }
-            store = ObjectStore.open(StoreConfig.of(drives).withGroupCommit(groupCommit));
+            store = ObjectStore.open(StoreConfig.of(drives).withMetadataJournal(metadataJournal));
         }
 
         dev.appliance.core.ObjectInfo put(String bucket, String key, byte[] data, Map<String, String> lock) {
@@ -117,9 +117,9 @@ public class ObjectLockBenchmark {
         @Param("100000")
         int objects;
 
-        /** Metadata rewrites share filesystem syncs (true, opt-in) or force each file (false, the default). */
-        @Param("false")
-        boolean groupCommit;
+        /** Metadata rewrites go through the drives' metadata journals (true, the default) or force each file (false). */
+        @Param("true")
+        boolean metadataJournal;
 
         String[] keys;
         String[] versions;
@@ -128,7 +128,7 @@ public class ObjectLockBenchmark {
 
         @Setup(Level.Trial)
         public void setup() throws Exception {
-            open(groupCommit);
+            open(metadataJournal);
             store.makeBucket("lock", true);
             base = Instant.now().plus(Duration.ofDays(30)).truncatedTo(ChronoUnit.SECONDS);
             keys = new String[objects];

@@ -9,8 +9,9 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code GET /api/v1/status}: deployment, topology, drive states, the heal queue (pending, retrying, healed and failed
- * items, the last failures by name) and the retention clock (trusted time, system time, whether they agree, the host's
+ * {@code GET /api/v1/status}: deployment, topology, drive states ({@code online}, {@code offline}, {@code healing}),
+ * the heal queue (pending, retrying, healed and failed items, the last failures by name), the drive heals (progress of
+ * replaced drives being filled) and the retention clock (trusted time, system time, whether they agree, the host's
  * NTP state) as JSON.
  */
 @RestController
@@ -25,12 +26,7 @@ class StatusController {
 
     @GetMapping("/api/v1/status")
     Map<String, Object> status() {
-        List<Map<String, Object>> drives = store.drives().stream()
-                .map(d -> Map.<String, Object>of(
-                        "path", d.root().toString(),
-                        "online", d.isOnline(),
-                        "problem", d.offlineReason()))
-                .toList();
+        List<Map<String, Object>> drives = HealController.driveStates(store);
         var time = store.retentionClock().status();
         Map<String, Object> clock = Map.of(
                 "trustedTime", time.trusted().toString(),
@@ -65,6 +61,7 @@ class StatusController {
                 "retrying", h.retrying(),
                 "healed", h.healed(),
                 "failed", h.failed(),
-                "lastFailures", failures);
+                "lastFailures", failures,
+                "drives", HealController.driveHeals(store));
     }
 }

@@ -17,7 +17,7 @@ import java.nio.file.Path;
 /**
  * Linux {@code syncfs(2)} through the foreign-function API: one call writes back and flushes everything dirty on the
  * filesystem holding a path (data, inodes, directory entries, the journal, and the device cache), so it can make many
- * independently written files durable at once (see {@link GroupSync}). Since Linux 5.8 it reports write-back errors
+ * independently written files durable at once (see {@link MetadataJournal#checkpoint}). Since Linux 5.8 it reports write-back errors
  * that happened since the caller's descriptor was opened, as {@code fsync} does.
  *
  * <p>{@link #available()} is false off Linux, or when the JVM refuses native access; callers then force each file.

@@ -45,7 +45,7 @@ public final class LocalDrive {
     private final Path trash;
     private volatile boolean online = true;
     private volatile String offlineReason = "";
-    private volatile GroupSync groupSync;
+    private volatile MetadataJournal journal;
 
     public LocalDrive(Path root) {
         this.root = requireNonNull(root, "root").toAbsolutePath().normalize();
@@ -96,6 +96,12 @@ public final class LocalDrive {
         this.online = false;
     }
 
+    /** Back in service (a drive that returned, or a replacement formatted into its slot). */
+    public void markOnline() {
+        this.offlineReason = "";
+        this.online = true;
+    }
+
     /** Creates the system directories and clears staging left by a crash (trash is purged in the background). */
     public void prepare() throws IOException {
         Files.createDirectories(sys.resolve("buckets"));
@@ -138,43 +144,48 @@ public final class LocalDrive {
     }
 
     /**
-     * Lets metadata rewrites ({@link #replaceFile}) share filesystem syncs with concurrent writers instead of forcing
-     * each file and directory; null goes back to per-file forces.
+     * Opens this drive's metadata journal (replaying what a crash left in it) so that {@link #replaceFile} rewrites
+     * files in place behind it instead of forcing each file and directory.
      */
-    public void useGroupSync(GroupSync sync) {
-        this.groupSync = sync;
+    public void openMetadataJournal() throws IOException {
+        this.journal = MetadataJournal.open(this);
     }
 
-    public boolean groupCommit() {
-        return groupSync != null;
+    /** The drive's metadata journal, or null when rewrites force each file. */
+    public MetadataJournal metadataJournal() {
+        return journal;
+    }
+
+    /** Checkpoints and closes the metadata journal, if open; rewrites force each file afterwards. */
+    public void closeMetadataJournal() throws IOException {
+        MetadataJournal j = journal;
+        journal = null;
+        if (j != null) {
+            j.close();
+        }
     }
 
     /**
-     * Atomically replaces {@code target}, in a directory that exists, with {@code content}, durably. With group commit
-     * the staged file is written unforced, one shared sync makes its content durable before the rename (so a crash
-     * leaves the old file or the new one, never an empty one), and a second makes the rename durable. Without it, as
-     * {@link #writeDurably}: the file is forced, renamed, and its directory forced.
+     * Replaces the content of {@code target}, an existing file, durably. With the metadata journal the new content is
+     * made durable in the journal (one force per batch of concurrent rewrites) and the file overwritten in place
+     * ({@link MetadataJournal}); without it, as {@link #writeDurably}: staged, forced, renamed over the target, and
+     * the directory forced.
      */
     public void replaceFile(Path target, ByteBuffer content) throws IOException {
-        GroupSync sync = groupSync;
+        MetadataJournal j = journal;
+        if (j != null) {
+            j.replace(target, content);
+            return;
+        }
         Path staged = tmp.resolve(UUID.randomUUID() + ".tmp");
         try (FileChannel ch = FileChannel.open(staged, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             while (content.hasRemaining()) {
                 ch.write(content);
             }
-            if (sync == null) {
-                ch.force(false);
-            }
-        }
-        if (sync != null) {
-            sync.await(root);
+            ch.force(false);
         }
         Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        if (sync != null) {
-            sync.await(root);
-        } else {
-            forceDirectory(target.getParent());
-        }
+        forceDirectory(target.getParent());
     }
 
     /** Writes a new file and forces its data to stable storage (the caller renames and forces the directory). */

@@ -78,6 +78,12 @@ public final class ErasureObjectStore implements ObjectStore {
     private final MrfJournal journal;
     private final BackgroundHealer healer;
     private final List<ObjectHealer> objectHealers;
+    private final DriveHealer driveHealer;
+    private final DriveMonitor driveMonitor;
+    private final ScheduledExecutorService driveChecks;
+    /** How often drives are checked for removal, return and replacement (0: only at start and when asked). */
+    static final long DRIVE_CHECK_SECONDS = Long.getLong("appliance.driveCheckSeconds", 10);
+
     private final NamespaceLocks bucketLocks = new NamespaceLocks();
     private final Map<String, BucketInfo> buckets = new ConcurrentHashMap<>();
     private final Map<String, Map<String, String>> bucketTags = new ConcurrentHashMap<>();
@@ -89,6 +95,14 @@ public final class ErasureObjectStore implements ObjectStore {
     private final Clock clock;
     private final RetentionClock retentionClock;
     private final ScheduledExecutorService clockSaver;
+    /** Empties the drives' metadata journals behind the files they cover (a platform thread: syncfs is a foreign call). */
+    private final ScheduledExecutorService metadataCheckpoints;
+
+    /**
+     * How often the metadata journals are checkpointed: bounds their size (a few seconds of rewrites) and the work a
+     * restart after a power loss replays.
+     */
+    static final java.time.Duration METADATA_CHECKPOINT_INTERVAL = java.time.Duration.ofSeconds(5);
 
     /** The file on every drive that keeps the newest trusted time of the retention clock (epoch millis, decimal). */
     static final String RETENTION_CLOCK_FILE = "retention-clock";
@@ -175,6 +189,10 @@ public final class ErasureObjectStore implements ObjectStore {
     }
 
     private ErasureObjectStore(Topology topology, Clock clock) {
+        this(topology, clock, DriveHealer.Settings.DEFAULTS);
+    }
+
+    private ErasureObjectStore(Topology topology, Clock clock, DriveHealer.Settings driveHealSettings) {
         this.topology = topology;
         this.clock = clock;
         this.placement = new Placement(topology.format.deploymentId());
@@ -205,8 +223,21 @@ public final class ErasureObjectStore implements ObjectStore {
         journal.start();
         this.objectHealers =
                 sets.stream().map(set -> new ObjectHealer(set, foreground)).toList();
+        // Replaced drives are formatted into their slot now (and found later by the periodic check) and filled; a
+        // drive whose fill was interrupted counts as filling before any heal runs.
+        this.driveHealer = new DriveHealer(objectHealers, heal, foreground, new DriveHealerStore(), clock);
+        driveHealer.settings(driveHealSettings);
+        this.driveMonitor = new DriveMonitor(topology, objectHealers, driveHealer, clock);
+        driveMonitor.check();
         this.healer = new BackgroundHealer(heal, objectHealers, setOfKey, foreground);
         healer.start();
+        driveHealer.start();
+        this.driveChecks = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name("drive-check").daemon().factory());
+        if (DRIVE_CHECK_SECONDS > 0) {
+            driveChecks.scheduleWithFixedDelay(
+                    this::checkDrivesQuietly, DRIVE_CHECK_SECONDS, DRIVE_CHECK_SECONDS, TimeUnit.SECONDS);
+        }
         this.scanner = new DataScanner(this, sets, placement, foreground, usage, clock, this::retentionNow);
         this.retentionClock = new RetentionClock(clock, System::nanoTime, new DriveClockStore());
         RetentionClock.Status time = retentionClock.status();
@@ -221,6 +252,27 @@ public final class ErasureObjectStore implements ObjectStore {
                 Thread.ofPlatform().name("retention-clock").daemon().factory());
         long every = RetentionClock.PERSIST_INTERVAL.toMillis();
         clockSaver.scheduleWithFixedDelay(retentionClock::saveIfDue, every, every, TimeUnit.MILLISECONDS);
+        this.metadataCheckpoints = Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name("metadata-checkpoint").daemon().factory());
+        long checkpointEvery = METADATA_CHECKPOINT_INTERVAL.toMillis();
+        metadataCheckpoints.scheduleWithFixedDelay(
+                this::checkpointMetadataJournals, checkpointEvery, checkpointEvery, TimeUnit.MILLISECONDS);
+    }
+
+    private void checkpointMetadataJournals() {
+        for (LocalDrive d : allDrives) {
+            var j = d.metadataJournal();
+            if (j == null || !d.isOnline()) {
+                continue;
+            }
+            try {
+                j.checkpoint();
+            } catch (IOException | RuntimeException e) {
+                // The journal keeps its records (they stay replayable) and the next checkpoint tries again.
+                java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
+                        .warning("metadata journal checkpoint on " + d.root() + " failed: " + e);
+            }
+        }
     }
 
     /** Keeps the retention clock's newest time on every drive; the newest copy wins at start. */
@@ -261,6 +313,69 @@ public final class ErasureObjectStore implements ObjectStore {
         }
     }
 
+    private void checkDrivesQuietly() {
+        try {
+            driveMonitor.check();
+        } catch (RuntimeException e) {
+            java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
+                    .log(java.util.logging.Level.WARNING, "drive check failed", e);
+        }
+    }
+
+    /** What the drive-heal agent reads and writes through the store. */
+    private final class DriveHealerStore implements DriveHealer.Store {
+        @Override
+        public List<String> buckets() {
+            return listBuckets().stream().map(BucketInfo::name).toList();
+        }
+
+        @Override
+        public void restoreBucket(String bucket, LocalDrive drive) throws IOException {
+            BucketInfo info = buckets.get(bucket);
+            if (info == null) {
+                return; // deleted meanwhile
+            }
+            drive.createDirectoriesDurably(drive.bucketDir(bucket));
+            drive.writeDurably(drive.bucketMetaFile(bucket), bucketRecordJson(info));
+        }
+
+        @Override
+        public long estimatedKeys(int set) {
+            long keys = 0;
+            for (BucketInfo b : listBuckets()) {
+                try {
+                    BucketUsage u = usage.usage(b.name());
+                    keys += u.objects() + u.deleteMarkers();
+                } catch (RuntimeException e) {
+                    return 0;
+                }
+            }
+            return (keys + sets.size() - 1) / sets.size();
+        }
+    }
+
+    /** The fill of every replaced drive since start (and of drives whose tracker says a fill is unfinished). */
+    public List<DriveHealStatus> driveHeals() {
+        return driveHealer.status();
+    }
+
+    /** {@code healing} while a replaced drive is being filled, else {@code online} or {@code offline}. */
+    public String driveState(LocalDrive drive) {
+        if (!drive.isOnline()) {
+            return "offline";
+        }
+        return driveHealer.filling(drive) ? "healing" : "online";
+    }
+
+    /** Checks the drives now (tests; the store also checks every {@link #DRIVE_CHECK_SECONDS} seconds). */
+    List<String> checkDrives() {
+        return driveMonitor.check();
+    }
+
+    DriveHealer driveHealer() {
+        return driveHealer;
+    }
+
     /** The retention clock Object Lock is evaluated against. */
     public RetentionClock retentionClock() {
         return retentionClock;
@@ -275,6 +390,15 @@ public final class ErasureObjectStore implements ObjectStore {
     public static ErasureObjectStore open(StoreConfig config) {
         try {
             return new ErasureObjectStore(Topology.load(config), config.clock());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the drives: " + e.getMessage(), e);
+        }
+    }
+
+    /** As {@link #open(StoreConfig)}, with the drive-heal agent's timing set before it starts (tests). */
+    static ErasureObjectStore open(StoreConfig config, DriveHealer.Settings driveHealSettings) {
+        try {
+            return new ErasureObjectStore(Topology.load(config), config.clock(), driveHealSettings);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the drives: " + e.getMessage(), e);
         }
@@ -441,9 +565,20 @@ public final class ErasureObjectStore implements ObjectStore {
     }
 
     private void writeBucketRecord(BucketInfo info, boolean createDir) {
-        byte[] json;
+        byte[] json = bucketRecordJson(info);
+        List<DriveCalls.Outcome<Void>> outcomes = calls.onAll(allDrives, (pos, drive) -> {
+            if (createDir) {
+                drive.createDirectoriesDurably(drive.bucketDir(info.name()));
+            }
+            drive.writeDurably(drive.bucketMetaFile(info.name()), json);
+            return null;
+        });
+        requireMajority(outcomes, "bucket " + info.name());
+    }
+
+    private byte[] bucketRecordJson(BucketInfo info) {
         try {
-            json = JSON.writeValueAsBytes(new BucketRecord(
+            return JSON.writeValueAsBytes(new BucketRecord(
                     info.name(),
                     info.created().toEpochMilli(),
                     info.versioning().name(),
@@ -463,14 +598,6 @@ public final class ErasureObjectStore implements ObjectStore {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-        List<DriveCalls.Outcome<Void>> outcomes = calls.onAll(allDrives, (pos, drive) -> {
-            if (createDir) {
-                drive.createDirectoriesDurably(drive.bucketDir(info.name()));
-            }
-            drive.writeDurably(drive.bucketMetaFile(info.name()), json);
-            return null;
-        });
-        requireMajority(outcomes, "bucket " + info.name());
     }
 
     private void requireMajority(List<? extends DriveCalls.Outcome<?>> outcomes, String what) {
@@ -1354,10 +1481,21 @@ public final class ErasureObjectStore implements ObjectStore {
     @Override
     public void close() {
         scanner.stop();
+        driveChecks.shutdownNow();
+        driveHealer.stop();
         healer.stop();
         journal.close();
         clockSaver.shutdownNow();
         retentionClock.save();
+        metadataCheckpoints.shutdownNow();
+        for (LocalDrive d : allDrives) {
+            try {
+                d.closeMetadataJournal();
+            } catch (IOException e) {
+                java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
+                        .warning("closing the metadata journal on " + d.root() + " failed: " + e);
+            }
+        }
         executor.shutdown();
     }
 }

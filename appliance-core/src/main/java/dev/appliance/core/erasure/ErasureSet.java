@@ -131,6 +131,18 @@ final class ErasureSet {
         return new ErasureLayout(d, p, BLOCK_SIZE, bitrot.checksumLength());
     }
 
+    /**
+     * The layout of a version written now. Drives offline when the write starts would leave it with less protection
+     * than the set's parity promises (a drive that misses the write holds none of its shards), so each one raises the
+     * parity by one, up to half the set: with one drive of 4+2 away the version is written 3+3 and still survives the
+     * loss of two more drives. The version records its own counts; reads and heals follow them.
+     */
+    ErasureLayout writeLayout() {
+        int offline = (int) drives.stream().filter(d -> !d.isOnline()).count();
+        int p = Math.max(parity, Math.min(drives.size() / 2, parity + offline));
+        return layout(drives.size() - p, p);
+    }
+
     // ---------------------------------------------------------------------------------------------------- write
 
     /**
@@ -157,7 +169,7 @@ final class ErasureSet {
             InputStream body,
             AtCommit atCommit)
             throws IOException {
-        ErasureLayout layout = layout(data, parity);
+        ErasureLayout layout = writeLayout();
         int writeQuorum = layout.writeQuorum();
         int online = (int) drives.stream().filter(LocalDrive::isOnline).count();
         if (online < writeQuorum) {
@@ -191,8 +203,8 @@ final class ErasureSet {
                     now,
                     inline ? null : sink.dataDir,
                     written,
-                    data,
-                    parity,
+                    layout.data(),
+                    layout.parity(),
                     BLOCK_SIZE,
                     distribution,
                     bitrot.id(),
@@ -499,7 +511,7 @@ final class ErasureSet {
             ShardSink sink,
             VersioningState versioning,
             PutRequest request) {
-        int writeQuorum = layout(data, parity).writeQuorum();
+        int writeQuorum = layout(version.dataShards(), version.parityShards()).writeQuorum();
         try (var lock = locks.write(bucket, key)) {
             checkConditions(bucket, key, request);
             // Another writer may have filled the inline section since this write chose to inline: spill to part files.

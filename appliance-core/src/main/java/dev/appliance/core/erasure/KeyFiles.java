@@ -76,8 +76,24 @@ final class KeyFiles {
     /** Reads {@code xl.meta} for a read; null when the key has no metadata on this drive. */
     static KeyFiles forRead(LocalDrive drive, String bucket, String key) throws IOException, CorruptMetaException {
         Path dir = drive.objectDir(bucket, key);
-        byte[] bytes = drive.readOrNull(dir.resolve(LocalDrive.META_FILE));
-        return bytes == null ? null : new KeyFiles(drive, dir, bytes, XlMeta.parse(bytes));
+        Path file = dir.resolve(LocalDrive.META_FILE);
+        byte[] bytes = drive.readOrNull(file);
+        if (bytes == null) {
+            return null;
+        }
+        try {
+            return new KeyFiles(drive, dir, bytes, XlMeta.parse(bytes));
+        } catch (CorruptMetaException torn) {
+            // Readers do not lock: an in-place rewrite (MetadataJournal) may have been caught half-copied. Read again.
+            byte[] again = drive.readOrNull(file);
+            if (again == null) {
+                return null;
+            }
+            if (java.util.Arrays.equals(again, bytes)) {
+                throw torn;
+            }
+            return new KeyFiles(drive, dir, again, XlMeta.parse(again));
+        }
     }
 
     XlMeta hot() {

@@ -149,14 +149,16 @@ final class MultipartUploads {
         TreeMap<String, String> metadata = new TreeMap<>(request.userMetadata());
         metadata.put(
                 "content-type", request.contentType() == null ? "application/octet-stream" : request.contentType());
+        // As for a single PUT, drives offline now raise the upload's parity (kept in its record for every part).
+        ErasureLayout layout = set.writeLayout();
         UploadRecord rec = new UploadRecord(
                 bucket,
                 key,
                 uploadId,
                 Instant.now(set.clock()).toEpochMilli(),
                 UUID.randomUUID().toString(),
-                set.data,
-                set.parity,
+                layout.data(),
+                layout.parity(),
                 set.placement.distribution(bucket, key, set.size()),
                 metadata,
                 checksum == null ? null : checksum.algorithm().name(),
@@ -166,7 +168,7 @@ final class MultipartUploads {
             drive.writeDurably(uploadDir(drive, bucket, key, uploadId).resolve("upload.json"), json);
             return null;
         });
-        DriveCalls.requireQuorum(outcomes, set.layout(set.data, set.parity).writeQuorum(), "create multipart upload");
+        DriveCalls.requireQuorum(outcomes, layout.writeQuorum(), "create multipart upload");
         return uploadId;
     }
 
@@ -186,10 +188,11 @@ final class MultipartUploads {
             }
         }
         for (var e : votes.entrySet()) {
-            if (e.getValue() >= set.data) {
+            // The upload's own data count is its quorum (raised parity lowers it), never more than the set's.
+            if (e.getValue() >= set.size() - set.size() / 2) {
                 try {
                     UploadRecord rec = JSON.readValue(e.getKey(), UploadRecord.class);
-                    if (rec.bucket().equals(bucket) && rec.key().equals(key)) {
+                    if (rec.bucket().equals(bucket) && rec.key().equals(key) && e.getValue() >= rec.data()) {
                         return rec;
                     }
                 } catch (IOException ex) {

@@ -57,6 +57,11 @@ import java.util.UUID;
 final class ObjectHealer {
     private final ErasureSet set;
     private final ForegroundLoad load;
+    /**
+     * Drives being filled after a replacement: they answer "absent" for everything not yet healed onto them, which
+     * says nothing about whether a version dangles, so such answers count as unknown there.
+     */
+    private final java.util.Set<LocalDrive> filling = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     ObjectHealer(ErasureSet set, ForegroundLoad load) {
         this.set = set;
@@ -70,6 +75,11 @@ final class ObjectHealer {
         CORRUPT,
         /** The drive answered that it does not hold the version. */
         ABSENT,
+        /**
+         * A drive being filled after a replacement lacks the version: a heal target, but no evidence that the version
+         * dangles.
+         */
+        UNAVAILABLE_FILLING,
         HELD
     }
 
@@ -80,11 +90,28 @@ final class ObjectHealer {
         XlMeta.Pick pick;
         int bodyChecksum;
         VersionType type;
+        int dataShards;
         String problem = "";
     }
 
     /** The version as agreed by quorum, or why there is none. */
     private record Agreement(ObjectVersion version, int checksum, boolean[] holders, String problem) {}
+
+    void filling(LocalDrive drive, boolean on) {
+        if (on) {
+            filling.add(drive);
+        } else {
+            filling.remove(drive);
+        }
+    }
+
+    boolean isFilling(LocalDrive drive) {
+        return filling.contains(drive);
+    }
+
+    ErasureSet set() {
+        return set;
+    }
 
     /** A deep heal ({@link #heal(String, String, UUID, boolean)}). */
     HealResult heal(String bucket, String key, UUID versionId) {
@@ -390,6 +417,7 @@ final class ObjectHealer {
             view.state = MetaState.HELD;
             view.bodyChecksum = h.bodyChecksum();
             view.type = h.type();
+            view.dataShards = h.dataShards();
             return view;
         });
         View[] views = new View[outcomes.size()];
@@ -397,6 +425,10 @@ final class ObjectHealer {
             Outcome<View> o = outcomes.get(i);
             if (o.ok()) {
                 views[i] = o.value();
+                if (views[i].state == MetaState.ABSENT
+                        && filling.contains(set.drives().get(i))) {
+                    views[i].state = MetaState.UNAVAILABLE_FILLING;
+                }
             } else {
                 views[i] = new View();
                 views[i].state = MetaState.UNAVAILABLE;
@@ -415,9 +447,12 @@ final class ObjectHealer {
         return false;
     }
 
-    /** Quorum for a version of this type (as {@link ErasureSet} reads it). */
-    private int quorum(VersionType type) {
-        return type == VersionType.DELETE_MARKER ? Math.max(1, set.size() / 2) : Math.max(1, set.size() - set.parity);
+    /**
+     * Quorum for a version of this type (as {@link ErasureSet} reads it): its own data count, which a write with drives
+     * offline lowered by raising the parity.
+     */
+    private int quorum(VersionType type, int dataShards) {
+        return type == VersionType.DELETE_MARKER ? Math.max(1, set.size() / 2) : Math.max(1, dataShards);
     }
 
     private Agreement agree(View[] views) {
@@ -446,11 +481,13 @@ final class ObjectHealer {
         boolean[] holders = groups.get(best).clone();
         ObjectVersion decoded = null;
         VersionType type = null;
+        int dataShards = 0;
         for (int i = 0; i < views.length; i++) {
             if (!holders[i]) {
                 continue;
             }
             type = views[i].type;
+            dataShards = views[i].dataShards;
             try {
                 ObjectVersion v = views[i].pick.file().version(views[i].pick.index());
                 decoded = decoded == null ? v : decoded;
@@ -460,7 +497,7 @@ final class ObjectHealer {
                 views[i].problem = "version body corrupt: " + e.getMessage();
             }
         }
-        int quorum = quorum(type);
+        int quorum = quorum(type, dataShards);
         if (tie && bestCount >= quorum) {
             return new Agreement(
                     null, 0, null, "drives disagree: two versions with the same id on " + bestCount + " drives each");
@@ -481,21 +518,27 @@ final class ObjectHealer {
         }
         int held = 0;
         int absent = 0;
+        int fillingAbsent = 0;
         VersionType type = null;
+        int dataShards = 0;
         for (View v : views) {
             if (v.state == MetaState.HELD) {
                 held++;
                 type = v.type;
+                dataShards = v.dataShards;
             } else if (v.state == MetaState.ABSENT) {
                 absent++;
+            } else if (v.state == MetaState.UNAVAILABLE_FILLING) {
+                fillingAbsent++;
             }
         }
         if (held == 0) {
-            return absent == views.length
+            // Nothing to copy from: a drive being filled lacking it too changes nothing.
+            return absent + fillingAbsent == views.length
                     ? HealResult.of(HealResult.Status.NOT_FOUND, "")
                     : HealResult.of(HealResult.Status.RETRY, name + ": no readable drive holds it; some unreadable");
         }
-        if (views.length - absent >= quorum(type)) {
+        if (views.length - absent >= quorum(type, dataShards)) {
             return HealResult.of(
                     HealResult.Status.RETRY,
                     name + ": " + agreed.problem() + "; " + (views.length - absent - held)
@@ -511,6 +554,7 @@ final class ObjectHealer {
             Agreement again = agree(views);
             int absent = 0;
             VersionType type = null;
+            int dataShards = 0;
             boolean[] holding = new boolean[views.length];
             for (int i = 0; i < views.length; i++) {
                 if (views[i].state == MetaState.ABSENT) {
@@ -518,9 +562,10 @@ final class ObjectHealer {
                 } else if (views[i].state == MetaState.HELD) {
                     holding[i] = true;
                     type = views[i].type;
+                    dataShards = views[i].dataShards;
                 }
             }
-            if (again.version() != null || type == null || views.length - absent >= quorum(type)) {
+            if (again.version() != null || type == null || views.length - absent >= quorum(type, dataShards)) {
                 return HealResult.of(HealResult.Status.RETRY, name + ": changed while deciding whether it dangles");
             }
             List<Outcome<KeyFiles.Change>> outcomes =

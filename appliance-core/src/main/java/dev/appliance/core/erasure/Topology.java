@@ -2,7 +2,6 @@ package dev.appliance.core.erasure;
 
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.drive.DriveFormat;
-import dev.appliance.core.drive.GroupSync;
 import dev.appliance.core.drive.LocalDrive;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,12 +33,15 @@ final class Topology {
     final List<List<LocalDrive>> sets;
     final int parity;
     final List<String> warnings;
+    /** How the store was opened: drives brought into service later follow the same rules (root filesystem, sync). */
+    final StoreConfig config;
 
-    private Topology(DriveFormat format, List<List<LocalDrive>> sets, List<String> warnings) {
+    private Topology(DriveFormat format, List<List<LocalDrive>> sets, List<String> warnings, StoreConfig config) {
         this.format = format;
         this.sets = sets;
         this.parity = format.parity();
         this.warnings = warnings;
+        this.config = config;
     }
 
     static int setSize(int drives, int requested) {
@@ -110,7 +112,9 @@ final class Topology {
             for (LocalDrive d : set) {
                 if (d.isOnline()) {
                     d.prepare();
-                    d.useGroupSync(config.groupCommit() ? GroupSync.forFilesystemOf(d.root()) : null);
+                    if (config.metadataJournal()) {
+                        d.openMetadataJournal();
+                    }
                     online++;
                 }
             }
@@ -124,7 +128,7 @@ final class Topology {
         for (String w : warnings) {
             LOG.warning(w);
         }
-        return new Topology(reference, List.copyOf(bySet), List.copyOf(warnings));
+        return new Topology(reference, List.copyOf(bySet), List.copyOf(warnings), config);
     }
 
     private static String offlineSummary(List<LocalDrive> set) {
@@ -166,7 +170,8 @@ final class Topology {
         }
     }
 
-    private static boolean isEmptyDrive(Path root) {
+    /** Nothing but an (unformatted) system directory or {@code lost+found}: a new disk, safe to format. */
+    static boolean isEmptyDrive(Path root) {
         try (Stream<Path> s = Files.list(root)) {
             return s.allMatch(p -> p.getFileName().toString().equals(LocalDrive.SYS_DIR)
                     || p.getFileName().toString().equals("lost+found"));
@@ -274,8 +279,9 @@ final class Topology {
             if (f == null) {
                 if (d.isOnline()) {
                     d.markOffline("unformatted");
-                    warnings.add("drive " + d.root() + " is unformatted (a new or replaced drive): left offline until"
-                            + " it is healed into set " + (i / setSize + 1) + " slot " + (i % setSize + 1));
+                    warnings.add("drive " + d.root() + " is unformatted (a new or replaced drive): it is formatted into"
+                            + " set " + (i / setSize + 1) + " slot " + (i % setSize + 1)
+                            + " and the set is healed onto it (progress: appliance heal status)");
                 }
                 continue;
             }

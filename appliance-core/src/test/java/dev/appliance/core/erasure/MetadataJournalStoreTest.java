@@ -26,11 +26,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Metadata rewrites with group commit (shared filesystem syncs, the fast path) and without (a force per file and
- * directory, the reference path) leave the same state: the same retention and legal hold on every version, in
+ * Metadata rewrites through the metadata journal (in place, one journal force per batch: the fast path) and without
+ * it (staged, forced and renamed per file: the reference path) leave the same state: the same retention and legal hold on every version, in
  * {@code xl.meta} and in the archive of a key with many versions, readable by a store opened either way.
  */
-class GroupCommitStoreTest {
+class MetadataJournalStoreTest {
     private static final int KEYS = 24;
     private static final int ROUNDS = 6;
     private static final int ARCHIVED_VERSIONS = KeyFiles.HOT_MAX + 8;
@@ -40,12 +40,12 @@ class GroupCommitStoreTest {
 
     private final Instant base = Instant.now().plus(30, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS);
 
-    private static ErasureObjectStore open(Path dir, boolean groupCommit) throws IOException {
+    private static ErasureObjectStore open(Path dir, boolean journal) throws IOException {
         List<Path> drives = new ArrayList<>();
         for (int i = 1; i <= 4; i++) {
             drives.add(Files.createDirectories(dir.resolve("disk" + i)));
         }
-        return ErasureObjectStore.open(StoreConfig.of(drives).withGroupCommit(groupCommit));
+        return ErasureObjectStore.open(StoreConfig.of(drives).withMetadataJournal(journal));
     }
 
     private static String put(ErasureObjectStore store, String key, Instant until) throws IOException {
@@ -57,12 +57,11 @@ class GroupCommitStoreTest {
     }
 
     /** What every run does: blocks, one key deep enough to have an archive, then concurrent rewrites. */
-    private List<ObjectInfo> run(Path dir, boolean groupCommit) throws Exception {
+    private List<ObjectInfo> run(Path dir, boolean journal) throws Exception {
         List<String> keys = new ArrayList<>();
         List<String> versions = new ArrayList<>();
-        try (ErasureObjectStore store = open(dir, groupCommit)) {
-            assertThat(store.drives().getFirst().groupCommit())
-                    .isEqualTo(groupCommit && dev.appliance.core.drive.FilesystemSync.available());
+        try (ErasureObjectStore store = open(dir, journal)) {
+            assertThat(store.drives().getFirst().metadataJournal() != null).isEqualTo(journal);
             store.makeBucket("lock", true);
             for (int k = 0; k < KEYS; k++) {
                 keys.add("Data/" + k + ".blk");
@@ -97,6 +96,14 @@ class GroupCommitStoreTest {
                     f.get();
                 }
             }
+            if (journal) {
+                // The rewrites went to the journals, and a checkpoint empties them behind the files.
+                assertThat(store.drives().getFirst().metadataJournal().size()).isPositive();
+                for (var d : store.drives()) {
+                    d.metadataJournal().checkpoint();
+                    assertThat(d.metadataJournal().size()).isZero();
+                }
+            }
             for (int i = 1; i <= 4; i++) {
                 try (Stream<Path> staged = Files.list(dir.resolve("disk" + i).resolve(".appliance.sys/tmp"))) {
                     assertThat(staged).as("staged files left on disk%d", i).isEmpty();
@@ -105,7 +112,7 @@ class GroupCommitStoreTest {
         }
         // Read back through a store opened the other way: the files are the same format either way.
         List<ObjectInfo> state = new ArrayList<>();
-        try (ErasureObjectStore store = open(dir, !groupCommit)) {
+        try (ErasureObjectStore store = open(dir, !journal)) {
             for (int k = 0; k < keys.size(); k++) {
                 ObjectInfo info = store.headObject("lock", keys.get(k), versions.get(k));
                 Retention r = ObjectLock.retention(info.userMetadata());
@@ -118,8 +125,8 @@ class GroupCommitStoreTest {
     }
 
     @Test
-    void groupCommitAndPerFileForces_leaveTheSameMetadata() throws Exception {
-        List<ObjectInfo> fast = run(tmp.resolve("group"), true);
+    void journaledAndPerFileRewrites_leaveTheSameMetadata() throws Exception {
+        List<ObjectInfo> fast = run(tmp.resolve("journal"), true);
         List<ObjectInfo> reference = run(tmp.resolve("reference"), false);
         assertThat(fast).hasSameSizeAs(reference);
         for (int i = 0; i < fast.size(); i++) {
