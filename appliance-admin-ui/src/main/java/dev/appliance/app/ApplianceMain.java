@@ -89,6 +89,26 @@ public final class ApplianceMain {
         }
     }
 
+    /**
+     * Applies the scanner options and starts the background scanner. A short lifecycle day (tests, demos) also
+     * shortens the cycle interval to a quarter of a day, so that expiry happens within about a day of being due.
+     */
+    static void applyScannerOptions(ErasureObjectStore store, ServerOptions.Scanner o) {
+        java.time.Duration interval = o.interval() != null ? o.interval() : java.time.Duration.ofMinutes(1);
+        if (o.lifecycleDay() != null) {
+            store.lifecycleDayLength(o.lifecycleDay());
+            java.time.Duration quarter = o.lifecycleDay().dividedBy(4);
+            if (o.interval() == null && quarter.compareTo(interval) < 0) {
+                interval = quarter;
+            }
+        }
+        if (o.maxVersionsPerKey() > 0) {
+            store.maxVersionsPerKey(o.maxVersionsPerKey());
+        }
+        store.scannerPace(interval, o.keysPerSecond() >= 0 ? o.keysPerSecond() : 1000);
+        store.startScanner();
+    }
+
     /** {@code appliance heal status}: asks the running server; returns the exit status. */
     static int heal(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
         HealCommand.Options options;
@@ -127,6 +147,7 @@ public final class ApplianceMain {
                 new StoreConfig(drives, 0, options.parity(), options.allowRootDrives(), Clock.systemUTC())
                         // -Dappliance.metadataJournal=false: force each rewritten metadata file (docs/object-lock.md)
                         .withMetadataJournal(!"false".equals(System.getProperty("appliance.metadataJournal"))));
+        applyScannerOptions(store, options.scanner());
         var creds = new CredentialStore(store.drives(), store.deploymentId(), CredentialStore.defaultConfigDir(env))
                 .resolve(env);
         String accessKey = creds.credentials().accessKey();
@@ -168,6 +189,10 @@ public final class ApplianceMain {
                 store.parity());
         for (String w : store.startupWarnings()) {
             out.println("WARNING: " + w);
+        }
+        if (!store.lifecycleDayLength().equals(java.time.Duration.ofDays(1))) {
+            out.println("WARNING: a lifecycle day lasts " + store.lifecycleDayLength()
+                    + " (--lifecycle-day): lifecycle rules expire objects that much sooner; tests and demos only");
         }
         String host = options.address().host().isEmpty()
                 ? "127.0.0.1"

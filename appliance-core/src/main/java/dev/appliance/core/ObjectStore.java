@@ -229,6 +229,21 @@ public interface ObjectStore extends AutoCloseable {
      */
     BucketUsage bucketUsage(String bucket);
 
+    /**
+     * Sets a bucket's lifecycle configuration (replacing any earlier one), or with {@code config} null removes it. The
+     * background scanner applies it.
+     */
+    void setLifecycleConfiguration(String bucket, dev.appliance.core.lifecycle.LifecycleConfiguration config);
+
+    /** The bucket's lifecycle configuration, or null when it has none. */
+    dev.appliance.core.lifecycle.LifecycleConfiguration lifecycleConfiguration(String bucket);
+
+    /**
+     * When the given current version expires by the bucket's lifecycle rules and by which rule (S3's {@code
+     * x-amz-expiration}); null when no rule expires it, or {@code info} is not the current version.
+     */
+    dev.appliance.core.lifecycle.Lifecycle.Expiry expiration(ObjectInfo info);
+
     BucketSettings bucketSettings(String bucket);
 
     void setBucketSettings(String bucket, BucketSettings settings);

@@ -1,6 +1,7 @@
 package dev.appliance.app.cli;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -15,6 +16,7 @@ import java.util.Set;
  * @param domain virtual-hosted-style domain, or null (the environment variable APPLIANCE_DOMAIN applies then)
  * @param maxConnections open S3 connections accepted (0: the default)
  * @param maxRequests S3 requests in flight (0: from memory and CPUs)
+ * @param scanner lifecycle day length, versions cap and scanner pace
  */
 public record ServerOptions(
         List<Path> drives,
@@ -26,7 +28,46 @@ public record ServerOptions(
         Path certsDir,
         String domain,
         int maxConnections,
-        int maxRequests) {
+        int maxRequests,
+        Scanner scanner) {
+
+    public ServerOptions(
+            List<Path> drives,
+            boolean embeddedDefault,
+            HostPort address,
+            HostPort consoleAddress,
+            boolean allowRootDrives,
+            int parity,
+            Path certsDir,
+            String domain,
+            int maxConnections,
+            int maxRequests) {
+        this(
+                drives,
+                embeddedDefault,
+                address,
+                consoleAddress,
+                allowRootDrives,
+                parity,
+                certsDir,
+                domain,
+                maxConnections,
+                maxRequests,
+                Scanner.DEFAULTS);
+    }
+
+    /**
+     * The background scanner's settings.
+     *
+     * @param lifecycleDay the length of a lifecycle "day" (null: 24 hours); shorter only for tests and demos
+     * @param maxVersionsPerKey the most versions one key may have (0: the default, 10,000)
+     * @param interval the least time between the starts of two scanner cycles (null: 1 minute, or a quarter of a
+     *     shorter lifecycle day)
+     * @param keysPerSecond the most keys scanned a second (-1: the default, 1,000; 0: unlimited)
+     */
+    public record Scanner(Duration lifecycleDay, int maxVersionsPerKey, Duration interval, int keysPerSecond) {
+        public static final Scanner DEFAULTS = new Scanner(null, 0, null, -1);
+    }
 
     public ServerOptions(
             List<Path> drives,
@@ -35,13 +76,26 @@ public record ServerOptions(
             HostPort consoleAddress,
             boolean allowRootDrives,
             int parity) {
-        this(drives, embeddedDefault, address, consoleAddress, allowRootDrives, parity, null, null, 0, 0);
+        this(
+                drives,
+                embeddedDefault,
+                address,
+                consoleAddress,
+                allowRootDrives,
+                parity,
+                null,
+                null,
+                0,
+                0,
+                Scanner.DEFAULTS);
     }
 
     public static final String USAGE = """
             usage: appliance server [DRIVE...] [--address HOST:PORT] [--console-address HOST:PORT]
                                     [--parity N] [--allow-root-drives] [--certs-dir DIR] [--domain NAME]
                                     [--max-connections N] [--max-requests N]
+                                    [--max-versions-per-key N] [--lifecycle-day DURATION]
+                                    [--scanner-interval DURATION] [--scanner-rate N]
               DRIVE              drive directories; {1...N} expands, e.g. /mnt/disk{1...8}
                                  (default: ./data/disk{1...4}, created if missing, EC 2+2)
               --address          S3 API address (default :9000)
@@ -53,6 +107,10 @@ public record ServerOptions(
               --domain           virtual-hosted-style domain: Host bucket.NAME addresses bucket
               --max-connections  open S3 connections accepted (default 10000)
               --max-requests     S3 requests in flight; more wait (default from memory and CPUs)
+              --max-versions-per-key  versions one key may have; a PUT beyond is refused (default 10000)
+              --lifecycle-day    length of a lifecycle day, e.g. 10s (default 24h; tests and demos only)
+              --scanner-interval least time between scanner cycles, e.g. 30s (default 1m)
+              --scanner-rate     keys the scanner reads a second, 0 unlimited (default 1000)
             environment: APPLIANCE_ROOT_USER, APPLIANCE_ROOT_PASSWORD set the root credentials;
                          APPLIANCE_DOMAIN is the default of --domain""";
 
@@ -100,6 +158,10 @@ public record ServerOptions(
         String domain;
         int maxConnections;
         int maxRequests;
+        Duration lifecycleDay;
+        int maxVersionsPerKey;
+        Duration scannerInterval;
+        int scannerRate = -1;
     }
 
     private static final Set<String> WITH_VALUE = Set.of(
@@ -109,7 +171,11 @@ public record ServerOptions(
             "--certs-dir",
             "--domain",
             "--max-connections",
-            "--max-requests");
+            "--max-requests",
+            "--max-versions-per-key",
+            "--lifecycle-day",
+            "--scanner-interval",
+            "--scanner-rate");
 
     public static ServerOptions parse(List<String> args) {
         Parsed p = new Parsed();
@@ -123,6 +189,10 @@ public record ServerOptions(
                     case "--domain" -> p.domain = value;
                     case "--max-connections" -> p.maxConnections = positive(flag, value);
                     case "--max-requests" -> p.maxRequests = positive(flag, value);
+                    case "--max-versions-per-key" -> p.maxVersionsPerKey = positive(flag, value);
+                    case "--lifecycle-day" -> p.lifecycleDay = duration(flag, value);
+                    case "--scanner-interval" -> p.scannerInterval = duration(flag, value);
+                    case "--scanner-rate" -> p.scannerRate = nonNegative(flag, value);
                     case "--allow-root-drives" -> p.allowRoot = true;
                     default -> {
                         try {
@@ -158,7 +228,42 @@ public record ServerOptions(
                 p.certsDir,
                 p.domain,
                 p.maxConnections,
-                p.maxRequests);
+                p.maxRequests,
+                new Scanner(p.lifecycleDay, p.maxVersionsPerKey, p.scannerInterval, p.scannerRate));
+    }
+
+    private static int nonNegative(String flag, String value) {
+        return value.equals("0") ? 0 : positive(flag, value);
+    }
+
+    /** A positive duration: a number with a unit (ms, s, m, h, d), e.g. {@code 10s}, or ISO-8601 ({@code PT10S}). */
+    static Duration duration(String flag, String value) {
+        Duration d = null;
+        try {
+            if (value.startsWith("P") || value.startsWith("p")) {
+                d = Duration.parse(value);
+            } else {
+                java.util.regex.Matcher m =
+                        java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h|d)").matcher(value);
+                if (m.matches()) {
+                    long n = Long.parseLong(m.group(1));
+                    d = switch (m.group(2)) {
+                        case "ms" -> Duration.ofMillis(n);
+                        case "s" -> Duration.ofSeconds(n);
+                        case "m" -> Duration.ofMinutes(n);
+                        case "h" -> Duration.ofHours(n);
+                        default -> Duration.ofDays(n);
+                    };
+                }
+            }
+        } catch (RuntimeException e) {
+            d = null;
+        }
+        if (d == null || d.isNegative() || d.isZero() || d.toMillis() < 1) {
+            throw new IllegalArgumentException(
+                    flag + " '" + value + "': expected a positive duration such as 500ms, 10s, 5m, 24h or PT10S");
+        }
+        return d;
     }
 
     private static int positive(String flag, String value) {

@@ -66,4 +66,32 @@ class ServerOptionsTest {
                 .hasMessageContaining("same as --address");
         assertThatThrownBy(() -> ServerOptions.parse(List.of("--address"))).hasMessageContaining("missing value");
     }
+
+    @Test
+    void scannerFlags_setTheDayLengthVersionCapAndPace() {
+        ServerOptions o = ServerOptions.parse(List.of(
+                "--lifecycle-day",
+                "10s",
+                "--max-versions-per-key=500",
+                "--scanner-interval",
+                "PT2S",
+                "--scanner-rate",
+                "0"));
+        assertThat(o.scanner())
+                .isEqualTo(new ServerOptions.Scanner(
+                        java.time.Duration.ofSeconds(10), 500, java.time.Duration.ofSeconds(2), 0));
+        assertThat(ServerOptions.parse(List.of()).scanner()).isEqualTo(ServerOptions.Scanner.DEFAULTS);
+        assertThat(ServerOptions.duration("--x", "250ms")).isEqualTo(java.time.Duration.ofMillis(250));
+        assertThat(ServerOptions.duration("--x", "3h")).isEqualTo(java.time.Duration.ofHours(3));
+        assertThat(ServerOptions.duration("--x", "1d")).isEqualTo(java.time.Duration.ofDays(1));
+        assertThatThrownBy(() -> ServerOptions.parse(List.of("--lifecycle-day", "ten")))
+                .hasMessageContaining("--lifecycle-day 'ten'")
+                .hasMessageContaining("positive duration");
+        assertThatThrownBy(() -> ServerOptions.parse(List.of("--lifecycle-day", "0s")))
+                .hasMessageContaining("--lifecycle-day '0s'");
+        assertThatThrownBy(() -> ServerOptions.parse(List.of("--max-versions-per-key", "0")))
+                .hasMessageContaining("--max-versions-per-key '0'");
+        assertThatThrownBy(() -> ServerOptions.parse(List.of("--scanner-rate", "-1")))
+                .hasMessageContaining("--scanner-rate '-1'");
+    }
 }

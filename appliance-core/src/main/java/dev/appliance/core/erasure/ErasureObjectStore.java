@@ -23,6 +23,8 @@ import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.WriteConditions;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.lifecycle.Lifecycle;
+import dev.appliance.core.lifecycle.LifecycleConfiguration;
 import dev.appliance.core.listing.DriveWalker;
 import dev.appliance.core.lock.NamespaceLocks;
 import dev.appliance.core.naming.BucketNames;
@@ -33,6 +35,7 @@ import dev.appliance.core.objectlock.ObjectLockConfiguration;
 import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionClock;
 import dev.appliance.core.objectlock.RetentionMode;
+import dev.appliance.core.scanner.ScanReport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -86,6 +89,8 @@ public final class ErasureObjectStore implements ObjectStore {
     private final Map<String, Map<String, String>> bucketTags = new ConcurrentHashMap<>();
     private final Map<String, ObjectLockConfiguration> lockConfigs = new ConcurrentHashMap<>();
     private final Map<String, BucketSettings> bucketSettings = new ConcurrentHashMap<>();
+    private final Map<String, LifecycleConfiguration> lifecycleConfigs = new ConcurrentHashMap<>();
+    private final DataScanner scanner;
     private final UsageTracker usage;
     private final Clock clock;
     private final RetentionClock retentionClock;
@@ -115,7 +120,61 @@ public final class ErasureObjectStore implements ObjectStore {
             Map<String, String> tags,
             Long quotaBytes,
             Boolean sosapi,
-            LockRecord objectLock) {}
+            LockRecord objectLock,
+            List<RuleRecord> lifecycle) {}
+
+    /**
+     * One lifecycle rule on disk (absent in records written before lifecycle): every field flat, null when not given;
+     * {@code dateMillis} is the Expiration date.
+     */
+    record RuleRecord(
+            String id,
+            boolean enabled,
+            String prefix,
+            Map<String, String> tags,
+            Long sizeGreaterThan,
+            Long sizeLessThan,
+            Integer days,
+            Long dateMillis,
+            Boolean expiredObjectDeleteMarker,
+            Integer noncurrentDays,
+            Integer newerNoncurrentVersions,
+            Integer abortIncompleteUploadDays) {
+        static RuleRecord of(LifecycleConfiguration.Rule r) {
+            var e = r.expiration();
+            var nc = r.noncurrentExpiration();
+            return new RuleRecord(
+                    r.id(),
+                    r.enabled(),
+                    r.filter().prefix(),
+                    r.filter().tags(),
+                    r.filter().sizeGreaterThan(),
+                    r.filter().sizeLessThan(),
+                    e == null ? null : e.days(),
+                    e == null || e.date() == null ? null : e.date().toEpochMilli(),
+                    e == null ? null : e.expiredObjectDeleteMarker(),
+                    nc == null ? null : nc.noncurrentDays(),
+                    nc == null ? null : nc.newerNoncurrentVersions(),
+                    r.abortIncompleteUploadDays());
+        }
+
+        LifecycleConfiguration.Rule toRule() {
+            return new LifecycleConfiguration.Rule(
+                    id,
+                    enabled,
+                    new LifecycleConfiguration.Filter(prefix, tags, sizeGreaterThan, sizeLessThan),
+                    expiredObjectDeleteMarker == null
+                            ? null
+                            : new LifecycleConfiguration.Expiration(
+                                    days,
+                                    dateMillis == null ? null : Instant.ofEpochMilli(dateMillis),
+                                    expiredObjectDeleteMarker),
+                    noncurrentDays == null && newerNoncurrentVersions == null
+                            ? null
+                            : new LifecycleConfiguration.NoncurrentExpiration(noncurrentDays, newerNoncurrentVersions),
+                    abortIncompleteUploadDays);
+        }
+    }
 
     /** A bucket's Object Lock configuration on disk: lock enabled, default mode or null, days, years. */
     record LockRecord(String mode, int days, int years) {
@@ -179,6 +238,7 @@ public final class ErasureObjectStore implements ObjectStore {
             driveChecks.scheduleWithFixedDelay(
                     this::checkDrivesQuietly, DRIVE_CHECK_SECONDS, DRIVE_CHECK_SECONDS, TimeUnit.SECONDS);
         }
+        this.scanner = new DataScanner(this, sets, placement, foreground, usage, clock, this::retentionNow);
         this.retentionClock = new RetentionClock(clock, System::nanoTime, new DriveClockStore());
         RetentionClock.Status time = retentionClock.status();
         if (!time.forwardJumpNotBelievedAtStart().isZero()) {
@@ -473,6 +533,20 @@ public final class ErasureObjectStore implements ObjectStore {
                 if (r.objectLock() != null) {
                     lockConfigs.put(r.name(), r.objectLock().toConfiguration());
                 }
+                if (r.lifecycle() != null && !r.lifecycle().isEmpty()) {
+                    try {
+                        lifecycleConfigs.put(
+                                r.name(),
+                                new LifecycleConfiguration(r.lifecycle().stream()
+                                        .map(RuleRecord::toRule)
+                                        .toList()));
+                    } catch (RuntimeException refused) {
+                        java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
+                                .warning(
+                                        "bucket " + r.name() + ": stored lifecycle configuration refused, not applied: "
+                                                + refused.getMessage());
+                    }
+                }
                 if (r.quotaBytes() != null || r.sosapi() != null) {
                     bucketSettings.put(r.name(), new BucketSettings(r.quotaBytes(), r.sosapi()));
                 }
@@ -542,7 +616,12 @@ public final class ErasureObjectStore implements ObjectStore {
                     bucketSettings
                             .getOrDefault(info.name(), BucketSettings.DEFAULTS)
                             .sosapi(),
-                    lockConfigs.containsKey(info.name()) ? LockRecord.of(lockConfigs.get(info.name())) : null));
+                    lockConfigs.containsKey(info.name()) ? LockRecord.of(lockConfigs.get(info.name())) : null,
+                    lifecycleConfigs.containsKey(info.name())
+                            ? lifecycleConfigs.get(info.name()).rules().stream()
+                                    .map(RuleRecord::of)
+                                    .toList()
+                            : null));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -573,6 +652,7 @@ public final class ErasureObjectStore implements ObjectStore {
             bucketTags.remove(bucket);
             lockConfigs.remove(bucket);
             bucketSettings.remove(bucket);
+            lifecycleConfigs.remove(bucket);
             usage.forget(bucket);
         }
     }
@@ -765,6 +845,116 @@ public final class ErasureObjectStore implements ObjectStore {
                 throw e;
             }
         }
+    }
+
+    @Override
+    public void setLifecycleConfiguration(String bucket, LifecycleConfiguration config) {
+        try (var lock = bucketLocks.write(bucket, "")) {
+            BucketInfo info = requireBucket(bucket);
+            LifecycleConfiguration before =
+                    config == null ? lifecycleConfigs.remove(bucket) : lifecycleConfigs.put(bucket, config);
+            try {
+                writeBucketRecord(info, false);
+            } catch (RuntimeException e) {
+                if (before == null) {
+                    lifecycleConfigs.remove(bucket);
+                } else {
+                    lifecycleConfigs.put(bucket, before);
+                }
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public LifecycleConfiguration lifecycleConfiguration(String bucket) {
+        requireBucket(bucket);
+        return lifecycleConfigs.get(bucket);
+    }
+
+    @Override
+    public Lifecycle.Expiry expiration(ObjectInfo info) {
+        LifecycleConfiguration config = lifecycleConfigs.get(info.bucket());
+        if (config == null || !info.latest() || info.deleteMarker()) {
+            return null;
+        }
+        return scanner.lifecycle.currentExpiry(
+                config,
+                info.key(),
+                info.modTime(),
+                info.size(),
+                TagsOf.parse(info.userMetadata().get(TagsOf.STORED_KEY)));
+    }
+
+    boolean isLockBucket(String bucket) {
+        return lockConfigs.containsKey(bucket);
+    }
+
+    /**
+     * The length of a lifecycle "day" (24 hours by default): rules' Days count in it, rounded up to its multiples
+     * since the epoch. Shorter for tests and demos only.
+     */
+    public void lifecycleDayLength(Duration day) {
+        scanner.lifecycle = new Lifecycle(day);
+    }
+
+    public Duration lifecycleDayLength() {
+        return scanner.lifecycle.day();
+    }
+
+    /** The most versions one key may have (default 10,000); a write beyond it is refused. */
+    public void maxVersionsPerKey(int max) {
+        if (max < 1) {
+            throw new IllegalArgumentException("max versions per key: " + max + " (expected at least 1)");
+        }
+        for (ErasureSet s : sets) {
+            s.maxVersions = max;
+        }
+    }
+
+    public int maxVersionsPerKey() {
+        return sets.getFirst().maxVersions;
+    }
+
+    /**
+     * Tunes the background scanner: a cycle starts at most every {@code interval}; at most {@code keysPerSecond} keys
+     * are scanned a second (0: unlimited).
+     */
+    public void scannerPace(Duration interval, int keysPerSecond) {
+        if (interval.isNegative() || keysPerSecond < 0) {
+            throw new IllegalArgumentException(
+                    "scanner interval " + interval + " / keys per second " + keysPerSecond + " (expected >= 0)");
+        }
+        scanner.interval = interval;
+        scanner.keysPerSecond = keysPerSecond;
+    }
+
+    /** Versions removed per batch (one metadata rewrite per drive); tests lower it. */
+    void scannerBatchSize(int versions) {
+        scanner.batchSize = Math.max(1, versions);
+    }
+
+    /** Starts the background scanner's cycles (the server does; engine tests drive cycles with {@link #scanNow}). */
+    public void startScanner() {
+        scanner.start();
+    }
+
+    /** Runs one scanner cycle now and returns its report. */
+    public ScanReport scanNow() {
+        try {
+            return scanner.runCycle();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageException(ErrorKind.INTERNAL, "interrupted while scanning", e);
+        }
+    }
+
+    /**
+     * The last completed scanner cycle, or null before the first: usage per bucket and drive, lifecycle actions, and
+     * per bucket the keys with the most versions (for version-explosion alerts).
+     */
+    public ScanReport lastScan() {
+        return scanner.lastReport();
     }
 
     @Override
@@ -1317,6 +1507,7 @@ public final class ErasureObjectStore implements ObjectStore {
 
     @Override
     public void close() {
+        scanner.stop();
         driveChecks.shutdownNow();
         driveHealer.stop();
         healer.stop();

@@ -87,7 +87,8 @@ final class ErasureSet {
     private final Clock clock;
     private final MultipartUploads multipart = new MultipartUploads(this);
     final BitrotAlgorithm bitrot = BitrotAlgorithm.CRC32C_PAIR;
-    final int maxVersions;
+    /** The most versions one key may have; a write beyond it fails ({@link ErrorKind#TOO_MANY_VERSIONS}). */
+    volatile int maxVersions;
 
     ErasureSet(
             int index,
@@ -619,10 +620,22 @@ final class ErasureSet {
         }
     }
 
-    private KeyFiles.Change commitOnDrive(
+    KeyFiles.Change commitOnDrive(
             LocalDrive drive, String bucket, String key, ObjectVersion version, byte[] inlineShard, Path stagedDataDir)
             throws IOException {
-        return KeyFiles.forUpdate(drive, bucket, key).add(version, inlineShard, stagedDataDir, maxVersions);
+        try {
+            return KeyFiles.forUpdate(drive, bucket, key).add(version, inlineShard, stagedDataDir, maxVersions);
+        } catch (StorageException e) {
+            if (e.kind() != ErrorKind.TOO_MANY_VERSIONS) {
+                throw e;
+            }
+            throw new StorageException(
+                    ErrorKind.TOO_MANY_VERSIONS,
+                    "Key '" + key + "' in bucket '" + bucket + "' has reached the limit of " + maxVersions
+                            + " versions per key. Remove old versions (DeleteObject with a versionId) or add a"
+                            + " NoncurrentVersionExpiration lifecycle rule; the limit is set with"
+                            + " --max-versions-per-key.");
+        }
     }
 
     /**
@@ -855,7 +868,7 @@ final class ErasureSet {
     }
 
     /** The version as held by a quorum of drives with the same body checksum, decoded once; null without quorum. */
-    private Resolved agree(MetaSnapshot snap, UUID versionId, XlMeta.Pick[] found) {
+    Resolved agree(MetaSnapshot snap, UUID versionId, XlMeta.Pick[] found) {
         Map<Integer, boolean[]> holdersByChecksum = new HashMap<>();
         VersionType type = null;
         int dataShards = data;
@@ -1084,7 +1097,7 @@ final class ErasureSet {
         }
     }
 
-    private DeleteResult addDeleteMarker(String bucket, String key, UUID markerId, int quorum) {
+    DeleteResult addDeleteMarker(String bucket, String key, UUID markerId, int quorum) {
         ObjectVersion marker = ObjectVersion.deleteMarker(markerId, nowNanos());
         boolean[] include = onlineMask();
         List<Outcome<KeyFiles.Change>> outcomes =
@@ -1093,7 +1106,7 @@ final class ErasureSet {
         return new DeleteResult(VersionIds.format(markerId), true);
     }
 
-    private DeleteResult removeVersion(String bucket, String key, UUID versionId, int quorum) {
+    DeleteResult removeVersion(String bucket, String key, UUID versionId, int quorum) {
         boolean[] include = onlineMask();
         boolean[] wasMarker = new boolean[drives.size()];
         List<Outcome<KeyFiles.Change>> outcomes = calls.on(drives, include, (pos, drive) -> {

@@ -294,6 +294,72 @@ final class KeyFiles {
         return new Change(false, null, true, previousArchive, dataDir, null, marker);
     }
 
+    /**
+     * Removes every version of {@code ids} this drive holds, with at most one rewrite of each file (the lifecycle
+     * scanner's batches): the cost of a batch is one pass over the files, not one per version. The data directories
+     * of removed versions are added to {@code freed} for the caller to move to trash once the batch reached quorum.
+     * Null when this drive holds none of them.
+     */
+    Change removeAll(java.util.Set<UUID> ids, List<UUID> freed) throws IOException {
+        List<XlMeta.Pick> keptHot = new ArrayList<>();
+        int removedHot = 0;
+        for (int i = 0; i < hot.versionCount(); i++) {
+            if (ids.contains(hot.header(i).versionId())) {
+                removedHot++;
+                addIfNotNull(freed, dataDirOf(hot, i));
+            } else {
+                keptHot.add(new XlMeta.Pick(hot, i));
+            }
+        }
+        boolean hasArchive = Files.exists(dir.resolve(ARCHIVE_FILE));
+        XlMeta a = hasArchive ? archiveQuietly() : XlMeta.empty();
+        List<XlMeta.Pick> keptArchive = new ArrayList<>();
+        int removedArchive = 0;
+        for (int i = 0; i < a.versionCount(); i++) {
+            if (ids.contains(a.header(i).versionId())) {
+                removedArchive++;
+                addIfNotNull(freed, dataDirOf(a, i));
+            } else {
+                keptArchive.add(new XlMeta.Pick(a, i));
+            }
+        }
+        if (removedHot == 0 && removedArchive == 0) {
+            return null;
+        }
+        byte[] previousArchive = hasArchive ? archiveBytesQuietly() : null;
+        boolean archiveChanged = removedArchive > 0;
+        boolean hotChanged = removedHot > 0;
+        if (keptHot.isEmpty() && !keptArchive.isEmpty()) {
+            // The newest version must stay in xl.meta: what the archive keeps moves back into it.
+            keptHot = keptArchive;
+            keptArchive = List.of();
+            archiveChanged = true;
+            hotChanged = true;
+        }
+        if (archiveChanged) {
+            if (keptArchive.isEmpty()) {
+                drive.moveToTrash(dir.resolve(ARCHIVE_FILE));
+            } else {
+                writeStaged(ARCHIVE_FILE, XlMeta.assemble(keptArchive).asReadOnlyBuffer());
+            }
+        }
+        if (hotChanged) {
+            if (keptHot.isEmpty()) {
+                drive.moveToTrash(dir.resolve(LocalDrive.META_FILE));
+            } else {
+                writeStaged(LocalDrive.META_FILE, XlMeta.assemble(keptHot).asReadOnlyBuffer());
+            }
+        }
+        LocalDrive.forceDirectory(dir);
+        return new Change(hotChanged, hotBytes, archiveChanged, previousArchive, null, null, false);
+    }
+
+    private static void addIfNotNull(List<UUID> list, UUID id) {
+        if (id != null) {
+            list.add(id);
+        }
+    }
+
     /** Puts back what {@code change} replaced on this drive (best effort: healing repairs what this cannot). */
     static void undo(LocalDrive drive, String bucket, String key, Change change) throws IOException {
         Path dir = drive.objectDir(bucket, key);

@@ -561,7 +561,7 @@ final class MultipartUploads {
                         }
                     }
                 }
-                return KeyFiles.forUpdate(drive, bucket, key).add(version, null, data, set.maxVersions);
+                return set.commitOnDrive(drive, bucket, key, version, null, data);
             });
             set.finishMutation(bucket, key, versionId, include, outcomes, layout.writeQuorum(), "complete upload");
             removeUpload(bucket, key, uploadId);

@@ -16,8 +16,8 @@ import java.util.logging.Logger;
 /**
  * Bucket usage, counted by walking every version of a bucket and kept in memory: a stale figure (older than the
  * refresh interval, or changed by a write) is answered at once while a recount runs in the background, so readers never
- * wait on a large bucket once it has been counted, and see a write's effect within seconds. This is
- * the seed of the background scanner, which will keep the same figures without being asked.
+ * wait on a large bucket once it has been counted, and see a write's effect within seconds. The background scanner
+ * ({@link DataScanner}) hands in its own counts of every bucket at each cycle ({@link #scanned}).
  */
 final class UsageTracker {
     private static final Logger LOG = Logger.getLogger(UsageTracker.class.getName());
@@ -98,6 +98,25 @@ final class UsageTracker {
 
     private java.util.concurrent.atomic.AtomicLong writtenCounter(String bucket) {
         return written.computeIfAbsent(bucket, b -> new java.util.concurrent.atomic.AtomicLong());
+    }
+
+    /** Bytes written since the last count (a scan started now subtracts them once its count is in). */
+    long writtenSoFar(String bucket) {
+        return writtenCounter(bucket).get();
+    }
+
+    /**
+     * The background scanner counted the bucket (its cycle began when {@code writtenBefore} bytes had been written
+     * since the previous count): its figures replace the tracker's.
+     */
+    void scanned(String bucket, BucketUsage fresh, long writtenBefore) {
+        BucketUsage known = counted.get(bucket);
+        if (known != null && known.computedAt().isAfter(fresh.computedAt())) {
+            return; // a recount that began later is already in
+        }
+        counted.put(bucket, fresh);
+        // A recount that ran meanwhile may have subtracted some of the same bytes: never below zero.
+        writtenCounter(bucket).updateAndGet(w -> Math.max(0, w - writtenBefore));
     }
 
     void forget(String bucket) {

@@ -7,6 +7,7 @@ import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.s3.api.acl.AclHandlers;
 import dev.appliance.s3.api.bucket.BucketHandlers;
 import dev.appliance.s3.api.bucket.ListingHandlers;
+import dev.appliance.s3.api.lifecycle.LifecycleHandlers;
 import dev.appliance.s3.api.multipart.MultipartHandlers;
 import dev.appliance.s3.api.object.AttributesHandler;
 import dev.appliance.s3.api.object.CopyObjectHandler;
@@ -65,6 +66,10 @@ public final class S3Dispatcher {
         PUT_BUCKET_TAGGING("s3:PutBucketTagging"),
         GET_BUCKET_TAGGING("s3:GetBucketTagging"),
         DELETE_BUCKET_TAGGING("s3:PutBucketTagging"),
+        GET_BUCKET_LIFECYCLE("s3:GetLifecycleConfiguration"),
+        PUT_BUCKET_LIFECYCLE("s3:PutLifecycleConfiguration"),
+        /** S3 authorizes removal with the Put permission. */
+        DELETE_BUCKET_LIFECYCLE("s3:PutLifecycleConfiguration"),
         GET_BUCKET_ACL("s3:GetBucketAcl"),
         PUT_BUCKET_ACL("s3:PutBucketAcl"),
         GET_OBJECT_ACL("s3:GetObjectAcl"),
@@ -113,8 +118,8 @@ public final class S3Dispatcher {
             "upload-id-marker",
             "max-uploads",
             "x-id");
-    private static final Set<String> BUCKET_SUBRESOURCES =
-            Set.of("versioning", "versions", "location", "uploads", "tagging", "delete", "acl", "object-lock");
+    private static final Set<String> BUCKET_SUBRESOURCES = Set.of(
+            "versioning", "versions", "location", "uploads", "tagging", "delete", "acl", "object-lock", "lifecycle");
     private static final Set<String> OBJECT_PARAMS = Set.of(
             "versionId",
             "acl",
@@ -148,6 +153,7 @@ public final class S3Dispatcher {
     private final ObjectLockHandlers locks;
     private final PostObjectHandler postObjects;
     private final SosApi sosapi;
+    private final LifecycleHandlers lifecycle;
 
     /**
      * @param verifier verifies the signed policies of browser-based uploads (POST Object), whose credentials are in
@@ -167,6 +173,7 @@ public final class S3Dispatcher {
         this.acls = new AclHandlers(store);
         this.locks = new ObjectLockHandlers(store, authorizer);
         this.postObjects = new PostObjectHandler(store, authorizer, verifier, Clock.systemUTC());
+        this.lifecycle = new LifecycleHandlers(store);
         String version = S3Dispatcher.class.getPackage().getImplementationVersion();
         // SOSAPI is on where a bucket's settings say so, and by default in Object Lock buckets (Veeam's immutable ones)
         this.sosapi = new SosApi(
@@ -242,6 +249,14 @@ public final class S3Dispatcher {
                     case "GET" -> Operation.GET_OBJECT_LOCK_CONFIGURATION;
                     case "PUT" -> Operation.PUT_OBJECT_LOCK_CONFIGURATION;
                     default -> throw notImplemented(m + " ?object-lock");
+                };
+            }
+            if (r.hasParam("lifecycle")) {
+                return switch (m) {
+                    case "GET" -> Operation.GET_BUCKET_LIFECYCLE;
+                    case "PUT" -> Operation.PUT_BUCKET_LIFECYCLE;
+                    case "DELETE" -> Operation.DELETE_BUCKET_LIFECYCLE;
+                    default -> throw notImplemented(m + " ?lifecycle");
                 };
             }
             if (r.hasParam("acl")) {
@@ -414,6 +429,9 @@ public final class S3Dispatcher {
             case GET_BUCKET_TAGGING -> tagging.getBucketTags(r);
             case DELETE_BUCKET_TAGGING -> tagging.deleteBucketTags(r);
             case DELETE_OBJECTS -> deleteObjects.handle(r);
+            case GET_BUCKET_LIFECYCLE -> lifecycle.get(r);
+            case PUT_BUCKET_LIFECYCLE -> lifecycle.put(r);
+            case DELETE_BUCKET_LIFECYCLE -> lifecycle.delete(r);
             case GET_BUCKET_ACL -> acls.getBucketAcl(r);
             case PUT_BUCKET_ACL -> acls.putBucketAcl(r);
             case GET_OBJECT_ACL -> acls.getObjectAcl(r);

@@ -44,6 +44,7 @@ public enum S3ErrorCode {
     MissingContentLength(411, "You must provide the Content-Length HTTP header."),
     NoSuchBucket(404, "The specified bucket does not exist."),
     NoSuchKey(404, "The specified key does not exist."),
+    NoSuchLifecycleConfiguration(404, "The lifecycle configuration does not exist."),
     NoSuchObjectLockConfiguration(404, "The specified object does not have a ObjectLock configuration."),
     NoSuchVersion(404, "The specified version does not exist."),
     ObjectLockConfigurationNotFoundError(404, "Object Lock configuration does not exist for this bucket."),

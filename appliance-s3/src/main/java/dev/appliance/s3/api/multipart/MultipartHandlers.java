@@ -238,6 +238,7 @@ public final class MultipartHandlers {
         if (!"null".equals(done.versionId())) {
             resp.header("x-amz-version-id", done.versionId());
         }
+        dev.appliance.s3.api.lifecycle.LifecycleHandlers.addExpiration(store, resp, done);
         return resp;
     }
 

@@ -13,6 +13,7 @@ import dev.appliance.core.checksum.ChecksumType;
 import dev.appliance.s3.api.Params;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.api.S3Response;
+import dev.appliance.s3.api.lifecycle.LifecycleHandlers;
 import dev.appliance.s3.api.objectlock.LockHeaders;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.error.S3ErrorCode;
@@ -115,6 +116,7 @@ public final class ObjectHandlers {
         if (!"null".equals(info.versionId())) {
             resp.header("x-amz-version-id", info.versionId());
         }
+        LifecycleHandlers.addExpiration(store, resp, info);
         return resp;
     }
 
@@ -295,6 +297,7 @@ public final class ObjectHandlers {
             if (head) {
                 S3Response resp = S3Response.status(range == null ? 200 : 206);
                 objectHeaders(resp, info, range == null ? info.size() : range.length());
+                LifecycleHandlers.addExpiration(store, resp, info);
                 if (range != null) {
                     resp.header("Content-Range", range.contentRange(info.size()));
                 } else {
@@ -315,6 +318,7 @@ public final class ObjectHandlers {
             ObjectInfo info = reader.info();
             S3Response resp = S3Response.status(range == null ? 200 : 206);
             objectHeaders(resp, info, reader.length());
+            LifecycleHandlers.addExpiration(store, resp, info);
             if (range != null) {
                 resp.header("Content-Range", range.contentRange(info.size()));
             } else {
