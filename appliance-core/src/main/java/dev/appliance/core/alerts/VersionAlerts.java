@@ -91,6 +91,9 @@ public final class VersionAlerts implements AutoCloseable {
     private final Set<String> scannedSinceStart = ConcurrentHashMap.newKeySet();
 
     private final Object stateLock = new Object();
+    /** One evaluation at a time: a slow one finishing after a newer one would undo its verdicts. */
+    private final Object evaluationLock = new Object();
+
     private final LinkedHashMap<String, Alert> alerts = new LinkedHashMap<>();
     private long revision;
     private boolean dirty;
@@ -247,6 +250,12 @@ public final class VersionAlerts implements AutoCloseable {
 
     /** Decides every bucket's alerts now and saves what changed. */
     public void evaluate() {
+        synchronized (evaluationLock) {
+            evaluateNow();
+        }
+    }
+
+    private void evaluateNow() {
         long now = clock.millis();
         evictIdleKeys(now);
         Set<String> buckets = new HashSet<>(activity.keySet());
@@ -394,9 +403,9 @@ public final class VersionAlerts implements AutoCloseable {
             identical = Verdict.KEEP;
         }
         if (high != Verdict.RAISE && nearCap != Verdict.RAISE && identical != Verdict.RAISE) {
-            mark(bucket, high, AlertCode.VERSIONS_PER_KEY_HIGH, clear);
-            mark(bucket, nearCap, AlertCode.VERSIONS_NEAR_CAP, clear);
-            mark(bucket, identical, AlertCode.VERSIONS_IDENTICAL_REUPLOADS, clear);
+            decide(bucket, high, AlertCode.VERSIONS_PER_KEY_HIGH, raise, clear, () -> null);
+            decide(bucket, nearCap, AlertCode.VERSIONS_NEAR_CAP, raise, clear, () -> null);
+            decide(bucket, identical, AlertCode.VERSIONS_IDENTICAL_REUPLOADS, raise, clear, () -> null);
             return;
         }
 
@@ -443,61 +452,86 @@ public final class VersionAlerts implements AutoCloseable {
         String fix = remedy(bucket, threshold, bound, repeated != null, source.scannerInterval());
         String projection = projection(f, source.dayLength(), cap);
 
-        if (high == Verdict.RAISE) {
-            String summary = String.format(
-                    Locale.ROOT,
-                    "Bucket '%s': %d key(s) over %d versions; worst '%s' with %d versions (%s new versions/hour in"
-                            + " the bucket). %s",
-                    bucket,
-                    over,
-                    threshold,
-                    worst.key(),
-                    worst.versions(),
-                    number(perHour),
-                    projection);
-            raise.put(
-                    AlertCode.VERSIONS_PER_KEY_HIGH.idFor(bucket),
-                    new Draft(AlertCode.VERSIONS_PER_KEY_HIGH, bucket, summary, cause, fix, f));
-        } else {
-            mark(bucket, high, AlertCode.VERSIONS_PER_KEY_HIGH, clear);
-        }
-        if (nearCap == Verdict.RAISE) {
-            String summary = String.format(
-                    Locale.ROOT,
-                    "Bucket '%s': key '%s' has %d of the %d versions allowed per key; writes to it fail once it"
-                            + " reaches the cap.",
-                    bucket,
-                    worst.key(),
-                    worst.versions(),
-                    cap);
-            String capFix = "Writes of a key at " + cap + " versions are refused (400 InvalidRequest; the cap is"
-                    + " --max-versions-per-key). Remove old versions now: " + fix;
-            raise.put(
-                    AlertCode.VERSIONS_NEAR_CAP.idFor(bucket),
-                    new Draft(AlertCode.VERSIONS_NEAR_CAP, bucket, summary, cause, capFix, f));
-        } else {
-            mark(bucket, nearCap, AlertCode.VERSIONS_NEAR_CAP, clear);
-        }
-        if (identical == Verdict.RAISE) {
-            String summary = String.format(
-                    Locale.ROOT,
-                    "Bucket '%s': identical content re-uploaded %d times in the last hour; '%s' has %d consecutive"
-                            + " versions with the same ETag. %s",
-                    bucket,
-                    identicalLastHour,
-                    repeated.key(),
-                    repeated.identicalRun() + 1,
-                    projection);
-            raise.put(
-                    AlertCode.VERSIONS_IDENTICAL_REUPLOADS.idFor(bucket),
-                    new Draft(AlertCode.VERSIONS_IDENTICAL_REUPLOADS, bucket, summary, cause, fix, f));
-        } else {
-            mark(bucket, identical, AlertCode.VERSIONS_IDENTICAL_REUPLOADS, clear);
-        }
+        double bucketPerHour = perHour;
+        long identicalCount = identicalLastHour;
+        decide(
+                bucket,
+                high,
+                AlertCode.VERSIONS_PER_KEY_HIGH,
+                raise,
+                clear,
+                () -> new Draft(
+                        AlertCode.VERSIONS_PER_KEY_HIGH,
+                        bucket,
+                        String.format(
+                                Locale.ROOT,
+                                "Bucket '%s': %d key(s) over %d versions; worst '%s' with %d versions (%s new versions/hour"
+                                        + " in the bucket). %s",
+                                bucket,
+                                over,
+                                threshold,
+                                worst.key(),
+                                worst.versions(),
+                                number(bucketPerHour),
+                                projection),
+                        cause,
+                        fix,
+                        f));
+        decide(
+                bucket,
+                nearCap,
+                AlertCode.VERSIONS_NEAR_CAP,
+                raise,
+                clear,
+                () -> new Draft(
+                        AlertCode.VERSIONS_NEAR_CAP,
+                        bucket,
+                        String.format(
+                                Locale.ROOT,
+                                "Bucket '%s': key '%s' has %d of the %d versions allowed per key; writes to it fail once it"
+                                        + " reaches the cap.",
+                                bucket,
+                                worst.key(),
+                                worst.versions(),
+                                cap),
+                        cause,
+                        "Writes of a key at " + cap + " versions are refused (400 InvalidRequest; the cap is"
+                                + " --max-versions-per-key). Remove old versions now: " + fix,
+                        f));
+        decide(
+                bucket,
+                identical,
+                AlertCode.VERSIONS_IDENTICAL_REUPLOADS,
+                raise,
+                clear,
+                () -> new Draft(
+                        AlertCode.VERSIONS_IDENTICAL_REUPLOADS,
+                        bucket,
+                        String.format(
+                                Locale.ROOT,
+                                "Bucket '%s': identical content re-uploaded %d times in the last hour; '%s' has %d"
+                                        + " consecutive versions with the same ETag. %s",
+                                bucket,
+                                identicalCount,
+                                repeated.key(),
+                                repeated.identicalRun() + 1,
+                                projection),
+                        cause,
+                        fix,
+                        f));
     }
 
-    private static void mark(String bucket, Verdict v, AlertCode code, Set<String> clear) {
-        if (v == Verdict.CLEAR) {
+    /** Records a verdict: a raise with its draft (built only then), or a clear. */
+    private static void decide(
+            String bucket,
+            Verdict v,
+            AlertCode code,
+            Map<String, Draft> raise,
+            Set<String> clear,
+            java.util.function.Supplier<Draft> draft) {
+        if (v == Verdict.RAISE) {
+            raise.put(code.idFor(bucket), draft.get());
+        } else if (v == Verdict.CLEAR) {
             clear.add(code.idFor(bucket));
         }
     }
