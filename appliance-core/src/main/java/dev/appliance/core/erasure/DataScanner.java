@@ -51,9 +51,12 @@ import java.util.logging.Logger;
  * The key's metadata is read from every drive of its set and its current version resolved by quorum; the versions are
  * then walked, newest first, from one drive that holds that current version (the headers of {@code xl.meta} and its
  * archive merged by time; one body decoded at a time), never collected into a list. What the rules remove is gathered
- * into batches of at most {@link #batchSize} versions; each batch is applied under the key's write lock after checking
- * every version again by quorum (it must still exist, not be the current version, and not be under retention or legal
- * hold) and costs one rewrite of each metadata file per drive, however many versions it holds. Expiring a current
+ * into batches of {@link #batchSize} versions (1000), or an eighth of the key's versions when that is more; each batch
+ * is applied under the key's write lock after checking every version again by quorum (it must still exist, not be the
+ * current version, and not be under retention or legal hold) and costs one rewrite of each metadata file per drive,
+ * however many versions it holds. A rewrite copies what the files keep, so bounding the batches per key (at most 8,
+ * plus one) keeps the cost per removed version constant as keys grow; the batch itself is a set of version ids, small
+ * beside the key's metadata files. Expiring a current
  * version is decided again under the lock on the quorum's current version, so a write that raced the scan is never
  * hidden by the delete marker.
  */
@@ -62,6 +65,8 @@ final class DataScanner {
     static final int DEFAULT_BATCH = 1000;
     static final int DEFAULT_KEYS_PER_SECOND = 1000;
     static final int TOP_KEYS = 10;
+    /** Batches a key's removals are spread over at most, once its versions exceed {@code 8 * batchSize}. */
+    static final int BATCHES_PER_KEY = 8;
 
     private final ErasureObjectStore store;
     private final List<ErasureSet> sets;
@@ -333,6 +338,11 @@ final class DataScanner {
         boolean tags = act && config.usesTags();
         Lifecycle.KeyPass pass = act ? lifecycle.pass(config, key, clock.instant()) : null;
         boolean lockBucket = store.isLockBucket(bucket);
+        // A batch rewrites the key's files once per drive, copying what remains: with at most BATCHES_PER_KEY batches
+        // per key the bytes copied per removed version stay the same whatever the key's size.
+        long known = (long) files.hot().versionCount() + archive.versionCount();
+        int limit =
+                (int) Math.max(batchSize, Math.min(Integer.MAX_VALUE, (known + BATCHES_PER_KEY - 1) / BATCHES_PER_KEY));
         Set<UUID> batch = new LinkedHashSet<>();
         Removed removed = new Removed();
         long count = 0;
@@ -379,7 +389,7 @@ final class DataScanner {
                 }
                 case REMOVE_NONCURRENT -> {
                     batch.add(h.versionId());
-                    if (batch.size() >= batchSize) {
+                    if (batch.size() >= limit) {
                         removeBatch(set, bucket, key, batch, lockBucket, removed, t);
                         batch.clear();
                     }
@@ -468,6 +478,7 @@ final class DataScanner {
                 return;
             }
             Instant now = lockNow.get();
+            List<Map<UUID, XlMeta.Pick>> held = heldPerDrive(set, snap, candidates);
             Set<UUID> ids = new HashSet<>();
             long bytes = 0;
             long shardBytes = 0;
@@ -476,12 +487,15 @@ final class DataScanner {
                 if (id.equals(current)) {
                     continue;
                 }
-                ObjectVersion v;
-                try {
-                    v = set.resolve(snap, id).version();
-                } catch (StorageException e) {
+                XlMeta.Pick[] found = new XlMeta.Pick[held.size()];
+                for (int i = 0; i < found.length; i++) {
+                    found[i] = held.get(i).get(id);
+                }
+                ErasureSet.Resolved agreed = set.agree(snap, id, found);
+                if (agreed == null) {
                     continue; // gone already, or without quorum: not ours to remove
                 }
+                ObjectVersion v = agreed.version();
                 if (lockBucket && !v.isDeleteMarker()) {
                     try {
                         ObjectLock.checkRemovable(v.metadata(), now, false);
@@ -536,6 +550,36 @@ final class DataScanner {
             removed.bytes += bytes;
             removed.shardBytes += shardBytes;
         }
+    }
+
+    /**
+     * Where each drive holds the candidates: one pass over each drive's files per batch, so checking a batch costs the
+     * same per version however many versions the key has (a lookup per version would scan the archive each time).
+     */
+    private static List<Map<UUID, XlMeta.Pick>> heldPerDrive(
+            ErasureSet set, ErasureSet.MetaSnapshot snap, Set<UUID> candidates) {
+        List<Map<UUID, XlMeta.Pick>> held = new ArrayList<>();
+        for (int i = 0; i < set.drives().size(); i++) {
+            Map<UUID, XlMeta.Pick> m = new HashMap<>();
+            KeyFiles f = snap.files[i];
+            if (f != null) {
+                XlMeta archive;
+                try {
+                    archive = f.archive();
+                } catch (IOException | CorruptMetaException e) {
+                    archive = XlMeta.empty(); // this drive's archived copies do not count; healing repairs them
+                }
+                MergedVersions walk = new MergedVersions(f.hot(), archive);
+                for (XlMeta.Pick p = walk.next(); p != null; p = walk.next()) {
+                    UUID id = p.file().header(p.index()).versionId();
+                    if (candidates.contains(id)) {
+                        m.put(id, p);
+                    }
+                }
+            }
+            held.add(m);
+        }
+        return held;
     }
 
     /** Removes the key's only version, a delete marker, if it still is exactly that under the key's lock. */

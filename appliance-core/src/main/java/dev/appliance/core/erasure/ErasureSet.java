@@ -731,7 +731,7 @@ final class ErasureSet {
     }
 
     /** The version as held by a quorum of drives with the same body checksum, decoded once; null without quorum. */
-    private Resolved agree(MetaSnapshot snap, UUID versionId, XlMeta.Pick[] found) {
+    Resolved agree(MetaSnapshot snap, UUID versionId, XlMeta.Pick[] found) {
         Map<Integer, boolean[]> holdersByChecksum = new HashMap<>();
         VersionType type = null;
         int dataShards = data;

@@ -357,16 +357,16 @@ class LifecycleScannerTest {
     }
 
     /**
-     * A key with 20,000 versions: the noncurrent ones (all but the newest 5 kept by NewerNoncurrentVersions) go in
-     * batches of at most 1,000, each one metadata rewrite per drive; the versions are walked one at a time, never
-     * listed. The key's metadata is written directly (20,000 PUTs would take minutes).
+     * A key with 20,000 versions: the noncurrent ones (all but the newest 5 kept by NewerNoncurrentVersions) go in 8
+     * batches of an eighth of the key's versions, each one metadata rewrite per drive; the versions are walked one at
+     * a time, never listed. The key's metadata is written directly (20,000 PUTs would take minutes).
      */
     @Test
     void aKeyWith20000Versions_isTrimmedInBatches() throws Exception {
         int total = 20_000;
         store.maxVersionsPerKey(30_000);
         ObjectInfo newest = put("versioned", "many", "");
-        writeOlderVersions("versioned", "many", total - 1);
+        writeOlderVersions(store, "versioned", "many", total - 1);
         assertThat(store.scanNow().buckets().get("versioned").topKeys())
                 .containsExactly(new ScanReport.KeyVersions("many", total));
 
@@ -375,10 +375,10 @@ class LifecycleScannerTest {
         ScanReport.BucketScan scan = store.scanNow().buckets().get("versioned");
 
         long removed = total - 1 - 5;
+        int batch = total / DataScanner.BATCHES_PER_KEY; // 2,500: an eighth of the key's versions, above 1,000
         assertThat(scan.removedNoncurrent()).isEqualTo(removed);
-        assertThat(scan.largestBatch()).isEqualTo(DataScanner.DEFAULT_BATCH);
-        assertThat(scan.removalBatches())
-                .isEqualTo((removed + DataScanner.DEFAULT_BATCH - 1) / DataScanner.DEFAULT_BATCH);
+        assertThat(scan.largestBatch()).isEqualTo(batch);
+        assertThat(scan.removalBatches()).isEqualTo((removed + batch - 1) / batch);
         assertThat(scan.versions()).isEqualTo(6);
         List<ObjectInfo> left = versions("versioned", "many");
         assertThat(left).hasSize(6);
@@ -392,8 +392,22 @@ class LifecycleScannerTest {
         }
     }
 
+    @Test
+    void aSmallerKey_isTrimmedInBatchesOfTheConfiguredSize() throws Exception {
+        store.scannerBatchSize(100);
+        put("versioned", "some", "");
+        writeOlderVersions(store, "versioned", "some", 499);
+        store.setLifecycleConfiguration("versioned", rules(noncurrent("trim", 1, null)));
+        wall.forwardDays(2);
+        ScanReport.BucketScan scan = store.scanNow().buckets().get("versioned");
+        assertThat(scan.removedNoncurrent()).isEqualTo(499);
+        assertThat(scan.largestBatch()).isEqualTo(100);
+        assertThat(scan.removalBatches()).isEqualTo(5);
+        assertThat(versions("versioned", "some")).hasSize(1);
+    }
+
     /** Writes {@code count} zero-byte versions older than the key's only version into xl.meta and its archive. */
-    private void writeOlderVersions(String bucket, String key, int count) throws Exception {
+    static void writeOlderVersions(ErasureObjectStore store, String bucket, String key, int count) throws Exception {
         LocalDrive first = store.drives().getFirst();
         XlMeta hot = XlMeta.parse(Files.readAllBytes(first.metaFile(bucket, key)));
         ObjectVersion template = hot.version(0);

@@ -126,5 +126,39 @@ class LifecycleIT {
         assertThat(s3.getObjectAsBytes(b -> b.bucket(bucket).key("backup.vbk")).asUtf8String())
                 .isEqualTo("generation");
         assertThat(Duration.between(began, Instant.now())).isLessThan(Duration.ofSeconds(60));
+
+        // the scanner's figures, as the admin API shows them (SigV4-signed with the root credentials, as SosApiIT does)
+        awaitTrue("a scanner cycle that saw the actions", timeout, () -> {
+            String json = scannerJson();
+            return json.contains("\"abortedUploads\":1") || json.contains("\"incompleteUploads\":0");
+        });
+        String json = scannerJson();
+        assertThat(json)
+                .contains("\"lifecycleDaySeconds\":5.0")
+                .contains("\"maxVersionsPerKey\":10000")
+                .contains("\"lifecycle-it\"")
+                .contains("\"topKeys\"")
+                .contains("\"key\":\"backup.vbk\"")
+                .contains("\"incompleteUploads\":0");
+    }
+
+    private static String scannerJson() {
+        try {
+            Commands.Result r = Commands.run(
+                    tmp,
+                    List.of(
+                            "curl",
+                            "-sS",
+                            "--aws-sigv4",
+                            "aws:amz:us-east-1:s3",
+                            "--user",
+                            appliance.accessKey() + ":" + appliance.secretKey(),
+                            appliance.consoleUri() + "/api/v1/admin/scanner"),
+                    java.util.Map.of(),
+                    30);
+            return r.stdout();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
     }
 }
