@@ -1,5 +1,6 @@
 package dev.appliance.app;
 
+import dev.appliance.app.cli.AlertsCommand;
 import dev.appliance.app.cli.CertsCommand;
 import dev.appliance.app.cli.HealCommand;
 import dev.appliance.app.cli.ServerOptions;
@@ -23,8 +24,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Command-line entry point: {@code appliance server [DRIVES...] [flags]}, {@code appliance certs generate ...} and
- * {@code appliance heal status} (asks a running server).
+ * Command-line entry point: {@code appliance server [DRIVES...] [flags]}, {@code appliance certs generate ...},
+ * {@code appliance heal status} and {@code appliance alerts [ack ID]} (both ask a running server).
  *
  * <p>Order of start: parse and check the options (a bad value stops here with a message naming it), load the TLS
  * certificate and key when {@code --certs-dir} is given (a bad file stops here with a message naming it), open the drives
@@ -46,11 +47,15 @@ public final class ApplianceMain {
             System.exit(heal(Arrays.asList(args).subList(1, args.length), System.getenv(), out, System.err));
             return;
         }
+        if (args.length > 0 && args[0].equals("alerts")) {
+            System.exit(alerts(Arrays.asList(args).subList(1, args.length), System.getenv(), out, System.err));
+            return;
+        }
         if (args.length == 0 || !args[0].equals("server")) {
             System.err.println(
                     args.length == 0
                             ? ServerOptions.USAGE
-                            : "unknown command '" + args[0] + "' (expected server, certs or heal)\n"
+                            : "unknown command '" + args[0] + "' (expected server, certs, heal or alerts)\n"
                                     + ServerOptions.USAGE);
             System.exit(2);
         }
@@ -86,6 +91,25 @@ public final class ApplianceMain {
         } catch (RuntimeException | java.io.IOException e) {
             System.err.println("appliance certs: " + e.getMessage());
             System.exit(1);
+        }
+    }
+
+    /** {@code appliance alerts [ack ID]}: asks the running server; returns the exit status. */
+    static int alerts(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
+        AlertsCommand.Options options;
+        try {
+            options = AlertsCommand.parse(args, env);
+        } catch (IllegalArgumentException e) {
+            err.println("appliance alerts: " + e.getMessage());
+            err.println(AlertsCommand.USAGE);
+            return 2;
+        }
+        try {
+            AlertsCommand.run(options, out);
+            return 0;
+        } catch (dev.appliance.app.cli.AdminClient.Unreachable e) {
+            err.println("appliance alerts: " + e.getMessage());
+            return 1;
         }
     }
 

@@ -6,6 +6,7 @@ import dev.appliance.core.ErrorKind;
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.StorageCapacity;
 import dev.appliance.core.StorageException;
+import dev.appliance.core.alerts.VersionAlerts;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.http.HttpStatus;
@@ -18,9 +19,10 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * A bucket's appliance settings (quota, Veeam SOSAPI) and what it holds:
+ * A bucket's appliance settings (quota, Veeam SOSAPI, version-explosion alert threshold) and what it holds:
  * {@code GET|PUT /api/v1/admin/buckets/{bucket}/settings}. PUT takes {@code {"quotaBytes": n|null, "sosapi":
- * true|false|null}} (null: no quota / SOSAPI as the default) and answers like GET.
+ * true|false|null, "versionAlertThreshold": n|null}} (null: no quota / SOSAPI as the default / 1000 versions per key)
+ * and answers like GET; it replaces all three.
  */
 @RestController
 class BucketSettingsController {
@@ -31,7 +33,7 @@ class BucketSettingsController {
     }
 
     /** The PUT body; both fields optional. */
-    record SettingsBody(Long quotaBytes, Boolean sosapi) {}
+    record SettingsBody(Long quotaBytes, Boolean sosapi, Integer versionAlertThreshold) {}
 
     @GetMapping("/api/v1/admin/buckets/{bucket}/settings")
     Map<String, Object> get(@PathVariable("bucket") String bucket) {
@@ -40,7 +42,8 @@ class BucketSettingsController {
 
     @PutMapping("/api/v1/admin/buckets/{bucket}/settings")
     Map<String, Object> put(@PathVariable("bucket") String bucket, @RequestBody SettingsBody body) {
-        store.setBucketSettings(bucket, new BucketSettings(body.quotaBytes(), body.sosapi()));
+        store.setBucketSettings(
+                bucket, new BucketSettings(body.quotaBytes(), body.sosapi(), body.versionAlertThreshold()));
         return view(bucket);
     }
 
@@ -52,6 +55,12 @@ class BucketSettingsController {
         out.put("bucket", bucket);
         out.put("quotaBytes", settings.quotaBytes());
         out.put("sosapi", settings.sosapi());
+        out.put("versionAlertThreshold", settings.versionAlertThreshold());
+        out.put(
+                "versionAlertThresholdInEffect",
+                settings.versionAlertThreshold() == null
+                        ? VersionAlerts.DEFAULT_THRESHOLD
+                        : settings.versionAlertThreshold());
         out.put(
                 "usage",
                 Map.of(

@@ -11,8 +11,8 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * {@code GET /api/v1/status}: deployment, topology, drive states ({@code online}, {@code offline}, {@code healing}),
  * the heal queue (pending, retrying, healed and failed items, the last failures by name), the drive heals (progress of
- * replaced drives being filled) and the retention clock (trusted time, system time, whether they agree, the host's
- * NTP state) as JSON.
+ * replaced drives being filled), the retention clock (trusted time, system time, whether they agree, the host's NTP
+ * state) and the active alerts in brief (counts and ids) as JSON.
  */
 @RestController
 class StatusController {
@@ -44,7 +44,18 @@ class StatusController {
                 "drivesPerSet", store.drivesPerSet(),
                 "parity", store.parity(),
                 "drives", drives,
-                "heal", heal());
+                "heal", heal(),
+                "alerts", alerts());
+    }
+
+    /** Active alerts in brief; the details are at GET /api/v1/admin/alerts (signed). */
+    private Map<String, Object> alerts() {
+        var s = store.versionAlerts().summary();
+        return Map.of(
+                "active", s.active(),
+                "unacknowledged", s.unacknowledged(),
+                "critical", s.critical(),
+                "ids", s.ids());
     }
 
     private static final int FAILURES_SHOWN = 5;

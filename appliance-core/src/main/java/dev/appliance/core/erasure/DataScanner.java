@@ -82,6 +82,9 @@ final class DataScanner {
     volatile Duration interval = Duration.ofMinutes(1);
     volatile int keysPerSecond = DEFAULT_KEYS_PER_SECOND;
     volatile int batchSize = DEFAULT_BATCH;
+    /** Told of each completed cycle (the version-explosion alerts); its failure does not stop the scanner. */
+    volatile java.util.function.Consumer<ScanReport> afterCycle = report -> {};
+
     private volatile ScanReport last;
     private volatile Thread thread;
     private volatile boolean stopping;
@@ -174,6 +177,11 @@ final class DataScanner {
             ScanReport report =
                     new ScanReport(cycle, started, clock.instant(), buckets, drives(setVersions, setShardBytes));
             last = report;
+            try {
+                afterCycle.accept(report);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "after scanner cycle " + cycle, e);
+            }
             return report;
         } finally {
             cycleLock.unlock();

@@ -22,6 +22,7 @@ import dev.appliance.core.StoreConfig;
 import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.WriteConditions;
+import dev.appliance.core.alerts.VersionAlerts;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.lifecycle.Lifecycle;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
@@ -91,6 +92,7 @@ public final class ErasureObjectStore implements ObjectStore {
     private final Map<String, BucketSettings> bucketSettings = new ConcurrentHashMap<>();
     private final Map<String, LifecycleConfiguration> lifecycleConfigs = new ConcurrentHashMap<>();
     private final DataScanner scanner;
+    private final VersionAlerts alerts;
     private final UsageTracker usage;
     private final Clock clock;
     private final RetentionClock retentionClock;
@@ -121,7 +123,8 @@ public final class ErasureObjectStore implements ObjectStore {
             Long quotaBytes,
             Boolean sosapi,
             LockRecord objectLock,
-            List<RuleRecord> lifecycle) {}
+            List<RuleRecord> lifecycle,
+            Integer versionAlertThreshold) {}
 
     /**
      * One lifecycle rule on disk (absent in records written before lifecycle): every field flat, null when not given;
@@ -239,6 +242,8 @@ public final class ErasureObjectStore implements ObjectStore {
                     this::checkDrivesQuietly, DRIVE_CHECK_SECONDS, DRIVE_CHECK_SECONDS, TimeUnit.SECONDS);
         }
         this.scanner = new DataScanner(this, sets, placement, foreground, usage, clock, this::retentionNow);
+        this.alerts = new VersionAlerts(new AlertSource(), allDrives, clock);
+        scanner.afterCycle = alerts::scanned;
         this.retentionClock = new RetentionClock(clock, System::nanoTime, new DriveClockStore());
         RetentionClock.Status time = retentionClock.status();
         if (!time.forwardJumpNotBelievedAtStart().isZero()) {
@@ -547,8 +552,9 @@ public final class ErasureObjectStore implements ObjectStore {
                                                 + refused.getMessage());
                     }
                 }
-                if (r.quotaBytes() != null || r.sosapi() != null) {
-                    bucketSettings.put(r.name(), new BucketSettings(r.quotaBytes(), r.sosapi()));
+                if (r.quotaBytes() != null || r.sosapi() != null || r.versionAlertThreshold() != null) {
+                    bucketSettings.put(
+                            r.name(), new BucketSettings(r.quotaBytes(), r.sosapi(), r.versionAlertThreshold()));
                 }
             }
         }
@@ -621,7 +627,10 @@ public final class ErasureObjectStore implements ObjectStore {
                             ? lifecycleConfigs.get(info.name()).rules().stream()
                                     .map(RuleRecord::of)
                                     .toList()
-                            : null));
+                            : null,
+                    bucketSettings
+                            .getOrDefault(info.name(), BucketSettings.DEFAULTS)
+                            .versionAlertThreshold()));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
@@ -934,9 +943,89 @@ public final class ErasureObjectStore implements ObjectStore {
         scanner.batchSize = Math.max(1, versions);
     }
 
-    /** Starts the background scanner's cycles (the server does; engine tests drive cycles with {@link #scanNow}). */
+    /**
+     * Starts the background scanner's cycles and the version-explosion alerts' evaluations between them (the server
+     * does; engine tests drive cycles with {@link #scanNow}).
+     */
     public void startScanner() {
         scanner.start();
+        Duration every =
+                scanner.interval.compareTo(Duration.ofSeconds(10)) < 0 ? scanner.interval : Duration.ofSeconds(10);
+        alerts.start(every.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : every);
+    }
+
+    /** Version-explosion alerts: listed and acknowledged by the admin API and the CLI (docs/alerts.md). */
+    public VersionAlerts versionAlerts() {
+        return alerts;
+    }
+
+    /** Feeds a new version of a versioned bucket to the alerts (delete markers are counted by the scanner). */
+    private void versionAdded(BucketInfo bucket, ObjectInfo version) {
+        if (bucket.versioning() == VersioningState.ENABLED) {
+            alerts.versionAdded(bucket.name(), version.key(), version.etag());
+        }
+    }
+
+    /** What the version-explosion alerts read from the store. */
+    private final class AlertSource implements VersionAlerts.Source {
+        @Override
+        public boolean bucketExists(String bucket) {
+            return buckets.containsKey(bucket);
+        }
+
+        @Override
+        public int threshold(String bucket) {
+            Integer t =
+                    bucketSettings.getOrDefault(bucket, BucketSettings.DEFAULTS).versionAlertThreshold();
+            return t == null ? VersionAlerts.DEFAULT_THRESHOLD : t;
+        }
+
+        @Override
+        public LifecycleConfiguration lifecycle(String bucket) {
+            return lifecycleConfigs.get(bucket);
+        }
+
+        @Override
+        public Duration dayLength() {
+            return scanner.lifecycle.day();
+        }
+
+        @Override
+        public Duration scannerInterval() {
+            return scanner.interval;
+        }
+
+        @Override
+        public int maxVersionsPerKey() {
+            return ErasureObjectStore.this.maxVersionsPerKey();
+        }
+
+        @Override
+        public long metadataBytes(String bucket, String key) {
+            for (LocalDrive d : setFor(key).drives()) {
+                if (!d.isOnline()) {
+                    continue;
+                }
+                Path dir = d.objectDir(bucket, key);
+                long total = 0;
+                for (String name : List.of(LocalDrive.META_FILE, KeyFiles.ARCHIVE_FILE)) {
+                    try {
+                        total += Files.size(dir.resolve(name));
+                    } catch (IOException e) {
+                        // no archive (or no copy here): counts as nothing
+                    }
+                }
+                if (total > 0) {
+                    return total;
+                }
+            }
+            return -1;
+        }
+
+        @Override
+        public int drivesPerSet() {
+            return ErasureObjectStore.this.drivesPerSet();
+        }
     }
 
     /** Runs one scanner cycle now and returns its report. */
@@ -1091,6 +1180,7 @@ public final class ErasureObjectStore implements ObjectStore {
                             (meta, modTime) -> withDefaultRetention(bucket, meta, modTime));
         }
         usage.added(bucket, put.size());
+        versionAdded(b, put);
         return put;
     }
 
@@ -1202,6 +1292,7 @@ public final class ErasureObjectStore implements ObjectStore {
                                 in,
                                 (meta, modTime) -> withDefaultRetention(bucket, meta, modTime));
                 usage.added(bucket, copy.size());
+                versionAdded(requireBucket(bucket), copy);
                 return copy;
             }
         }
@@ -1278,6 +1369,7 @@ public final class ErasureObjectStore implements ObjectStore {
                         b.versioning(),
                         (meta, modTime) -> withDefaultRetention(bucket, meta, modTime));
         usage.added(bucket, done.size());
+        versionAdded(b, done);
         return done;
     }
 
@@ -1510,6 +1602,7 @@ public final class ErasureObjectStore implements ObjectStore {
         scanner.stop();
         driveChecks.shutdownNow();
         driveHealer.stop();
+        alerts.close();
         healer.stop();
         journal.close();
         clockSaver.shutdownNow();

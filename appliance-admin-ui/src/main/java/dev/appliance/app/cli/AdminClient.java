@@ -1,0 +1,156 @@
+package dev.appliance.app.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.appliance.s3.S3ServerConfig;
+import dev.appliance.s3.auth.SigV4;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Talks to a running appliance's admin API (its console port) for CLI commands: requests SigV4-signed with the root
+ * credentials, as the console expects; failures become {@link Unreachable} with a message for the operator.
+ */
+public final class AdminClient {
+    static final String DEFAULT_CONSOLE = "http://127.0.0.1:9001";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Says why the server could not answer; the message is meant for the operator. */
+    public static final class Unreachable extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Unreachable(String message) {
+            super(message);
+        }
+    }
+
+    /** An answer: HTTP status and body. */
+    record Answer(int status, String body) {}
+
+    private final URI console;
+    private final String user;
+    private final String password;
+
+    AdminClient(URI console, String user, String password) {
+        this.console = console;
+        this.user = user;
+        this.password = password;
+    }
+
+    /** The console address from {@code --console}: http(s)://HOST:PORT, the scheme optional. */
+    static URI consoleUri(String value) {
+        String v = value.contains("://") ? value : "http://" + value;
+        try {
+            URI u = new URI(v);
+            if (!"http".equals(u.getScheme()) && !"https".equals(u.getScheme())
+                    || u.getHost() == null
+                    || (u.getPath() != null
+                            && !u.getPath().isEmpty()
+                            && !u.getPath().equals("/"))) {
+                throw new URISyntaxException(v, "not an http(s)://HOST:PORT address");
+            }
+            return new URI(u.getScheme(), null, u.getHost(), u.getPort(), null, null, null);
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException(
+                    "--console '" + value + "': expected the console address, e.g. " + DEFAULT_CONSOLE);
+        }
+    }
+
+    /** Encodes one path segment (an alert id holds a colon and the bucket's dots). */
+    static String segment(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /** Sends a request with an empty body; {@code rawPath} is already encoded, {@code rawQuery} may be empty. */
+    Answer send(String method, String rawPath, String rawQuery) throws Unreachable {
+        String amzDate = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").format(ZonedDateTime.now(ZoneOffset.UTC));
+        String date = amzDate.substring(0, 8);
+        String host = console.getPort() < 0 ? console.getHost() : console.getHost() + ":" + console.getPort();
+        TreeMap<String, List<String>> headers = new TreeMap<>();
+        headers.put("host", List.of(host));
+        headers.put("x-amz-content-sha256", List.of(SigV4.EMPTY_SHA256));
+        headers.put("x-amz-date", List.of(amzDate));
+        String region = S3ServerConfig.DEFAULT_REGION;
+        String signature =
+                SigV4.sign(password, date, region, amzDate, method, rawPath, rawQuery, headers, SigV4.EMPTY_SHA256);
+        String authorization = SigV4.ALGORITHM + " Credential=" + user + "/" + SigV4.scope(date, region, "s3")
+                + ", SignedHeaders=" + String.join(";", headers.keySet()) + ", Signature=" + signature;
+        HttpRequest request = HttpRequest.newBuilder(
+                        URI.create(console + rawPath + (rawQuery.isEmpty() ? "" : "?" + rawQuery)))
+                .timeout(Duration.ofSeconds(30))
+                .header("x-amz-content-sha256", SigV4.EMPTY_SHA256)
+                .header("x-amz-date", amzDate)
+                .header("Authorization", authorization)
+                .method(method, HttpRequest.BodyPublishers.noBody())
+                .build();
+        try (HttpClient client = HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(5))
+                .version(HttpClient.Version.HTTP_1_1)
+                .build()) {
+            HttpResponse<String> r = client.send(request, HttpResponse.BodyHandlers.ofString());
+            return new Answer(r.statusCode(), r.body());
+        } catch (ConnectException | HttpConnectTimeoutException e) {
+            throw new Unreachable("cannot reach the appliance console at " + console
+                    + " (connection refused or timed out): is the server running? Give its console address with"
+                    + " --console");
+        } catch (IOException e) {
+            throw new Unreachable("cannot reach the appliance console at " + console + ": " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Unreachable("interrupted");
+        }
+    }
+
+    /** Sends and parses a JSON answer; a status other than 200 becomes {@link Unreachable} with the server's reason. */
+    JsonNode json(String method, String rawPath, String rawQuery) throws Unreachable {
+        Answer a = send(method, rawPath, rawQuery);
+        JsonNode root;
+        try {
+            root = JSON.readTree(a.body());
+        } catch (IOException e) {
+            root = null;
+        }
+        if (a.status() != 200) {
+            String detail = root != null && root.has("code")
+                    ? root.path("code").asText() + ": " + root.path("message").asText()
+                    : abbreviate(a.body());
+            throw new Unreachable("the console at " + console + " answered " + a.status()
+                    + (a.status() == 403 ? " (are --user/--password the root credentials?)" : "") + ": " + detail);
+        }
+        if (root == null) {
+            throw new Unreachable(
+                    "the console at " + console + " answered something that is not JSON: " + abbreviate(a.body()));
+        }
+        return root;
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 300 ? s.substring(0, 300) + "…" : s;
+    }
+
+    /** Credentials from the flags or the environment; a clear error when neither gives them. */
+    static String[] credentials(String user, String password, Map<String, String> env) {
+        String u = user != null ? user : env.get("APPLIANCE_ROOT_USER");
+        String p = password != null ? password : env.get("APPLIANCE_ROOT_PASSWORD");
+        if (u == null || u.isBlank() || p == null || p.isBlank()) {
+            throw new IllegalArgumentException("no credentials: give --user and --password, or set"
+                    + " APPLIANCE_ROOT_USER and APPLIANCE_ROOT_PASSWORD");
+        }
+        return new String[] {u, p};
+    }
+}
