@@ -146,7 +146,7 @@ public final class ApplianceMain {
         try {
             HealCommand.run(options, out);
             return 0;
-        } catch (HealCommand.Unreachable e) {
+        } catch (dev.appliance.app.cli.AdminClient.Unreachable e) {
             err.println("appliance heal: " + e.getMessage());
             return 1;
         }

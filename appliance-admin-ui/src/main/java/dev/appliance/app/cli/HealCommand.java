@@ -1,27 +1,13 @@
 package dev.appliance.app.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.appliance.s3.S3ServerConfig;
-import dev.appliance.s3.auth.SigV4;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.net.ConnectException;
 import java.net.URI;
-import java.net.URISyntaxException;
-import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * {@code appliance heal status [--json] [--console URL] [--user KEY --password SECRET]}: asks the running appliance
@@ -38,19 +24,9 @@ public final class HealCommand {
             exit status: 0 answered, 1 server not reachable or refused, 2 bad arguments""";
 
     static final String PATH = "/api/v1/admin/heal/drives";
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The parsed arguments of {@code heal status}. */
     public record Options(boolean json, URI console, String user, String password) {}
-
-    /** Says why the server could not answer; {@link #getMessage()} is meant for the operator. */
-    public static final class Unreachable extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        Unreachable(String message) {
-            super(message);
-        }
-    }
 
     private HealCommand() {}
 
@@ -62,7 +38,7 @@ public final class HealCommand {
                             : "unknown subcommand '" + args.getFirst() + "' (expected 'status')");
         }
         boolean[] json = {false};
-        String[] console = {"http://127.0.0.1:9001"};
+        String[] console = {AdminClient.DEFAULT_CONSOLE};
         String[] user = {env.get("APPLIANCE_ROOT_USER")};
         String[] password = {env.get("APPLIANCE_ROOT_PASSWORD")};
         Arguments.walk(
@@ -85,107 +61,19 @@ public final class HealCommand {
                         throw new IllegalArgumentException("unexpected argument '" + arg + "'");
                     }
                 });
-        if (user[0] == null || user[0].isBlank() || password[0] == null || password[0].isBlank()) {
-            throw new IllegalArgumentException("no credentials: give --user and --password, or set"
-                    + " APPLIANCE_ROOT_USER and APPLIANCE_ROOT_PASSWORD");
-        }
-        return new Options(json[0], consoleUri(console[0]), user[0], password[0]);
-    }
-
-    static URI consoleUri(String value) {
-        String v = value.contains("://") ? value : "http://" + value;
-        try {
-            URI u = new URI(v);
-            if (!"http".equals(u.getScheme()) && !"https".equals(u.getScheme())
-                    || u.getHost() == null
-                    || (u.getPath() != null
-                            && !u.getPath().isEmpty()
-                            && !u.getPath().equals("/"))) {
-                throw new URISyntaxException(v, "not an http(s)://HOST:PORT address");
-            }
-            return new URI(u.getScheme(), null, u.getHost(), u.getPort(), null, null, null);
-        } catch (URISyntaxException e) {
-            throw new IllegalArgumentException(
-                    "--console '" + value + "': expected the console address, e.g. http://127.0.0.1:9001");
-        }
+        String[] credentials = AdminClient.credentials(user[0], password[0], Map.of());
+        return new Options(json[0], AdminClient.consoleUri(console[0]), credentials[0], credentials[1]);
     }
 
     /** Fetches the drives' heal status and prints it; the JSON answer is returned for callers that want figures. */
-    public static JsonNode run(Options o, PrintStream out) throws Unreachable {
-        String body = fetch(o);
-        JsonNode root;
-        try {
-            root = JSON.readTree(body);
-        } catch (IOException e) {
-            throw new Unreachable(
-                    "the console at " + o.console() + " answered something that is not JSON: " + abbreviate(body));
-        }
+    public static JsonNode run(Options o, PrintStream out) throws AdminClient.Unreachable {
+        JsonNode root = new AdminClient(o.console(), o.user(), o.password()).json("GET", PATH, "");
         if (o.json()) {
-            out.println(body);
+            out.println(root);
         } else {
             print(root, out);
         }
         return root;
-    }
-
-    private static String fetch(Options o) throws Unreachable {
-        String amzDate = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").format(ZonedDateTime.now(ZoneOffset.UTC));
-        String date = amzDate.substring(0, 8);
-        String host = o.console().getPort() < 0
-                ? o.console().getHost()
-                : o.console().getHost() + ":" + o.console().getPort();
-        TreeMap<String, List<String>> headers = new TreeMap<>();
-        headers.put("host", List.of(host));
-        headers.put("x-amz-content-sha256", List.of(SigV4.EMPTY_SHA256));
-        headers.put("x-amz-date", List.of(amzDate));
-        String region = S3ServerConfig.DEFAULT_REGION;
-        String signature =
-                SigV4.sign(o.password(), date, region, amzDate, "GET", PATH, "", headers, SigV4.EMPTY_SHA256);
-        String authorization = SigV4.ALGORITHM + " Credential=" + o.user() + "/" + SigV4.scope(date, region, "s3")
-                + ", SignedHeaders=" + String.join(";", headers.keySet()) + ", Signature=" + signature;
-        HttpRequest request = HttpRequest.newBuilder(o.console().resolve(PATH))
-                .timeout(Duration.ofSeconds(30))
-                .header("x-amz-content-sha256", SigV4.EMPTY_SHA256)
-                .header("x-amz-date", amzDate)
-                .header("Authorization", authorization)
-                .GET()
-                .build();
-        HttpResponse<String> response;
-        try (HttpClient client = HttpClient.newBuilder()
-                .connectTimeout(Duration.ofSeconds(5))
-                .version(HttpClient.Version.HTTP_1_1)
-                .build()) {
-            response = client.send(request, HttpResponse.BodyHandlers.ofString());
-        } catch (ConnectException | HttpConnectTimeoutException e) {
-            throw new Unreachable("cannot reach the appliance console at " + o.console()
-                    + " (connection refused or timed out): is the server running? Give its console address with"
-                    + " --console");
-        } catch (IOException e) {
-            throw new Unreachable("cannot reach the appliance console at " + o.console() + ": " + e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new Unreachable("interrupted");
-        }
-        if (response.statusCode() != 200) {
-            String detail = abbreviate(response.body());
-            try {
-                JsonNode err = JSON.readTree(response.body());
-                if (err.has("code")) {
-                    detail = err.path("code").asText() + ": "
-                            + err.path("message").asText();
-                }
-            } catch (IOException e) {
-                // not JSON: shown as it is
-            }
-            throw new Unreachable("the console at " + o.console() + " answered " + response.statusCode()
-                    + (response.statusCode() == 403 ? " (are --user/--password the root credentials?)" : "")
-                    + ": " + detail);
-        }
-        return response.body();
-    }
-
-    private static String abbreviate(String s) {
-        return s.length() > 300 ? s.substring(0, 300) + "…" : s;
     }
 
     static void print(JsonNode root, PrintStream out) {

@@ -53,7 +53,7 @@ class HealCommandTest {
         }
         HealCommand.Options o = HealCommand.parse(List.of("status", "--console", "127.0.0.1:" + port), ENV);
         assertThatThrownBy(() -> HealCommand.run(o, new PrintStream(new ByteArrayOutputStream())))
-                .isInstanceOf(HealCommand.Unreachable.class)
+                .isInstanceOf(AdminClient.Unreachable.class)
                 .hasMessageContaining("cannot reach the appliance console at http://127.0.0.1:" + port)
                 .hasMessageContaining("is the server running?");
     }
