@@ -130,6 +130,9 @@ public final class ApplianceMain {
             store.maxVersionsPerKey(o.maxVersionsPerKey());
         }
         store.scannerPace(interval, o.keysPerSecond() >= 0 ? o.keysPerSecond() : 1000);
+        store.scannerHealChecks(
+                o.healSampleCycles() >= 0 ? o.healSampleCycles() : ErasureObjectStore.DEFAULT_HEAL_SAMPLE_CYCLES,
+                o.deepScanInterval());
         store.startScanner();
     }
 

@@ -64,9 +64,17 @@ public record ServerOptions(
      * @param interval the least time between the starts of two scanner cycles (null: 1 minute, or a quarter of a
      *     shorter lifecycle day)
      * @param keysPerSecond the most keys scanned a second (-1: the default, 1,000; 0: unlimited)
+     * @param healSampleCycles every key gets a heal check once in this many cycles (-1: the default, 16; 0: never)
+     * @param deepScanInterval how often a cycle verifies every shard's bitrot checksums (null: never)
      */
-    public record Scanner(Duration lifecycleDay, int maxVersionsPerKey, Duration interval, int keysPerSecond) {
-        public static final Scanner DEFAULTS = new Scanner(null, 0, null, -1);
+    public record Scanner(
+            Duration lifecycleDay,
+            int maxVersionsPerKey,
+            Duration interval,
+            int keysPerSecond,
+            int healSampleCycles,
+            Duration deepScanInterval) {
+        public static final Scanner DEFAULTS = new Scanner(null, 0, null, -1, -1, null);
     }
 
     public ServerOptions(
@@ -96,6 +104,7 @@ public record ServerOptions(
                                     [--max-connections N] [--max-requests N]
                                     [--max-versions-per-key N] [--lifecycle-day DURATION]
                                     [--scanner-interval DURATION] [--scanner-rate N]
+                                    [--heal-sample-cycles N] [--deep-scan-interval DURATION]
               DRIVE              drive directories; {1...N} expands, e.g. /mnt/disk{1...8}
                                  (default: ./data/disk{1...4}, created if missing, EC 2+2)
               --address          S3 API address (default :9000)
@@ -111,6 +120,9 @@ public record ServerOptions(
               --lifecycle-day    length of a lifecycle day, e.g. 10s (default 24h; tests and demos only)
               --scanner-interval least time between scanner cycles, e.g. 30s (default 1m)
               --scanner-rate     keys the scanner reads a second, 0 unlimited (default 1000)
+              --heal-sample-cycles  the scanner heal-checks every key once in N cycles, 0 never (default 16)
+              --deep-scan-interval  a scanner cycle verifies every shard's bitrot checksums this often,
+                                 e.g. 30d (default never: it reads all data)
             environment: APPLIANCE_ROOT_USER, APPLIANCE_ROOT_PASSWORD set the root credentials;
                          APPLIANCE_DOMAIN is the default of --domain""";
 
@@ -162,6 +174,8 @@ public record ServerOptions(
         int maxVersionsPerKey;
         Duration scannerInterval;
         int scannerRate = -1;
+        int healSampleCycles = -1;
+        Duration deepScanInterval;
     }
 
     private static final Set<String> WITH_VALUE = Set.of(
@@ -175,7 +189,9 @@ public record ServerOptions(
             "--max-versions-per-key",
             "--lifecycle-day",
             "--scanner-interval",
-            "--scanner-rate");
+            "--scanner-rate",
+            "--heal-sample-cycles",
+            "--deep-scan-interval");
 
     public static ServerOptions parse(List<String> args) {
         Parsed p = new Parsed();
@@ -193,6 +209,8 @@ public record ServerOptions(
                     case "--lifecycle-day" -> p.lifecycleDay = duration(flag, value);
                     case "--scanner-interval" -> p.scannerInterval = duration(flag, value);
                     case "--scanner-rate" -> p.scannerRate = nonNegative(flag, value);
+                    case "--heal-sample-cycles" -> p.healSampleCycles = nonNegative(flag, value);
+                    case "--deep-scan-interval" -> p.deepScanInterval = duration(flag, value);
                     case "--allow-root-drives" -> p.allowRoot = true;
                     default -> {
                         try {
@@ -229,7 +247,13 @@ public record ServerOptions(
                 p.domain,
                 p.maxConnections,
                 p.maxRequests,
-                new Scanner(p.lifecycleDay, p.maxVersionsPerKey, p.scannerInterval, p.scannerRate));
+                new Scanner(
+                        p.lifecycleDay,
+                        p.maxVersionsPerKey,
+                        p.scannerInterval,
+                        p.scannerRate,
+                        p.healSampleCycles,
+                        p.deepScanInterval));
     }
 
     private static int nonNegative(String flag, String value) {

@@ -25,6 +25,7 @@ class ScannerController {
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("lifecycleDaySeconds", store.lifecycleDayLength().toMillis() / 1000.0);
         out.put("maxVersionsPerKey", store.maxVersionsPerKey());
+        out.put("healChecks", store.scannerHealFigures());
         ScanReport last = store.lastScan();
         out.put("lastCycle", last == null ? null : cycle(last));
         return out;

@@ -76,10 +76,21 @@ class ServerOptionsTest {
                 "--scanner-interval",
                 "PT2S",
                 "--scanner-rate",
-                "0"));
+                "0",
+                "--heal-sample-cycles",
+                "4",
+                "--deep-scan-interval",
+                "30d"));
         assertThat(o.scanner())
                 .isEqualTo(new ServerOptions.Scanner(
-                        java.time.Duration.ofSeconds(10), 500, java.time.Duration.ofSeconds(2), 0));
+                        java.time.Duration.ofSeconds(10),
+                        500,
+                        java.time.Duration.ofSeconds(2),
+                        0,
+                        4,
+                        java.time.Duration.ofDays(30)));
+        assertThatThrownBy(() -> ServerOptions.parse(List.of("--heal-sample-cycles", "-1")))
+                .hasMessageContaining("--heal-sample-cycles '-1'");
         assertThat(ServerOptions.parse(List.of()).scanner()).isEqualTo(ServerOptions.Scanner.DEFAULTS);
         assertThat(ServerOptions.duration("--x", "250ms")).isEqualTo(java.time.Duration.ofMillis(250));
         assertThat(ServerOptions.duration("--x", "3h")).isEqualTo(java.time.Duration.ofHours(3));

@@ -82,6 +82,36 @@ final class DataScanner {
     volatile Duration interval = Duration.ofMinutes(1);
     volatile int keysPerSecond = DEFAULT_KEYS_PER_SECOND;
     volatile int batchSize = DEFAULT_BATCH;
+    /**
+     * Every key gets a heal check once every this many cycles (a different slice of the keys each cycle): its
+     * metadata on every drive and each drive's part files (present, full size) are verified and repaired
+     * ({@link ObjectHealer}, light). 0 turns the sampling off.
+     */
+    volatile int healSampleCycles = DEFAULT_HEAL_SAMPLE_CYCLES;
+    /**
+     * How often a whole cycle verifies every key deeply instead (every shard block's bitrot checksum read and
+     * checked, damaged shards rebuilt); null (the default) never: a deep scan reads all data.
+     */
+    volatile Duration deepScanInterval;
+
+    static final int DEFAULT_HEAL_SAMPLE_CYCLES = 16;
+    private volatile Instant lastDeepScan;
+    private final HealFigures healFigures = new HealFigures();
+
+    /** What the scanner's heal checks found since start. */
+    static final class HealFigures {
+        final AtomicLong checked = new AtomicLong();
+        final AtomicLong deepChecked = new AtomicLong();
+        final AtomicLong repaired = new AtomicLong();
+        final AtomicLong failed = new AtomicLong();
+        volatile Instant lastDeepScanStarted;
+        volatile Instant lastDeepScanFinished;
+    }
+
+    HealFigures healFigures() {
+        return healFigures;
+    }
+
     /** Told of each completed cycle (the version-explosion alerts); its failure does not stop the scanner. */
     volatile java.util.function.Consumer<ScanReport> afterCycle = report -> {};
 
@@ -161,18 +191,29 @@ final class DataScanner {
         try {
             Instant started = clock.instant();
             long cycle = cycles.incrementAndGet();
+            Duration deepEvery = deepScanInterval;
+            boolean deep =
+                    deepEvery != null && (lastDeepScan == null || !started.isBefore(lastDeepScan.plus(deepEvery)));
+            if (deep) {
+                lastDeepScan = started;
+                healFigures.lastDeepScanStarted = started;
+            }
+            HealCheck check = new HealCheck(cycle, deep);
             Map<String, ScanReport.BucketScan> buckets = new HashMap<>();
             long[] setVersions = new long[sets.size()];
             long[] setShardBytes = new long[sets.size()];
             Pacer pacer = new Pacer();
             for (BucketInfo b : store.listBuckets()) {
                 try {
-                    buckets.put(b.name(), scanBucket(b, setVersions, setShardBytes, pacer));
+                    buckets.put(b.name(), scanBucket(b, setVersions, setShardBytes, pacer, check));
                 } catch (StorageException e) {
                     if (e.kind() != ErrorKind.BUCKET_NOT_FOUND) {
                         LOG.log(Level.WARNING, "scanning bucket " + b.name() + " failed", e);
                     }
                 }
+            }
+            if (deep) {
+                healFigures.lastDeepScanFinished = clock.instant();
             }
             ScanReport report =
                     new ScanReport(cycle, started, clock.instant(), buckets, drives(setVersions, setShardBytes));
@@ -239,7 +280,51 @@ final class DataScanner {
         }
     }
 
-    private ScanReport.BucketScan scanBucket(BucketInfo b, long[] setVersions, long[] setShardBytes, Pacer pacer)
+    /** Which keys of this cycle get a heal check, and how deep. */
+    private final class HealCheck {
+        final long cycle;
+        final boolean deep;
+        final int every = healSampleCycles;
+
+        HealCheck(long cycle, boolean deep) {
+            this.cycle = cycle;
+            this.deep = deep;
+        }
+
+        boolean due(String bucket, String key) {
+            if (deep) {
+                return true;
+            }
+            if (every <= 0) {
+                return false;
+            }
+            // a stable slice per key, so every key is checked once in `every` cycles
+            return Math.floorMod((bucket + "/" + key).hashCode(), every) == cycle % every;
+        }
+
+        void run(ErasureSet set, String bucket, String key) {
+            HealResult r;
+            try {
+                r = store.healForScanner(set, bucket, key, deep);
+            } catch (RuntimeException e) {
+                healFigures.failed.incrementAndGet();
+                LOG.log(Level.FINE, "scanner heal check of " + bucket + "/" + key + " failed", e);
+                return;
+            }
+            healFigures.checked.incrementAndGet();
+            if (deep) {
+                healFigures.deepChecked.incrementAndGet();
+            }
+            switch (r.status()) {
+                case HEALED, PARTIAL -> healFigures.repaired.incrementAndGet();
+                case FAILED -> healFigures.failed.incrementAndGet();
+                default -> {}
+            }
+        }
+    }
+
+    private ScanReport.BucketScan scanBucket(
+            BucketInfo b, long[] setVersions, long[] setShardBytes, Pacer pacer, HealCheck check)
             throws InterruptedException {
         String bucket = b.name();
         long writtenBefore = usage.writtenSoFar(bucket);
@@ -254,6 +339,9 @@ final class DataScanner {
                     continue; // a stray copy on the wrong set is not this key's data
                 }
                 pacer.beforeKey();
+                if (check.due(bucket, key)) {
+                    check.run(set, bucket, key); // before lifecycle: what expiry reads is then whole
+                }
                 try {
                     scanKey(set, s, bucket, key, config, t, setVersions, setShardBytes);
                 } catch (StorageException e) {

@@ -938,6 +938,52 @@ public final class ErasureObjectStore implements ObjectStore {
         scanner.keysPerSecond = keysPerSecond;
     }
 
+    /** The scanner heal-checks every key once in this many cycles unless told otherwise. */
+    public static final int DEFAULT_HEAL_SAMPLE_CYCLES = DataScanner.DEFAULT_HEAL_SAMPLE_CYCLES;
+
+    /**
+     * The scanner's heal checks: every key once in {@code sampleCycles} cycles (0: never), light (metadata on every
+     * drive, part files present and whole); and every {@code deepInterval} (null: never) one cycle that verifies every
+     * shard block's bitrot checksum of every key and rebuilds what is damaged.
+     */
+    public void scannerHealChecks(int sampleCycles, Duration deepInterval) {
+        if (sampleCycles < 0 || deepInterval != null && (deepInterval.isNegative() || deepInterval.isZero())) {
+            throw new IllegalArgumentException("heal sample cycles " + sampleCycles + " / deep scan interval "
+                    + deepInterval + " (expected >= 0 / positive)");
+        }
+        scanner.healSampleCycles = sampleCycles;
+        scanner.deepScanInterval = deepInterval;
+    }
+
+    /** What the scanner's heal checks found since start. */
+    public record ScannerHealFigures(
+            long keysChecked,
+            long keysDeepChecked,
+            long keysRepaired,
+            long keysFailed,
+            int sampleCycles,
+            Duration deepScanInterval,
+            Instant lastDeepScanStarted,
+            Instant lastDeepScanFinished) {}
+
+    public ScannerHealFigures scannerHealFigures() {
+        var f = scanner.healFigures();
+        return new ScannerHealFigures(
+                f.checked.get(),
+                f.deepChecked.get(),
+                f.repaired.get(),
+                f.failed.get(),
+                scanner.healSampleCycles,
+                scanner.deepScanInterval,
+                f.lastDeepScanStarted,
+                f.lastDeepScanFinished);
+    }
+
+    /** The scanner's heal check of one key, every version of it: light, or deep (every shard block verified). */
+    HealResult healForScanner(ErasureSet set, String bucket, String key, boolean deep) {
+        return objectHealers.get(sets.indexOf(set)).heal(bucket, key, null, deep);
+    }
+
     /** Versions removed per batch (one metadata rewrite per drive); tests lower it. */
     void scannerBatchSize(int versions) {
         scanner.batchSize = Math.max(1, versions);
