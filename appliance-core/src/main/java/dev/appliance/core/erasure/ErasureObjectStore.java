@@ -74,6 +74,10 @@ public final class ErasureObjectStore implements ObjectStore {
     private final ForegroundLoad foreground = new ForegroundLoad();
     private final MrfJournal journal;
     private final BackgroundHealer healer;
+    /** How often trash is emptied: deletes free their space within this long. */
+    static final java.time.Duration TRASH_PURGE_INTERVAL = java.time.Duration.ofSeconds(5);
+
+    private final java.util.concurrent.ScheduledExecutorService trashPurger;
     private final List<ObjectHealer> objectHealers;
     private final NamespaceLocks bucketLocks = new NamespaceLocks();
     private final Map<String, BucketInfo> buckets = new ConcurrentHashMap<>();
@@ -144,10 +148,17 @@ public final class ErasureObjectStore implements ObjectStore {
         }
         heal.attach(journal, loaded);
         journal.start();
+        reportInterruptedChanges();
         this.objectHealers =
                 sets.stream().map(set -> new ObjectHealer(set, foreground)).toList();
         this.healer = new BackgroundHealer(heal, objectHealers, setOfKey, foreground);
         healer.start();
+        this.trashPurger = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform()
+                .name("trash-purger")
+                .daemon()
+                .priority(Thread.MIN_PRIORITY)
+                .factory());
+        trashPurger.scheduleWithFixedDelay(this::purgeTrash, 0, TRASH_PURGE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         this.retentionClock = new RetentionClock(clock, System::nanoTime, new DriveClockStore());
         RetentionClock.Status time = retentionClock.status();
         if (!time.forwardJumpNotBelievedAtStart().isZero()) {
@@ -161,6 +172,38 @@ public final class ErasureObjectStore implements ObjectStore {
                 Thread.ofPlatform().name("retention-clock").daemon().factory());
         long every = RetentionClock.PERSIST_INTERVAL.toMillis();
         clockSaver.scheduleWithFixedDelay(retentionClock::saveIfDue, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Keys whose change a crash interrupted (their marks were in staging at start) are healed as a whole: the heal
+     * removes a version that reached too few drives and data directories no version references. Journaled before trash
+     * (which holds the old staging with the marks until then) may be purged.
+     */
+    private void reportInterruptedChanges() {
+        int reported = 0;
+        for (LocalDrive d : allDrives) {
+            for (LocalDrive.ChangeMark m : d.interruptedChanges()) {
+                heal.report(
+                        m.bucket(), m.key(), "", "a change was under way on " + d.root() + " when the process stopped");
+                reported++;
+            }
+        }
+        if (reported > 0) {
+            journal.flush();
+        }
+    }
+
+    /** Deletes what was moved to trash (deleted versions, replaced data directories, old staging), on every drive. */
+    private void purgeTrash() {
+        for (LocalDrive d : allDrives) {
+            if (d.isOnline()) {
+                try {
+                    d.purgeTrash();
+                } catch (IOException | RuntimeException e) {
+                    // tried again at the next round
+                }
+            }
+        }
     }
 
     /** Keeps the retention clock's newest time on every drive; the newest copy wins at start. */
@@ -1163,6 +1206,7 @@ public final class ErasureObjectStore implements ObjectStore {
 
     @Override
     public void close() {
+        trashPurger.shutdownNow();
         healer.stop();
         journal.close();
         clockSaver.shutdownNow();

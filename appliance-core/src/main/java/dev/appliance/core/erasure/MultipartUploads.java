@@ -402,7 +402,19 @@ final class MultipartUploads {
             throw new StorageException(
                     ErrorKind.INVALID_ARGUMENT, "You must specify at least one part to complete a multipart upload.");
         }
-        try (var lock = set.locks.write(bucket, key)) {
+        try (var lock = set.locks.write(bucket, key);
+                var marks = set.markChange(bucket, key)) {
+            ObjectInfo latest = set.latestObjectOrNull(bucket, key);
+            if (latest != null && uploadId.equals(latest.userMetadata().get(UPLOAD_ID_KEY))) {
+                // Completed before, and a crash kept the upload's removal from finishing: finish it, and answer as
+                // for any repeated completion. Committing again would find the parts gone from the upload.
+                removeUpload(bucket, key, uploadId);
+                ObjectInfo done = alreadyCompleted(bucket, key, uploadId, requested);
+                if (done == null) {
+                    throw noSuchUpload();
+                }
+                return done;
+            }
             UploadRecord rec;
             try {
                 rec = read(bucket, key, uploadId);
@@ -669,6 +681,41 @@ final class MultipartUploads {
         String base64() {
             return Base64.getEncoder().encodeToString(running.value());
         }
+    }
+
+    /**
+     * Removes what is left of this key's uploads that made one of its versions: a crash between a completion's commit
+     * and the removal of its upload leaves the upload's records (and on drives the commit missed, its parts), which
+     * would be listed as an upload in progress. The caller holds the key's write lock. Returns how many were removed.
+     */
+    int removeCompleted(String bucket, String key) {
+        java.util.Set<String> uploads = new java.util.HashSet<>();
+        for (Outcome<List<String>> o : set.calls.onAll(set.drives(), (pos, drive) -> {
+            List<String> ids = new ArrayList<>();
+            Path dir = uploadsOf(drive, bucket, key);
+            if (Files.isDirectory(dir)) {
+                try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+                    ds.forEach(p -> ids.add(p.getFileName().toString()));
+                }
+            }
+            return ids;
+        })) {
+            if (o.ok()) {
+                uploads.addAll(o.value());
+            }
+        }
+        if (uploads.isEmpty()) {
+            return 0;
+        }
+        int removed = 0;
+        for (ObjectInfo v : set.versions(bucket, key)) {
+            String made = v.userMetadata().get(UPLOAD_ID_KEY);
+            if (made != null && uploads.remove(made)) {
+                removeUpload(bucket, key, made);
+                removed++;
+            }
+        }
+        return removed;
     }
 
     void abort(String bucket, String key, String uploadId) {
