@@ -719,8 +719,26 @@ final class MultipartUploads {
     }
 
     void abort(String bucket, String key, String uploadId) {
-        read(bucket, key, uploadId);
+        try {
+            read(bucket, key, uploadId);
+        } catch (StorageException e) {
+            // A creation a crash cut short leaves the record on too few drives to use the upload, yet listings show
+            // it (they show any drive's uploads): aborting it removes what is there.
+            if (e.kind() != ErrorKind.NO_SUCH_UPLOAD || !isUuid(uploadId) || !onAnyDrive(bucket, key, uploadId)) {
+                throw e;
+            }
+        }
         removeUpload(bucket, key, uploadId);
+    }
+
+    private boolean onAnyDrive(String bucket, String key, String uploadId) {
+        for (Outcome<Boolean> o : set.calls.onAll(
+                set.drives(), (pos, drive) -> Files.isDirectory(uploadDir(drive, bucket, key, uploadId)))) {
+            if (o.ok() && o.value()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void removeUpload(String bucket, String key, String uploadId) {

@@ -362,9 +362,16 @@ final class CrashVerifier {
                         failures.add(bucket + "/" + u.key() + ": upload " + u.uploadId()
                                 + " is listed, but it was completed, aborted or never acknowledged");
                     }
-                    // an upload whose creation was in flight: it exists, so end it as a client would
-                    s3.abortMultipartUpload(b -> b.bucket(bucket).key(u.key()).uploadId(u.uploadId()));
-                    uploadsAborted.incrementAndGet();
+                    // an upload whose creation was in flight: it is listed, so a client can end it
+                    try {
+                        s3.abortMultipartUpload(
+                                b -> b.bucket(bucket).key(u.key()).uploadId(u.uploadId()));
+                        uploadsAborted.incrementAndGet();
+                    } catch (S3Exception e) {
+                        failures.add(bucket + "/" + u.key() + ": upload " + u.uploadId() + " is listed, but aborting it"
+                                + " answers " + e.statusCode() + " "
+                                + e.awsErrorDetails().errorCode());
+                    }
                 }
             }
         }
