@@ -415,6 +415,7 @@ final class MultipartUploads {
                 }
                 return done;
             }
+            restoreInterruptedCompletions(bucket, key);
             UploadRecord rec;
             try {
                 rec = read(bucket, key, uploadId);
@@ -680,6 +681,64 @@ final class MultipartUploads {
 
         String base64() {
             return Base64.getEncoder().encodeToString(running.value());
+        }
+    }
+
+    /**
+     * Puts back the parts of a completion a crash stopped between its two renames on a drive: the upload's data
+     * directory was renamed into the object directory, and {@code xl.meta} never named it. Without this the parts the
+     * client had acknowledged would be gone from the upload (a repeated completion answers InvalidPart) and collected
+     * as an unreferenced data directory. The caller holds the key's write lock. Returns how many were put back.
+     */
+    int restoreInterruptedCompletions(String bucket, String key) {
+        int restored = 0;
+        for (Outcome<Integer> o : set.calls.onAll(set.drives(), (pos, drive) -> {
+            Path uploads = uploadsOf(drive, bucket, key);
+            if (!Files.isDirectory(uploads)) {
+                return 0;
+            }
+            int n = 0;
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(uploads)) {
+                for (Path upload : ds) {
+                    UploadRecord rec;
+                    try {
+                        rec = read0(upload);
+                    } catch (IOException e) {
+                        continue;
+                    }
+                    Path moved = drive.objectDir(bucket, key).resolve(rec.dataDir());
+                    if (Files.isDirectory(upload.resolve(rec.dataDir()))
+                            || !Files.isDirectory(moved)
+                            || referenced(drive, bucket, key, UUID.fromString(rec.dataDir()))) {
+                        continue;
+                    }
+                    drive.moveDurably(moved, upload.resolve(rec.dataDir()));
+                    LocalDrive.forceDirectory(moved.getParent());
+                    n++;
+                }
+            }
+            return n;
+        })) {
+            restored += o.ok() ? o.value() : 0;
+        }
+        return restored;
+    }
+
+    /** Whether a version on this drive names {@code dataDir}; a drive whose metadata is damaged counts as naming it. */
+    private static boolean referenced(LocalDrive drive, String bucket, String key, UUID dataDir) throws IOException {
+        try {
+            KeyFiles f = KeyFiles.forRead(drive, bucket, key);
+            if (f == null) {
+                return false;
+            }
+            for (var p : f.allVersions()) {
+                if (dataDir.equals(p.file().version(p.index()).dataDir())) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (dev.appliance.core.meta.CorruptMetaException e) {
+            return true;
         }
     }
 

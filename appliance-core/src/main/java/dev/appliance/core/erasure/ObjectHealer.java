@@ -200,6 +200,8 @@ final class ObjectHealer {
      */
     private int collectUnreferenced(String bucket, String key) {
         try (var lock = set.locks.write(bucket, key)) {
+            // an upload's parts a crashed completion left in the key's directory are the upload's, not garbage
+            set.multipart().restoreInterruptedCompletions(bucket, key);
             List<Outcome<java.util.Set<UUID>>> referenced = set.calls.onAll(set.drives(), (pos, drive) -> {
                 requireMounted(drive);
                 KeyFiles f = KeyFiles.forRead(drive, bucket, key);

@@ -223,6 +223,33 @@ class CrashLeftoversTest {
     }
 
     @Test
+    void aCompletionStoppedBetweenItsRenames_keepsTheAcknowledgedParts() throws Exception {
+        ErasureObjectStore first = open();
+        first.makeBucket(B);
+        String id = first.createMultipartUpload(B, "mp", PutRequest.of(-1), null);
+        byte[] data = random(900_000, 13);
+        UploadedPart p = first.uploadPart(B, "mp", id, 1, PutRequest.of(data.length), new ByteArrayInputStream(data));
+        // The crash: on every drive the upload's data directory was renamed into the object directory, and the
+        // process died before xl.meta's rename.
+        for (LocalDrive d : first.drives()) {
+            d.markChange(B, "mp");
+            Path upload = MultipartUploads.uploadsOf(d, B, "mp").resolve(id);
+            String dataDir = entries(upload).stream()
+                    .filter(n -> !n.endsWith(".json"))
+                    .findFirst()
+                    .orElseThrow();
+            Files.createDirectories(d.objectDir(B, "mp"));
+            Files.move(upload.resolve(dataDir), d.objectDir(B, "mp").resolve(dataDir));
+        }
+
+        ErasureObjectStore second = open();
+        second.healer().drain(); // the heal of the key must not collect the parts as garbage
+        ObjectInfo done = second.completeMultipartUpload(B, "mp", id, List.of(new CompletedPart(1, p.etag())));
+        assertThat(done.size()).isEqualTo(data.length);
+        assertThat(read(second, B, "mp", null)).isEqualTo(data);
+    }
+
+    @Test
     void anUploadWhoseCreationStoppedOnOneDrive_isListed_andCanBeAborted() throws Exception {
         ErasureObjectStore s = open();
         s.makeBucket(B);
