@@ -25,7 +25,8 @@ import java.util.stream.Stream;
  *
  * <pre>
  * .appliance.sys/format.json            this drive's identity and the topology
- * .appliance.sys/tmp/&lt;uuid&gt;/            staging of writes in progress (removed at start)
+ * .appliance.sys/tmp/&lt;uuid&gt;/            staging of writes in progress (moved to trash at start)
+ * .appliance.sys/tmp/&lt;uuid&gt;.change      a key being changed (bucket, newline, key): healed after a crash
  * .appliance.sys/trash/&lt;uuid&gt;          deleted trees awaiting purge
  * .appliance.sys/buckets/&lt;bucket&gt;.json  bucket metadata
  * &lt;bucket&gt;/&lt;key&gt;/xl.meta               every version of the key
@@ -168,17 +169,82 @@ public final class LocalDrive {
         }
     }
 
-    /** Creates the system directories and clears staging left by a crash (trash is purged in the background). */
+    /**
+     * Creates the system directories and moves staging left by a crash to trash, after collecting the change marks in it
+     * ({@link #interruptedChanges()}). Trash is not purged here: staging moved there by an earlier start whose owner
+     * stopped before it had recorded the marks still holds them; the owner purges trash once they are recorded.
+     */
     public void prepare() throws IOException {
         Files.createDirectories(sys.resolve("buckets"));
         Files.createDirectories(trash);
+        List<ChangeMark> marks = new ArrayList<>();
+        try (Stream<Path> entries = Files.list(trash)) {
+            for (Path p : (Iterable<Path>) entries::iterator) {
+                if (p.getFileName().toString().startsWith(OLD_STAGING_PREFIX)) {
+                    marks.addAll(readMarks(p));
+                }
+            }
+        }
         if (Files.exists(tmp)) {
-            Path old = trash.resolve("tmp-" + UUID.randomUUID());
+            marks.addAll(readMarks(tmp));
+            Path old = trash.resolve(OLD_STAGING_PREFIX + UUID.randomUUID());
             Files.move(tmp, old, StandardCopyOption.ATOMIC_MOVE);
         }
         Files.createDirectories(tmp);
         forceDirectory(sys);
-        purgeTrash();
+        interrupted = List.copyOf(new java.util.LinkedHashSet<>(marks));
+    }
+
+    /** A key whose change (write, delete, multipart completion) was under way on this drive when the process stopped. */
+    public record ChangeMark(String bucket, String key) {}
+
+    private static final String OLD_STAGING_PREFIX = "tmp-";
+    private static final String MARK_SUFFIX = ".change";
+    private volatile List<ChangeMark> interrupted = List.of();
+
+    /** The change marks {@link #prepare()} found: keys whose change a crash interrupted, to be healed as a whole. */
+    public List<ChangeMark> interruptedChanges() {
+        return interrupted;
+    }
+
+    /**
+     * Marks a key as being changed on this drive until {@link #clearChangeMark} removes the returned file. A crash
+     * leaves the mark in staging, where the next start finds it. Not forced: a process crash keeps it in the page
+     * cache; only data directories a power cut orphaned in the middle of a change can go unnoticed.
+     */
+    public Path markChange(String bucket, String key) throws IOException {
+        Path mark = tmp.resolve(UUID.randomUUID() + MARK_SUFFIX);
+        Files.write(
+                mark,
+                (bucket + "\n" + key).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                StandardOpenOption.CREATE_NEW);
+        return mark;
+    }
+
+    public static void clearChangeMark(Path mark) {
+        try {
+            Files.deleteIfExists(mark);
+        } catch (IOException e) {
+            // left in staging: the next start heals the key once more, which finds nothing to do
+        }
+    }
+
+    private static List<ChangeMark> readMarks(Path stagingDir) throws IOException {
+        List<ChangeMark> out = new ArrayList<>();
+        try (Stream<Path> entries = Files.list(stagingDir)) {
+            for (Path p : (Iterable<Path>) entries::iterator) {
+                if (!p.getFileName().toString().endsWith(MARK_SUFFIX)) {
+                    continue;
+                }
+                String text = new String(Files.readAllBytes(p), java.nio.charset.StandardCharsets.UTF_8);
+                int nl = text.indexOf('\n');
+                if (nl > 0 && nl < text.length() - 1) {
+                    // a mark cut short by a crash while it was written names no key: nothing to heal
+                    out.add(new ChangeMark(text.substring(0, nl), text.substring(nl + 1)));
+                }
+            }
+        }
+        return out;
     }
 
     /** A new private staging directory under {@code tmp}. */

@@ -78,6 +78,10 @@ public final class ErasureObjectStore implements ObjectStore {
     private final ForegroundLoad foreground = new ForegroundLoad();
     private final MrfJournal journal;
     private final BackgroundHealer healer;
+    /** How often trash is emptied: deletes free their space within this long. */
+    static final java.time.Duration TRASH_PURGE_INTERVAL = java.time.Duration.ofSeconds(5);
+
+    private final java.util.concurrent.ScheduledExecutorService trashPurger;
     private final List<ObjectHealer> objectHealers;
     private final DriveHealer driveHealer;
     private final DriveMonitor driveMonitor;
@@ -224,6 +228,7 @@ public final class ErasureObjectStore implements ObjectStore {
         }
         heal.attach(journal, loaded);
         journal.start();
+        reportInterruptedChanges();
         this.objectHealers =
                 sets.stream().map(set -> new ObjectHealer(set, foreground)).toList();
         // Replaced drives are formatted into their slot now (and found later by the periodic check) and filled; a
@@ -244,6 +249,12 @@ public final class ErasureObjectStore implements ObjectStore {
         this.scanner = new DataScanner(this, sets, placement, foreground, usage, clock, this::retentionNow);
         this.alerts = new VersionAlerts(new AlertSource(), allDrives, clock);
         scanner.afterCycle = alerts::scanned;
+        this.trashPurger = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform()
+                .name("trash-purger")
+                .daemon()
+                .priority(Thread.MIN_PRIORITY)
+                .factory());
+        trashPurger.scheduleWithFixedDelay(this::purgeTrash, 0, TRASH_PURGE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
         this.retentionClock = new RetentionClock(clock, System::nanoTime, new DriveClockStore());
         RetentionClock.Status time = retentionClock.status();
         if (!time.forwardJumpNotBelievedAtStart().isZero()) {
@@ -262,25 +273,6 @@ public final class ErasureObjectStore implements ObjectStore {
         long checkpointEvery = METADATA_CHECKPOINT_INTERVAL.toMillis();
         metadataCheckpoints.scheduleWithFixedDelay(
                 this::checkpointMetadataJournals, checkpointEvery, checkpointEvery, TimeUnit.MILLISECONDS);
-        // Deletes and overwrites move data to trash; purging it often gives the space back soon, which a full drive
-        // needs (before, trash was purged only at start).
-        this.trashPurger = Executors.newSingleThreadScheduledExecutor(
-                Thread.ofPlatform().name("trash-purge").daemon().factory());
-        trashPurger.scheduleWithFixedDelay(this::purgeTrash, 5, 5, TimeUnit.SECONDS);
-    }
-
-    private final ScheduledExecutorService trashPurger;
-
-    private void purgeTrash() {
-        for (LocalDrive d : allDrives) {
-            if (d.isOnline()) {
-                try {
-                    d.purgeTrash();
-                } catch (IOException | RuntimeException e) {
-                    // drive away or unreadable: its trash waits for the next round
-                }
-            }
-        }
     }
 
     private void checkpointMetadataJournals() {
@@ -295,6 +287,38 @@ public final class ErasureObjectStore implements ObjectStore {
                 // The journal keeps its records (they stay replayable) and the next checkpoint tries again.
                 java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
                         .warning("metadata journal checkpoint on " + d.root() + " failed: " + e);
+            }
+        }
+    }
+
+    /**
+     * Keys whose change a crash interrupted (their marks were in staging at start) are healed as a whole: the heal
+     * removes a version that reached too few drives and data directories no version references. Journaled before trash
+     * (which holds the old staging with the marks until then) may be purged.
+     */
+    private void reportInterruptedChanges() {
+        int reported = 0;
+        for (LocalDrive d : allDrives) {
+            for (LocalDrive.ChangeMark m : d.interruptedChanges()) {
+                heal.report(
+                        m.bucket(), m.key(), "", "a change was under way on " + d.root() + " when the process stopped");
+                reported++;
+            }
+        }
+        if (reported > 0) {
+            journal.flush();
+        }
+    }
+
+    /** Deletes what was moved to trash (deleted versions, replaced data directories, old staging), on every drive. */
+    private void purgeTrash() {
+        for (LocalDrive d : allDrives) {
+            if (d.isOnline()) {
+                try {
+                    d.purgeTrash();
+                } catch (IOException | RuntimeException e) {
+                    // tried again at the next round
+                }
             }
         }
     }
@@ -1649,10 +1673,10 @@ public final class ErasureObjectStore implements ObjectStore {
         driveChecks.shutdownNow();
         driveHealer.stop();
         alerts.close();
+        trashPurger.shutdownNow();
         healer.stop();
         journal.close();
         clockSaver.shutdownNow();
-        trashPurger.shutdownNow();
         retentionClock.save();
         metadataCheckpoints.shutdownNow();
         for (LocalDrive d : allDrives) {

@@ -184,8 +184,15 @@ final class ErasureSet {
         boolean inline = shouldInline(bucket, key, request.size(), layout, versioned);
 
         checkConditions(bucket, key, request);
-        ShardSink sink = new ShardSink(layout, distribution, inline);
+        ChangeMarks marks = markChange(bucket, key);
+        ShardSink sink;
         try {
+            sink = new ShardSink(layout, distribution, inline);
+        } catch (RuntimeException | IOException e) {
+            marks.close();
+            throw e;
+        }
+        try (marks) {
             Received received = receive(sink, body, request, writeQuorum);
             long written = received.size();
             byte[] md5 = received.md5();
@@ -216,6 +223,38 @@ final class ErasureSet {
             return info(bucket, key, version, true);
         } finally {
             sink.discard();
+        }
+    }
+
+    /**
+     * Change marks of one key on every online drive ({@link LocalDrive#markChange}), removed by {@link #close()} once
+     * the change and its cleanup (replaced data directories to trash) are done. A crash in between leaves them, and the
+     * next start heals the key as a whole: that removes what the interrupted change left (a data directory renamed in
+     * without its {@code xl.meta}, a replaced one not yet in trash, a version on too few drives).
+     */
+    ChangeMarks markChange(String bucket, String key) {
+        Path[] marks = new Path[drives.size()];
+        for (int i = 0; i < marks.length; i++) {
+            LocalDrive d = drives.get(i);
+            if (d.isOnline()) {
+                try {
+                    marks[i] = d.markChange(bucket, key);
+                } catch (IOException e) {
+                    // this drive will fail the change itself; its quorum decides
+                }
+            }
+        }
+        return new ChangeMarks(marks);
+    }
+
+    record ChangeMarks(Path[] marks) implements AutoCloseable {
+        @Override
+        public void close() {
+            for (Path m : marks) {
+                if (m != null) {
+                    LocalDrive.clearChangeMark(m);
+                }
+            }
         }
     }
 
@@ -870,18 +909,28 @@ final class ErasureSet {
     /** The version as held by a quorum of drives with the same body checksum, decoded once; null without quorum. */
     Resolved agree(MetaSnapshot snap, UUID versionId, XlMeta.Pick[] found) {
         Map<Integer, boolean[]> holdersByChecksum = new HashMap<>();
+        Map<Integer, Long> modTimeByChecksum = new HashMap<>();
         VersionType type = null;
         int dataShards = data;
         for (int i = 0; i < found.length; i++) {
             if (found[i] != null) {
                 var h = found[i].file().header(found[i].index());
                 holdersByChecksum.computeIfAbsent(h.bodyChecksum(), k -> new boolean[drives.size()])[i] = true;
+                modTimeByChecksum.put(h.bodyChecksum(), h.modTimeNanos());
                 type = h.type();
                 dataShards = h.dataShards();
             }
         }
         int quorum = metaQuorum(type == VersionType.DELETE_MARKER, dataShards);
-        for (var e : holdersByChecksum.entrySet()) {
+        List<Map.Entry<Integer, boolean[]>> groups = new ArrayList<>(holdersByChecksum.entrySet());
+        groups.sort((a, b) -> comparePreferred(
+                count(a.getValue()),
+                modTimeByChecksum.get(a.getKey()),
+                a.getKey(),
+                count(b.getValue()),
+                modTimeByChecksum.get(b.getKey()),
+                b.getKey()));
+        for (var e : groups) {
             boolean[] holders = e.getValue();
             if (count(holders) < quorum) {
                 continue;
@@ -913,6 +962,23 @@ final class ErasureSet {
             }
         }
         return null;
+    }
+
+    /**
+     * Orders two bodies held under one version id, the preferred first: the one more drives hold, then the newer, then
+     * the larger body checksum. Two bodies share an id when a crash stopped the overwrite of a null version half way
+     * (e.g. on 2 of 4 drives): that write was never acknowledged, so either may win, but reads, listings and the healer
+     * must all pick the same one, and the healer must be able to give it back its redundancy.
+     */
+    static int comparePreferred(
+            int holdersA, long modTimeA, int checksumA, int holdersB, long modTimeB, int checksumB) {
+        if (holdersA != holdersB) {
+            return Integer.compare(holdersB, holdersA);
+        }
+        if (modTimeA != modTimeB) {
+            return Long.compare(modTimeB, modTimeA);
+        }
+        return Integer.compare(checksumB, checksumA);
     }
 
     private Resolved resolveLatest(MetaSnapshot snap) {
@@ -1059,7 +1125,8 @@ final class ErasureSet {
             UUID versionId,
             java.util.function.Consumer<Map<String, String>> guard) {
         int quorum = drives.size() / 2 + 1;
-        try (var lock = locks.write(bucket, key)) {
+        try (var lock = locks.write(bucket, key);
+                var marks = markChange(bucket, key)) {
             if (versionId != null) {
                 if (guard != null) {
                     ObjectVersion target = versionOrNull(bucket, key, versionId);

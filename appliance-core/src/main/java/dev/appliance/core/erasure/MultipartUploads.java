@@ -406,7 +406,20 @@ final class MultipartUploads {
             throw new StorageException(
                     ErrorKind.INVALID_ARGUMENT, "You must specify at least one part to complete a multipart upload.");
         }
-        try (var lock = set.locks.write(bucket, key)) {
+        try (var lock = set.locks.write(bucket, key);
+                var marks = set.markChange(bucket, key)) {
+            ObjectInfo latest = set.latestObjectOrNull(bucket, key);
+            if (latest != null && uploadId.equals(latest.userMetadata().get(UPLOAD_ID_KEY))) {
+                // Completed before, and a crash kept the upload's removal from finishing: finish it, and answer as
+                // for any repeated completion. Committing again would find the parts gone from the upload.
+                removeUpload(bucket, key, uploadId);
+                ObjectInfo done = alreadyCompleted(bucket, key, uploadId, requested);
+                if (done == null) {
+                    throw noSuchUpload();
+                }
+                return done;
+            }
+            restoreInterruptedCompletions(bucket, key);
             UploadRecord rec;
             try {
                 rec = read(bucket, key, uploadId);
@@ -675,9 +688,120 @@ final class MultipartUploads {
         }
     }
 
+    /**
+     * Puts back the parts of a completion a crash stopped between its two renames on a drive: the upload's data
+     * directory was renamed into the object directory, and {@code xl.meta} never named it. Without this the parts the
+     * client had acknowledged would be gone from the upload (a repeated completion answers InvalidPart) and collected
+     * as an unreferenced data directory. The caller holds the key's write lock. Returns how many were put back.
+     */
+    int restoreInterruptedCompletions(String bucket, String key) {
+        int restored = 0;
+        for (Outcome<Integer> o : set.calls.onAll(set.drives(), (pos, drive) -> {
+            Path uploads = uploadsOf(drive, bucket, key);
+            if (!Files.isDirectory(uploads)) {
+                return 0;
+            }
+            int n = 0;
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(uploads)) {
+                for (Path upload : ds) {
+                    UploadRecord rec;
+                    try {
+                        rec = read0(upload);
+                    } catch (IOException e) {
+                        continue;
+                    }
+                    Path moved = drive.objectDir(bucket, key).resolve(rec.dataDir());
+                    if (Files.isDirectory(upload.resolve(rec.dataDir()))
+                            || !Files.isDirectory(moved)
+                            || referenced(drive, bucket, key, UUID.fromString(rec.dataDir()))) {
+                        continue;
+                    }
+                    drive.moveDurably(moved, upload.resolve(rec.dataDir()));
+                    LocalDrive.forceDirectory(moved.getParent());
+                    n++;
+                }
+            }
+            return n;
+        })) {
+            restored += o.ok() ? o.value() : 0;
+        }
+        return restored;
+    }
+
+    /** Whether a version on this drive names {@code dataDir}; a drive whose metadata is damaged counts as naming it. */
+    private static boolean referenced(LocalDrive drive, String bucket, String key, UUID dataDir) throws IOException {
+        try {
+            KeyFiles f = KeyFiles.forRead(drive, bucket, key);
+            if (f == null) {
+                return false;
+            }
+            for (var p : f.allVersions()) {
+                if (dataDir.equals(p.file().version(p.index()).dataDir())) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (dev.appliance.core.meta.CorruptMetaException e) {
+            return true;
+        }
+    }
+
+    /**
+     * Removes what is left of this key's uploads that made one of its versions: a crash between a completion's commit
+     * and the removal of its upload leaves the upload's records (and on drives the commit missed, its parts), which
+     * would be listed as an upload in progress. The caller holds the key's write lock. Returns how many were removed.
+     */
+    int removeCompleted(String bucket, String key) {
+        java.util.Set<String> uploads = new java.util.HashSet<>();
+        for (Outcome<List<String>> o : set.calls.onAll(set.drives(), (pos, drive) -> {
+            List<String> ids = new ArrayList<>();
+            Path dir = uploadsOf(drive, bucket, key);
+            if (Files.isDirectory(dir)) {
+                try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+                    ds.forEach(p -> ids.add(p.getFileName().toString()));
+                }
+            }
+            return ids;
+        })) {
+            if (o.ok()) {
+                uploads.addAll(o.value());
+            }
+        }
+        if (uploads.isEmpty()) {
+            return 0;
+        }
+        int removed = 0;
+        for (ObjectInfo v : set.versions(bucket, key)) {
+            String made = v.userMetadata().get(UPLOAD_ID_KEY);
+            if (made != null && uploads.remove(made)) {
+                removeUpload(bucket, key, made);
+                removed++;
+            }
+        }
+        return removed;
+    }
+
     void abort(String bucket, String key, String uploadId) {
-        read(bucket, key, uploadId);
+        try {
+            read(bucket, key, uploadId);
+        } catch (StorageException e) {
+            // A creation a crash cut short leaves the record on too few drives to use the upload, yet listings show
+            // it (they show any drive's uploads): aborting it removes what is there.
+            if (e.kind() != ErrorKind.NO_SUCH_UPLOAD || !isUuid(uploadId) || !onAnyDrive(bucket, key, uploadId)) {
+                throw e;
+            }
+        }
         removeUpload(bucket, key, uploadId);
+    }
+
+    private boolean onAnyDrive(String bucket, String key, String uploadId) {
+        for (Outcome<Boolean> o : set.calls.onAll(
+                set.drives(), (pos, drive) -> Files.isDirectory(uploadDir(drive, bucket, key, uploadId)))) {
+            if (o.ok() && o.value()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void removeUpload(String bucket, String key, String uploadId) {

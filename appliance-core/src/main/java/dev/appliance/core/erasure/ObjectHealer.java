@@ -192,16 +192,24 @@ final class ObjectHealer {
             for (Outcome<List<UUID>> o : outcomes) {
                 unknown |= !o.ok();
             }
-            return unknown
-                    ? HealResult.of(HealResult.Status.RETRY, "no readable drive holds the key; some drives unreadable")
-                    : HealResult.of(HealResult.Status.NOT_FOUND, "no drive holds the key");
+            if (unknown) {
+                return HealResult.of(
+                        HealResult.Status.RETRY, "no readable drive holds the key; some drives unreadable");
+            }
+            // A delete of the key's last version that a crash stopped before its data directory went to trash.
+            int collected = collectUnreferenced(bucket, key);
+            return HealResult.of(
+                    HealResult.Status.NOT_FOUND,
+                    "no drive holds the key" + (collected == 0 ? "" : "; " + collectedNote(collected)));
         }
         HealResult combined = HealResult.combine(results);
         int collected = collectUnreferenced(bucket, key);
-        if (collected == 0) {
+        int uploads = removeCompletedUploads(bucket, key);
+        if (collected == 0 && uploads == 0) {
             return combined;
         }
-        String note = collected + " unreferenced data director" + (collected == 1 ? "y" : "ies") + " moved to trash";
+        String note = (collected == 0 ? "" : collectedNote(collected))
+                + (uploads == 0 ? "" : (collected == 0 ? "" : "; ") + uploads + " completed upload(s) removed");
         return new HealResult(
                 combined.status(),
                 combined.healedDrives(),
@@ -219,6 +227,8 @@ final class ObjectHealer {
      */
     private int collectUnreferenced(String bucket, String key) {
         try (var lock = set.locks.write(bucket, key)) {
+            // an upload's parts a crashed completion left in the key's directory are the upload's, not garbage
+            set.multipart().restoreInterruptedCompletions(bucket, key);
             List<Outcome<java.util.Set<UUID>>> referenced = set.calls.onAll(set.drives(), (pos, drive) -> {
                 requireMounted(drive);
                 KeyFiles f = KeyFiles.forRead(drive, bucket, key);
@@ -259,6 +269,9 @@ final class ObjectHealer {
                 }
                 if (n > 0) {
                     LocalDrive.forceDirectory(dir);
+                    if (all.isEmpty()) {
+                        drive.pruneEmptyParents(dir, drive.bucketDir(bucket));
+                    }
                 }
                 return n;
             })) {
@@ -267,6 +280,19 @@ final class ObjectHealer {
             return moved;
         } catch (RuntimeException e) {
             return 0; // collection is housekeeping: the heal's result stands
+        }
+    }
+
+    private static String collectedNote(int collected) {
+        return collected + " unreferenced data director" + (collected == 1 ? "y" : "ies") + " moved to trash";
+    }
+
+    /** What a crash left of uploads that completed (their records, parts on drives the commit missed). */
+    private int removeCompletedUploads(String bucket, String key) {
+        try (var lock = set.locks.write(bucket, key)) {
+            return set.multipart().removeCompleted(bucket, key);
+        } catch (RuntimeException e) {
+            return 0; // housekeeping: the heal's result stands
         }
     }
 
@@ -464,15 +490,16 @@ final class ObjectHealer {
         }
         int best = 0;
         int bestCount = 0;
-        boolean tie = false;
+        long bestModTime = 0;
         for (var e : groups.entrySet()) {
             int c = count(e.getValue());
-            if (c > bestCount) {
+            long modTime = modTimeOf(views, e.getValue());
+            // the same choice reads make (ErasureSet.comparePreferred), so a heal never replaces what reads serve
+            if (bestCount == 0
+                    || ErasureSet.comparePreferred(c, modTime, e.getKey(), bestCount, bestModTime, best) < 0) {
                 best = e.getKey();
                 bestCount = c;
-                tie = false;
-            } else if (c == bestCount) {
-                tie = true;
+                bestModTime = modTime;
             }
         }
         if (bestCount == 0) {
@@ -498,16 +525,21 @@ final class ObjectHealer {
             }
         }
         int quorum = quorum(type, dataShards);
-        if (tie && bestCount >= quorum) {
-            return new Agreement(
-                    null, 0, null, "drives disagree: two versions with the same id on " + bestCount + " drives each");
-        }
         if (decoded == null || count(holders) < quorum) {
             return new Agreement(null, best, holders, "held by " + count(holders) + " drive(s), quorum " + quorum);
         }
         // Other bodies under this id (e.g. a null version a drive missed the overwrite of) are replaced by the healed
         // drives' commit.
         return new Agreement(decoded, best, holders, "");
+    }
+
+    private static long modTimeOf(View[] views, boolean[] holders) {
+        for (int i = 0; i < views.length; i++) {
+            if (holders[i]) {
+                return views[i].pick.file().header(views[i].pick.index()).modTimeNanos();
+            }
+        }
+        return 0;
     }
 
     /** No quorum: dangling (removed), gone, or to be retried. */

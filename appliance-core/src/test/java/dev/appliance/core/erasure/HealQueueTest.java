@@ -1,9 +1,11 @@
 package dev.appliance.core.erasure;
 
+import static dev.appliance.core.erasure.HealTestDrives.await;
 import static dev.appliance.core.erasure.HealTestDrives.away;
 import static dev.appliance.core.erasure.HealTestDrives.back;
 import static dev.appliance.core.erasure.HealTestDrives.corrupt;
 import static dev.appliance.core.erasure.HealTestDrives.partFiles;
+import static dev.appliance.core.erasure.HealTestDrives.random;
 import static dev.appliance.core.erasure.HealTestDrives.read;
 import static dev.appliance.core.erasure.HealTestDrives.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,8 +22,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,24 +53,8 @@ class HealQueueTest {
         return s;
     }
 
-    private static byte[] random(int size, long seed) {
-        byte[] b = new byte[size];
-        new Random(seed).nextBytes(b);
-        return b;
-    }
-
     private static ObjectInfo put(ErasureObjectStore s, String key, byte[] data) throws IOException {
         return s.putObject(B, key, PutRequest.of(data.length), new ByteArrayInputStream(data));
-    }
-
-    private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(20);
-        }
     }
 
     /** Writes {@code count} objects while drive 3 is away: each write is reported for healing. */

@@ -106,6 +106,23 @@ final class HealTestDrives {
         }
     }
 
+    static byte[] random(int size, long seed) {
+        byte[] b = new byte[size];
+        new java.util.Random(seed).nextBytes(b);
+        return b;
+    }
+
+    /** Waits up to 30 s for {@code condition}. */
+    static void await(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
     static List<List<Integer>> subsets(int n, int size) {
         List<List<Integer>> out = new ArrayList<>();
         for (int mask = 0; mask < (1 << n); mask++) {

@@ -206,6 +206,33 @@ public final class ApplianceProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * SIGKILL to the appliance JVM itself (it is launched as {@code java}, no wrapper script, so its pid is the JVM's):
+     * no shutdown hook, no flush, no close runs. Waits until the process is gone.
+     *
+     * @return the exit status, 137 (128 + SIGKILL) on Linux
+     */
+    public int kill() {
+        Process p = process;
+        if (p == null || !p.isAlive()) {
+            throw new IllegalStateException("not running");
+        }
+        String command = p.info().command().orElse("");
+        assertThat(Path.of(command).getFileName().toString())
+                .as("the process to kill is the JVM itself (pid %d: %s)", p.pid(), command)
+                .startsWith("java");
+        p.destroyForcibly(); // SIGKILL on Unix
+        try {
+            if (!p.waitFor(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new AssertionError("the appliance (pid " + p.pid() + ") survived SIGKILL for " + STOP_GRACE);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        return p.exitValue();
+    }
+
     @Override
     public void close() {
         stop();

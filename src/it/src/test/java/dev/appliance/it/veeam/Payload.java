@@ -12,13 +12,13 @@ import java.util.SplittableRandom;
  * Object contents as a pure function of (seed, size), so the simulator keeps only a seed per version and can compare
  * a downloaded body byte for byte by regenerating it while it streams, without holding it in memory.
  */
-final class Payload {
+public final class Payload {
     private static final int CHUNK = 64 * 1024; // a multiple of 8: every chunk starts on a fresh long
 
     private Payload() {}
 
     /** The whole body, for an upload. */
-    static byte[] bytes(long seed, int size) {
+    public static byte[] bytes(long seed, int size) {
         byte[] b = new byte[size];
         new Stream(seed).fill(b, size);
         return b;
@@ -29,7 +29,7 @@ final class Payload {
      *
      * @return -1 when equal, else the offset of the first difference (the shorter length when only the lengths differ)
      */
-    static long firstMismatch(long seed, long size, InputStream in) throws IOException {
+    public static long firstMismatch(long seed, long size, InputStream in) throws IOException {
         Stream expected = new Stream(seed);
         byte[] want = new byte[CHUNK];
         byte[] got = new byte[CHUNK];
@@ -67,7 +67,7 @@ final class Payload {
         return md5Base64(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
-    static byte[] digest(String algorithm, byte[] data) {
+    public static byte[] digest(String algorithm, byte[] data) {
         try {
             return MessageDigest.getInstance(algorithm).digest(data);
         } catch (NoSuchAlgorithmException e) {
