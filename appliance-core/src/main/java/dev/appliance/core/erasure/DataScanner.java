@@ -15,7 +15,6 @@ import dev.appliance.core.meta.CorruptMetaException;
 import dev.appliance.core.meta.ObjectVersion;
 import dev.appliance.core.meta.VersionHeader;
 import dev.appliance.core.meta.XlMeta;
-import dev.appliance.core.naming.ObjectKeys;
 import dev.appliance.core.naming.VersionIds;
 import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.scanner.ScanReport;
@@ -333,7 +332,7 @@ final class DataScanner {
         Tally t = new Tally();
         for (int s = 0; s < sets.size(); s++) {
             ErasureSet set = sets.get(s);
-            KeyWalk walk = new KeyWalk(set, bucket);
+            MergedKeyWalk walk = keyWalk(set, bucket);
             for (String key = walk.next(); key != null; key = walk.next()) {
                 if (placement.setIndex(key, sets.size()) != s) {
                     continue; // a stray copy on the wrong set is not this key's data
@@ -770,43 +769,15 @@ final class DataScanner {
         }
     }
 
-    /** The keys of a bucket held by a set's drives, in order, each once. */
-    private static final class KeyWalk {
-        private final PriorityQueue<Head> heads = new PriorityQueue<>((x, y) -> ObjectKeys.compare(x.key, y.key));
-        private String last;
-
-        private record Head(String key, DriveWalker walker) {}
-
-        KeyWalk(ErasureSet set, String bucket) {
-            for (LocalDrive d : set.drives()) {
-                if (d.isOnline() && Files.isDirectory(d.bucketDir(bucket))) {
-                    DriveWalker w = new DriveWalker(d.bucketDir(bucket), "", "", false);
-                    advance(w);
-                }
+    /** The keys of a bucket held by the set's drives in service, merged in key order. */
+    private static MergedKeyWalk keyWalk(ErasureSet set, String bucket) {
+        List<DriveWalker> walkers = new ArrayList<>();
+        for (LocalDrive d : set.drives()) {
+            if (d.isOnline() && Files.isDirectory(d.bucketDir(bucket))) {
+                walkers.add(new DriveWalker(d.bucketDir(bucket), "", "", false));
             }
         }
-
-        private void advance(DriveWalker w) {
-            while (w.hasNext()) {
-                DriveWalker.Entry e = w.next();
-                if (!e.commonPrefix()) {
-                    heads.add(new Head(e.key(), w));
-                    return;
-                }
-            }
-        }
-
-        String next() {
-            while (!heads.isEmpty()) {
-                Head head = heads.poll();
-                advance(head.walker);
-                if (!head.key.equals(last)) {
-                    last = head.key;
-                    return head.key;
-                }
-            }
-            return null;
-        }
+        return new MergedKeyWalk(walkers);
     }
 
     private List<ScanReport.DriveScan> drives(long[] setVersions, long[] setShardBytes) {

@@ -9,7 +9,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -229,7 +228,7 @@ final class DriveHealer {
             store.restoreBucket(bucket, drive);
             String after = bucket.equals(t.bucket) && t.lastKey != null ? t.lastKey : "";
             t.bucket = bucket;
-            Walk walk = new Walk(healer, bucket, after);
+            MergedKeyWalk walk = walk(healer, bucket, after);
             List<String> window = new ArrayList<>();
             for (String key = walk.next(); key != null; key = walk.next()) {
                 Settings s = settings;
@@ -404,41 +403,14 @@ final class DriveHealer {
     }
 
     /** The keys of a bucket held by the set's drives that are in service and not being filled, merged in key order. */
-    private static final class Walk {
-        private record Head(String key, DriveWalker walker) {}
-
-        private final PriorityQueue<Head> heads = new PriorityQueue<>((a, b) -> ObjectKeys.compare(a.key, b.key));
-        private String last;
-
-        Walk(ObjectHealer healer, String bucket, String after) {
-            for (LocalDrive d : healer.set().drives()) {
-                if (d.isOnline() && !healer.isFilling(d)) {
-                    advance(new DriveWalker(d.bucketDir(bucket), "", after, false));
-                }
+    private static MergedKeyWalk walk(ObjectHealer healer, String bucket, String after) {
+        List<DriveWalker> walkers = new ArrayList<>();
+        for (LocalDrive d : healer.set().drives()) {
+            if (d.isOnline() && !healer.isFilling(d)) {
+                walkers.add(new DriveWalker(d.bucketDir(bucket), "", after, false));
             }
         }
-
-        private void advance(DriveWalker w) {
-            while (w.hasNext()) {
-                DriveWalker.Entry e = w.next();
-                if (!e.commonPrefix()) {
-                    heads.add(new Head(e.key(), w));
-                    return;
-                }
-            }
-        }
-
-        String next() {
-            while (!heads.isEmpty()) {
-                Head h = heads.poll();
-                advance(h.walker);
-                if (last == null || !last.equals(h.key)) {
-                    last = h.key;
-                    return h.key;
-                }
-            }
-            return null;
-        }
+        return new MergedKeyWalk(walkers);
     }
 
     List<DriveHealStatus> status() {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.appliance.core.BucketSettings;
 import dev.appliance.core.ErrorKind;
+import dev.appliance.core.MovableClock;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StorageException;
 import dev.appliance.core.StoreConfig;
@@ -19,11 +20,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
@@ -46,26 +43,6 @@ class VersionAlertsTest {
 
     private final MovableClock clock = new MovableClock();
     private ErasureObjectStore store;
-
-    /** The wall clock plus an offset the test moves. */
-    static final class MovableClock extends Clock {
-        volatile Duration offset = Duration.ZERO;
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.now().plus(offset);
-        }
-    }
 
     @BeforeEach
     void open() throws IOException {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.appliance.core.ErrorKind;
+import dev.appliance.core.MovableClock;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StorageException;
@@ -27,11 +28,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -53,29 +51,6 @@ class LifecycleScannerTest {
 
     private final MovableClock wall = new MovableClock();
     private ErasureObjectStore store;
-
-    static final class MovableClock extends Clock {
-        volatile Duration offset = Duration.ZERO;
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.now().plus(offset);
-        }
-
-        void forwardDays(int days) {
-            offset = offset.plus(Duration.ofDays(days));
-        }
-    }
 
     @BeforeEach
     void open() throws IOException {

@@ -34,7 +34,7 @@ class LifecycleTrimCostMeasurement {
     @Test
     void trimCostPerRemovedVersion_bySize() throws Exception {
         for (int n : new int[] {2_000, 5_000, 10_000, 20_000, 2_000, 5_000, 10_000, 20_000}) {
-            LifecycleScannerTest.MovableClock wall = new LifecycleScannerTest.MovableClock();
+            dev.appliance.core.MovableClock wall = new dev.appliance.core.MovableClock();
             Path root = Files.createDirectories(tmp.resolve("run" + System.nanoTime()));
             List<Path> drives = IntStream.rangeClosed(1, 4)
                     .mapToObj(i -> root.resolve("d" + i))

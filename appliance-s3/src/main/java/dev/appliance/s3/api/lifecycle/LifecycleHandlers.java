@@ -10,7 +10,6 @@ import dev.appliance.core.lifecycle.LifecycleConfiguration.Expiration;
 import dev.appliance.core.lifecycle.LifecycleConfiguration.Filter;
 import dev.appliance.core.lifecycle.LifecycleConfiguration.NoncurrentExpiration;
 import dev.appliance.core.lifecycle.LifecycleConfiguration.Rule;
-import dev.appliance.s3.api.Params;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.api.S3Response;
 import dev.appliance.s3.api.objectlock.LockHeaders;
@@ -20,8 +19,6 @@ import dev.appliance.s3.xml.XmlElement;
 import dev.appliance.s3.xml.XmlReader;
 import dev.appliance.s3.xml.XmlWriter;
 import java.io.IOException;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -30,7 +27,6 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -74,14 +70,7 @@ public final class LifecycleHandlers {
     }
 
     public S3Response put(S3Request r) throws IOException {
-        if (!LockHeaders.hasIntegrityHeader(r)) {
-            throw new S3Exception(S3ErrorCode.InvalidRequest, "Missing required header for this request: Content-MD5");
-        }
-        byte[] body = Params.readSmallBody(r, MAX_BODY);
-        String md5 = r.header("content-md5");
-        if (md5 != null && !MessageDigest.isEqual(md5(body), decodeMd5(md5))) {
-            throw new S3Exception(S3ErrorCode.BadDigest);
-        }
+        byte[] body = LockHeaders.readIntegrityCheckedBody(r, MAX_BODY);
         if (body.length == 0) {
             throw malformed("empty body");
         }
@@ -397,26 +386,6 @@ public final class LifecycleHandlers {
             x.end();
         }
         x.end();
-    }
-
-    private static byte[] decodeMd5(String header) {
-        try {
-            byte[] md5 = Base64.getDecoder().decode(header.strip());
-            if (md5.length == 16) {
-                return md5;
-            }
-        } catch (IllegalArgumentException e) {
-            // refused below
-        }
-        throw new S3Exception(S3ErrorCode.InvalidDigest);
-    }
-
-    private static byte[] md5(byte[] body) {
-        try {
-            return MessageDigest.getInstance("MD5").digest(body);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("MD5 unavailable", e);
-        }
     }
 
     private static S3Exception malformed(String why) {

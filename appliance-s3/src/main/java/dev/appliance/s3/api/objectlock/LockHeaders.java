@@ -107,6 +107,46 @@ public final class LockHeaders {
                 && authorizer.allowed(r.auth().accessKey(), BYPASS_ACTION, r.bucket(), key);
     }
 
+    /**
+     * Reads a small configuration body that S3 requires an integrity header for (retention, legal hold, lifecycle):
+     * refused without {@code Content-MD5} or an {@code x-amz-checksum-*} header or trailer; a {@code Content-MD5} is
+     * verified here (an {@code x-amz-checksum-*} by the body stream as it ends).
+     */
+    public static byte[] readIntegrityCheckedBody(S3Request r, int limit) throws java.io.IOException {
+        if (!hasIntegrityHeader(r)) {
+            throw new S3Exception(S3ErrorCode.InvalidRequest, ObjectLockHandlers.MISSING_INTEGRITY);
+        }
+        byte[] expected = contentMd5(r.header("content-md5"));
+        byte[] body = dev.appliance.s3.api.Params.readSmallBody(r, limit);
+        if (expected != null && !java.security.MessageDigest.isEqual(md5(body), expected)) {
+            throw new S3Exception(S3ErrorCode.BadDigest);
+        }
+        return body;
+    }
+
+    private static byte[] contentMd5(String header) {
+        if (header == null) {
+            return null;
+        }
+        try {
+            byte[] md5 = java.util.Base64.getDecoder().decode(header.strip());
+            if (md5.length == 16) {
+                return md5;
+            }
+        } catch (IllegalArgumentException e) {
+            // refused below
+        }
+        throw new S3Exception(S3ErrorCode.InvalidDigest);
+    }
+
+    private static byte[] md5(byte[] body) {
+        try {
+            return java.security.MessageDigest.getInstance("MD5").digest(body);
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("MD5 unavailable", e);
+        }
+    }
+
     /** True when the request carries {@code Content-MD5} or an {@code x-amz-checksum-*} header or trailer. */
     public static boolean hasIntegrityHeader(S3Request r) {
         if (r.header("content-md5") != null || r.header("x-amz-trailer") != null) {

@@ -8,7 +8,6 @@ import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.objectlock.ObjectLockConfiguration;
 import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionMode;
-import dev.appliance.s3.api.Params;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.api.S3Response;
 import dev.appliance.s3.auth.Authorizer;
@@ -18,10 +17,7 @@ import dev.appliance.s3.xml.XmlElement;
 import dev.appliance.s3.xml.XmlReader;
 import dev.appliance.s3.xml.XmlWriter;
 import java.io.IOException;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import java.time.Instant;
-import java.util.Base64;
 import java.util.Optional;
 
 /**
@@ -182,14 +178,7 @@ public final class ObjectLockHandlers {
      * header; a {@code Content-MD5} is verified here, an {@code x-amz-checksum-*} by the body stream as it ends.
      */
     static XmlElement readBody(S3Request r, String rootName) throws IOException {
-        if (!LockHeaders.hasIntegrityHeader(r)) {
-            throw new S3Exception(S3ErrorCode.InvalidRequest, MISSING_INTEGRITY);
-        }
-        byte[] expected = contentMd5(r.header("content-md5"));
-        byte[] body = Params.readSmallBody(r, XmlReader.MAX_BODY);
-        if (expected != null && !MessageDigest.isEqual(md5(body), expected)) {
-            throw new S3Exception(S3ErrorCode.BadDigest);
-        }
+        byte[] body = LockHeaders.readIntegrityCheckedBody(r, XmlReader.MAX_BODY);
         if (body.length == 0) {
             throw malformed("empty body");
         }
@@ -198,29 +187,6 @@ public final class ObjectLockHandlers {
             throw malformed("the root element must be " + rootName);
         }
         return root;
-    }
-
-    private static byte[] contentMd5(String header) {
-        if (header == null) {
-            return null;
-        }
-        try {
-            byte[] md5 = Base64.getDecoder().decode(header.strip());
-            if (md5.length == 16) {
-                return md5;
-            }
-        } catch (IllegalArgumentException e) {
-            // refused below
-        }
-        throw new S3Exception(S3ErrorCode.InvalidDigest);
-    }
-
-    private static byte[] md5(byte[] body) {
-        try {
-            return MessageDigest.getInstance("MD5").digest(body);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("MD5 unavailable", e);
-        }
     }
 
     private static S3Exception noLockConfiguration() {
