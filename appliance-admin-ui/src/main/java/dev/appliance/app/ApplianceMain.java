@@ -195,7 +195,8 @@ public final class ApplianceMain {
                                 options.maxConnections() > 0
                                         ? options.maxConnections()
                                         : S3ServerConfig.Limits.DEFAULT_MAX_CONNECTIONS,
-                                options.maxRequests())));
+                                options.maxRequests()),
+                        options.timeouts()));
         var console = ConsoleApplication.start(options.consoleAddress(), store, s3, credentials, authorizer);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(

@@ -1,5 +1,6 @@
 package dev.appliance.app.cli;
 
+import dev.appliance.s3.S3ServerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +18,7 @@ import java.util.Set;
  * @param maxConnections open S3 connections accepted (0: the default)
  * @param maxRequests S3 requests in flight (0: from memory and CPUs)
  * @param scanner lifecycle day length, versions cap and scanner pace
+ * @param timeouts S3 request timeouts: the head of a request, silence inside a body, an idle connection
  */
 public record ServerOptions(
         List<Path> drives,
@@ -29,7 +31,8 @@ public record ServerOptions(
         String domain,
         int maxConnections,
         int maxRequests,
-        Scanner scanner) {
+        Scanner scanner,
+        S3ServerConfig.Timeouts timeouts) {
 
     public ServerOptions(
             List<Path> drives,
@@ -53,7 +56,8 @@ public record ServerOptions(
                 domain,
                 maxConnections,
                 maxRequests,
-                Scanner.DEFAULTS);
+                Scanner.DEFAULTS,
+                S3ServerConfig.Timeouts.DEFAULTS);
     }
 
     /**
@@ -95,7 +99,8 @@ public record ServerOptions(
                 null,
                 0,
                 0,
-                Scanner.DEFAULTS);
+                Scanner.DEFAULTS,
+                S3ServerConfig.Timeouts.DEFAULTS);
     }
 
     public static final String USAGE = """
@@ -105,6 +110,8 @@ public record ServerOptions(
                                     [--max-versions-per-key N] [--lifecycle-day DURATION]
                                     [--scanner-interval DURATION] [--scanner-rate N]
                                     [--heal-sample-cycles N] [--deep-scan-interval DURATION]
+                                    [--header-timeout DURATION] [--body-timeout DURATION]
+                                    [--idle-timeout DURATION]
               DRIVE              drive directories; {1...N} expands, e.g. /mnt/disk{1...8}
                                  (default: ./data/disk{1...4}, created if missing, EC 2+2)
               --address          S3 API address (default :9000)
@@ -123,6 +130,9 @@ public record ServerOptions(
               --heal-sample-cycles  the scanner heal-checks every key once in N cycles, 0 never (default 16)
               --deep-scan-interval  a scanner cycle verifies every shard's bitrot checksums this often,
                                  e.g. 30d (default never: it reads all data)
+              --header-timeout   time a client has to send a request's line and headers (default 30s)
+              --body-timeout     silence allowed inside a request body before the request is cut (default 60s)
+              --idle-timeout     an idle keep-alive connection is closed after this (default 5m)
             environment: APPLIANCE_ROOT_USER, APPLIANCE_ROOT_PASSWORD set the root credentials;
                          APPLIANCE_DOMAIN is the default of --domain""";
 
@@ -176,6 +186,9 @@ public record ServerOptions(
         int scannerRate = -1;
         int healSampleCycles = -1;
         Duration deepScanInterval;
+        Duration headerTimeout = S3ServerConfig.Timeouts.DEFAULTS.requestHead();
+        Duration bodyTimeout = S3ServerConfig.Timeouts.DEFAULTS.bodyRead();
+        Duration idleTimeout = S3ServerConfig.Timeouts.DEFAULTS.idle();
     }
 
     private static final Set<String> WITH_VALUE = Set.of(
@@ -191,7 +204,10 @@ public record ServerOptions(
             "--scanner-interval",
             "--scanner-rate",
             "--heal-sample-cycles",
-            "--deep-scan-interval");
+            "--deep-scan-interval",
+            "--header-timeout",
+            "--body-timeout",
+            "--idle-timeout");
 
     public static ServerOptions parse(List<String> args) {
         Parsed p = new Parsed();
@@ -211,6 +227,9 @@ public record ServerOptions(
                     case "--scanner-rate" -> p.scannerRate = nonNegative(flag, value);
                     case "--heal-sample-cycles" -> p.healSampleCycles = nonNegative(flag, value);
                     case "--deep-scan-interval" -> p.deepScanInterval = duration(flag, value);
+                    case "--header-timeout" -> p.headerTimeout = duration(flag, value);
+                    case "--body-timeout" -> p.bodyTimeout = duration(flag, value);
+                    case "--idle-timeout" -> p.idleTimeout = duration(flag, value);
                     case "--allow-root-drives" -> p.allowRoot = true;
                     default -> {
                         try {
@@ -253,7 +272,8 @@ public record ServerOptions(
                         p.scannerInterval,
                         p.scannerRate,
                         p.healSampleCycles,
-                        p.deepScanInterval));
+                        p.deepScanInterval),
+                new S3ServerConfig.Timeouts(p.headerTimeout, p.bodyTimeout, p.idleTimeout));
     }
 
     private static int nonNegative(String flag, String value) {

@@ -89,6 +89,16 @@ class ServerOptionsTest {
                         0,
                         4,
                         java.time.Duration.ofDays(30)));
+        assertThat(ServerOptions.parse(List.of("--header-timeout", "5s", "--body-timeout=20s", "--idle-timeout", "2m"))
+                        .timeouts())
+                .isEqualTo(new dev.appliance.s3.S3ServerConfig.Timeouts(
+                        java.time.Duration.ofSeconds(5),
+                        java.time.Duration.ofSeconds(20),
+                        java.time.Duration.ofMinutes(2)));
+        assertThat(ServerOptions.parse(List.of()).timeouts())
+                .isEqualTo(dev.appliance.s3.S3ServerConfig.Timeouts.DEFAULTS);
+        assertThatThrownBy(() -> ServerOptions.parse(List.of("--body-timeout", "0s")))
+                .hasMessageContaining("--body-timeout '0s'");
         assertThatThrownBy(() -> ServerOptions.parse(List.of("--heal-sample-cycles", "-1")))
                 .hasMessageContaining("--heal-sample-cycles '-1'");
         assertThat(ServerOptions.parse(List.of()).scanner()).isEqualTo(ServerOptions.Scanner.DEFAULTS);
