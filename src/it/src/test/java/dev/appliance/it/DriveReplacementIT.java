@@ -171,7 +171,9 @@ class DriveReplacementIT {
         assertThat(done.path("set").asInt()).isEqualTo(1);
         assertThat(done.path("slot").asInt()).isEqualTo(2);
         assertThat(done.path("objectsScanned").asLong()).isEqualTo(keys);
-        assertThat(done.path("objectsHealed").asLong()).isEqualTo(keys);
+        // Most keys are healed by the fill; a few may already have been healed by the scanner's heal checks or the
+        // heal queue meanwhile (the fill then finds them whole). Every file is checked on the drive below.
+        assertThat(done.path("objectsHealed").asLong()).isBetween(keys * 3L / 4, (long) keys);
         assertThat(done.path("objectsFailed").asLong()).isZero();
         // a drive's share of 2+2: half of the ~28 MiB written (data and parity alike)
         assertThat(done.path("bytesHealed").asLong()).isGreaterThan(10L << 20);
