@@ -50,23 +50,12 @@ final class BackgroundHealer {
     }
 
     void start() {
-        thread = Thread.ofPlatform()
-                .name("healer")
-                .daemon()
-                .priority(Thread.MIN_PRIORITY)
-                .start(this::run);
+        thread = AgentThreads.start("healer", this::run);
     }
 
     void stop() {
         running = false;
-        if (thread != null) {
-            thread.interrupt();
-            try {
-                thread.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        AgentThreads.stop(thread);
     }
 
     private void run() {

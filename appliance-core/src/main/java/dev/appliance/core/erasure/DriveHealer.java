@@ -102,23 +102,12 @@ final class DriveHealer {
     }
 
     void start() {
-        thread = Thread.ofPlatform()
-                .name("drive-healer")
-                .daemon()
-                .priority(Thread.MIN_PRIORITY)
-                .start(this::run);
+        thread = AgentThreads.start("drive-healer", this::run);
     }
 
     void stop() {
         running = false;
-        if (thread != null) {
-            thread.interrupt();
-            try {
-                thread.join(10_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        AgentThreads.stop(thread);
     }
 
     /** True while the drive is queued or being filled. */
