@@ -189,7 +189,7 @@ class DriveReplacementIT {
                 .contains("Drives: 4 of 4 in service and whole")
                 .contains("(set 1, slot 2): DONE")
                 .contains(keys + " scanned")
-                .contains(keys + " healed, 0 skipped, 0 failed");
+                .contains(done.path("objectsHealed").asLong() + " healed, 0 skipped, 0 failed");
         // Unsigned, the admin endpoint refuses.
         Commands.Result unsigned = Commands.run(
                 tmp,
