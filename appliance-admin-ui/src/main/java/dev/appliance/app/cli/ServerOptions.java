@@ -34,32 +34,6 @@ public record ServerOptions(
         Scanner scanner,
         S3ServerConfig.Timeouts timeouts) {
 
-    public ServerOptions(
-            List<Path> drives,
-            boolean embeddedDefault,
-            HostPort address,
-            HostPort consoleAddress,
-            boolean allowRootDrives,
-            int parity,
-            Path certsDir,
-            String domain,
-            int maxConnections,
-            int maxRequests) {
-        this(
-                drives,
-                embeddedDefault,
-                address,
-                consoleAddress,
-                allowRootDrives,
-                parity,
-                certsDir,
-                domain,
-                maxConnections,
-                maxRequests,
-                Scanner.DEFAULTS,
-                S3ServerConfig.Timeouts.DEFAULTS);
-    }
-
     /**
      * The background scanner's settings.
      *
@@ -79,28 +53,6 @@ public record ServerOptions(
             int healSampleCycles,
             Duration deepScanInterval) {
         public static final Scanner DEFAULTS = new Scanner(null, 0, null, -1, -1, null);
-    }
-
-    public ServerOptions(
-            List<Path> drives,
-            boolean embeddedDefault,
-            HostPort address,
-            HostPort consoleAddress,
-            boolean allowRootDrives,
-            int parity) {
-        this(
-                drives,
-                embeddedDefault,
-                address,
-                consoleAddress,
-                allowRootDrives,
-                parity,
-                null,
-                null,
-                0,
-                0,
-                Scanner.DEFAULTS,
-                S3ServerConfig.Timeouts.DEFAULTS);
     }
 
     public static final String USAGE = """

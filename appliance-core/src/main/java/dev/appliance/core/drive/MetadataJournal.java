@@ -82,15 +82,13 @@ public final class MetadataJournal implements AutoCloseable {
     }
 
     static final class Segment {
-        final Path file;
         final FileChannel channel;
         long epoch;
         long size;
         int inFlight; // records written here whose file rewrite has not finished
         final Set<Path> touched = new HashSet<>();
 
-        Segment(Path file, FileChannel channel) {
-            this.file = file;
+        Segment(FileChannel channel) {
             this.channel = channel;
         }
     }
@@ -107,14 +105,15 @@ public final class MetadataJournal implements AutoCloseable {
     public static MetadataJournal open(LocalDrive drive) throws IOException {
         Path dir = drive.sysDir().resolve("journal");
         Files.createDirectories(dir);
-        long epoch = recover(drive);
-        MetadataJournal j = new MetadataJournal(drive, probeBirthTime(dir));
+        boolean birthTime = probeBirthTime(dir);
+        long epoch = recover(drive, birthTime);
+        MetadataJournal j = new MetadataJournal(drive, birthTime);
         for (int i = 0; i < 2; i++) {
             Path f = dir.resolve("meta-" + i);
             FileChannel ch = FileChannel.open(f, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
             ch.truncate(0);
             ch.force(true);
-            j.segments[i] = new Segment(f, ch);
+            j.segments[i] = new Segment(ch);
         }
         LocalDrive.forceDirectory(dir);
         j.active = j.segments[0];
@@ -346,7 +345,7 @@ public final class MetadataJournal implements AutoCloseable {
      * Replays the journal of a drive left by a crash (see the class comment) and returns the newest epoch seen. Files
      * are written back durably; the segments are left as they are (the caller empties them).
      */
-    static long recover(LocalDrive drive) throws IOException {
+    static long recover(LocalDrive drive, boolean birthTime) throws IOException {
         Path dir = drive.sysDir().resolve("journal");
         long newestEpoch = 0;
         Map<Long, byte[]> byEpoch = new java.util.TreeMap<>();
@@ -377,7 +376,6 @@ public final class MetadataJournal implements AutoCloseable {
                 last.put(target, r);
             }
         }
-        boolean birthTime = probeBirthTime(Files.createDirectories(dir));
         int restored = 0;
         for (var e : last.entrySet()) {
             Identity now = identity(e.getKey(), birthTime);
