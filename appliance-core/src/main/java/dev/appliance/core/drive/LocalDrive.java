@@ -399,13 +399,77 @@ public final class LocalDrive {
         }
     }
 
-    /** Deletes everything in trash. */
+    /**
+     * Opens and pins a directory for a reader ({@link PinnedDirectory}): until the pin is closed, trash that holds the
+     * directory keeps it whole, so a read that started on a version finishes on it after an overwrite or delete.
+     */
+    public PinnedDirectory pinDirectory(Path dir) throws IOException {
+        beforeRead();
+        return PinnedDirectory.open(this, dir);
+    }
+
+    void pin(Object dirKey) {
+        if (dirKey != null) {
+            pinned.merge(dirKey, 1, Integer::sum);
+        }
+    }
+
+    void unpin(Object dirKey) {
+        if (dirKey != null) {
+            pinned.computeIfPresent(dirKey, (k, n) -> n == 1 ? null : n - 1);
+        }
+    }
+
+    /** Directories readers hold ({@link #pinDirectory}) by file key (device and inode), each with its count of pins. */
+    private final java.util.concurrent.ConcurrentHashMap<Object, Integer> pinned =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Directories readers hold now; trash holding one of them is not purged until they are released. */
+    public int pinnedDirectories() {
+        return pinned.size();
+    }
+
+    /** Deletes everything in trash but directories readers pin ({@link #pinDirectory}): a later purge takes those. */
     public void purgeTrash() throws IOException {
         try (Stream<Path> entries = Files.list(trash)) {
             for (Path p : (Iterable<Path>) entries::iterator) {
-                deleteTree(p);
+                if (pinned.isEmpty()) {
+                    deleteTree(p);
+                } else {
+                    deleteTreeExceptPinned(p);
+                }
             }
         }
+    }
+
+    /**
+     * Deletes {@code p}'s tree but pinned directories, which stay whole (and so do their parents); answers whether all
+     * of it went. An open directory's inode cannot be reused, so a file key seen here is the pinned directory's.
+     */
+    private boolean deleteTreeExceptPinned(Path p) throws IOException {
+        java.nio.file.attribute.BasicFileAttributes a;
+        try {
+            a = Files.readAttributes(
+                    p, java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return true;
+        }
+        if (a.isDirectory()) {
+            if (a.fileKey() != null && pinned.containsKey(a.fileKey())) {
+                return false;
+            }
+            boolean all = true;
+            try (Stream<Path> children = Files.list(p)) {
+                for (Path c : (Iterable<Path>) children::iterator) {
+                    all &= deleteTreeExceptPinned(c);
+                }
+            }
+            if (!all) {
+                return false;
+            }
+        }
+        Files.deleteIfExists(p);
+        return true;
     }
 
     public static void deleteTree(Path p) throws IOException {

@@ -7,6 +7,7 @@ import dev.appliance.core.StorageException;
 import dev.appliance.core.bitrot.BitrotAlgorithm;
 import dev.appliance.core.codec.ReedSolomon;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.drive.PinnedDirectory;
 import dev.appliance.core.meta.ObjectVersion;
 import dev.appliance.core.meta.PartInfo;
 import dev.appliance.core.meta.XlMeta;
@@ -14,8 +15,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -26,6 +25,12 @@ import java.util.concurrent.TimeUnit;
  * every shard's bitrot checksum. A drive whose shard is missing, short or corrupt is dropped for the rest of the read
  * and a parity shard is read instead; missing data shards are then reconstructed. Damage is reported for healing.
  * Memory is bounded by one block plus its shards, whatever the object's size.
+ *
+ * <p>A read finishes on the version it started on: {@link #openFirstPart} pins the version's data directory on every
+ * drive under the key's read lock, and every part's shard files are opened through those pins. An overwrite or delete
+ * that commits during the read moves the directory to trash, where it is kept whole until {@link #close}. Pinning the
+ * directory (one descriptor per drive) rather than opening every part up front bounds the descriptors a read holds to
+ * two per drive, even for an object of 10,000 parts.
  */
 final class ErasureReader implements ObjectReader {
     private final ErasureSet set;
@@ -38,6 +43,11 @@ final class ErasureReader implements ObjectReader {
     private final long offset;
     private final long length;
     private final FileChannel[] channels;
+    /** Each drive's pinned data directory of the version, by position (null where none was opened). */
+    private final PinnedDirectory[] pins;
+    /** Releases the pins if this reader is dropped without {@link #close}, so trash is still purged. */
+    private java.lang.ref.Cleaner.Cleanable unpinWhenUnreachable;
+
     private final int[] positionOfShard;
     private boolean damageReported;
     private int openPart;
@@ -63,15 +73,25 @@ final class ErasureReader implements ObjectReader {
         this.length = length;
         int n = version.dataShards() + version.parityShards();
         this.channels = new FileChannel[n];
+        this.pins = new PinnedDirectory[n];
         this.positionOfShard = new int[n];
         for (int pos = 0; pos < n; pos++) {
             positionOfShard[version.shardIndexAt(pos) - 1] = pos;
         }
     }
 
+    /** A drive's pinned data directory and its open shard file of the first part. */
+    private record Opened(PinnedDirectory dir, FileChannel firstPart) {
+        void close() {
+            closeQuietly(firstPart);
+            dir.close();
+        }
+    }
+
     /**
-     * Opens the shard files of the first part now, while the caller holds the key's read lock: an overwrite that
-     * commits afterwards moves the old data directory to trash, and open files keep reading from it.
+     * Pins the version's data directory on each drive and opens the first part's shard files, while the caller holds
+     * the key's read lock: an overwrite or delete that commits afterwards moves the directory to trash, where the pin
+     * keeps it (and every later part) readable until this reader is closed.
      */
     void openFirstPart() {
         if (version.inline() || version.parts().isEmpty() || length == 0) {
@@ -79,19 +99,32 @@ final class ErasureReader implements ObjectReader {
         }
         int part = version.parts().getFirst().number();
         // In parallel and bounded: a drive too slow to open its shard file is left out of this read.
-        List<DriveCalls.Outcome<FileChannel>> opened = set.calls.onBounded(
+        List<DriveCalls.Outcome<Opened>> opened = set.calls.onBounded(
                 set.drives(),
                 usable,
                 version.dataShards(),
                 "opening a shard file",
-                (pos, drive) -> open(part, pos),
-                ch -> closeQuietly(ch));
+                (pos, drive) -> {
+                    PinnedDirectory dir = drive.pinDirectory(drive.objectDir(bucket, key)
+                            .resolve(version.dataDir().toString()));
+                    try {
+                        drive.beforeRead();
+                        return new Opened(dir, dir.openForRead("part." + part));
+                    } catch (IOException | RuntimeException e) {
+                        dir.close();
+                        throw e;
+                    }
+                },
+                Opened::close);
+        PinnedDirectory[] held = pins;
+        unpinWhenUnreachable = CLEANER.register(this, () -> closePins(held));
         for (int shard = 0; shard < channels.length; shard++) {
             int pos = positionOfShard[shard];
             if (usable[pos]) {
-                DriveCalls.Outcome<FileChannel> o = opened.get(pos);
+                DriveCalls.Outcome<Opened> o = opened.get(pos);
                 if (o.ok()) {
-                    channels[shard] = o.value();
+                    pins[pos] = o.value().dir();
+                    channels[shard] = o.value().firstPart();
                 } else {
                     usable[pos] = false;
                     if (!(o.error() instanceof DriveCalls.DriveTimeoutException)) {
@@ -411,13 +444,26 @@ final class ErasureReader implements ObjectReader {
         return ch;
     }
 
+    /** Opens a later part's shard file in the drive's pinned directory, wherever an overwrite has moved it. */
     private FileChannel open(int partNumber, int pos) throws IOException {
         LocalDrive drive = set.drives().get(pos);
+        PinnedDirectory dir = pins[pos];
+        if (dir == null) {
+            throw new IOException("data directory of the version was not opened on " + drive.root());
+        }
         drive.beforeRead();
-        Path file = drive.objectDir(bucket, key)
-                .resolve(version.dataDir().toString())
-                .resolve("part." + partNumber);
-        return FileChannel.open(file, StandardOpenOption.READ);
+        return dir.openForRead("part." + partNumber);
+    }
+
+    private static final java.lang.ref.Cleaner CLEANER = java.lang.ref.Cleaner.create(
+            Thread.ofPlatform().name("read-unpin").daemon().factory());
+
+    private static void closePins(PinnedDirectory[] pins) {
+        for (PinnedDirectory p : pins) {
+            if (p != null) {
+                p.close();
+            }
+        }
     }
 
     private static void closeQuietly(FileChannel ch) {
@@ -448,5 +494,8 @@ final class ErasureReader implements ObjectReader {
     @Override
     public void close() {
         closeChannels();
+        if (unpinWhenUnreachable != null) {
+            unpinWhenUnreachable.clean(); // once, even if closed again
+        }
     }
 }

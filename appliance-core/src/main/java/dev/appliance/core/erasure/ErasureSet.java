@@ -1089,7 +1089,12 @@ final class ErasureSet {
             long len = length < 0 ? v.size() - offset : length;
             ErasureReader reader = new ErasureReader(
                     this, bucket, key, info(bucket, key, v, r.latest()), v, r.holders(), r.metas(), offset, len);
-            reader.openFirstPart();
+            try {
+                reader.openFirstPart();
+            } catch (RuntimeException e) {
+                reader.close(); // releases the directories it had pinned, so trash is still purged
+                throw e;
+            }
             return reader;
         }
     }
