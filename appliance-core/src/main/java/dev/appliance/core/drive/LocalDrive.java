@@ -431,16 +431,20 @@ public final class LocalDrive {
 
     /** Deletes everything in trash but directories readers pin ({@link #pinDirectory}): a later purge takes those. */
     public void purgeTrash() throws IOException {
-        try (Stream<Path> entries = Files.list(trash)) {
-            for (Path p : (Iterable<Path>) entries::iterator) {
-                if (pinned.isEmpty()) {
-                    deleteTree(p);
-                } else {
-                    deleteTreeExceptPinned(p);
+        synchronized (purging) { // one purge at a time: two walking the same tree trip over each other's deletes
+            try (Stream<Path> entries = Files.list(trash)) {
+                for (Path p : (Iterable<Path>) entries::iterator) {
+                    if (pinned.isEmpty()) {
+                        deleteTree(p);
+                    } else {
+                        deleteTreeExceptPinned(p);
+                    }
                 }
             }
         }
     }
+
+    private final Object purging = new Object();
 
     /**
      * Deletes {@code p}'s tree but pinned directories, which stay whole (and so do their parents); answers whether all

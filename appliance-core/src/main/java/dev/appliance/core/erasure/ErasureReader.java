@@ -50,6 +50,9 @@ final class ErasureReader implements ObjectReader {
 
     private final int[] positionOfShard;
     private boolean damageReported;
+    /** Set by {@link #close}: a read cut short by it found its files closed, not damaged. */
+    private volatile boolean closed;
+
     private int openPart;
 
     ErasureReader(
@@ -108,7 +111,6 @@ final class ErasureReader implements ObjectReader {
                     PinnedDirectory dir = drive.pinDirectory(drive.objectDir(bucket, key)
                             .resolve(version.dataDir().toString()));
                     try {
-                        drive.beforeRead();
                         return new Opened(dir, dir.openForRead("part." + part));
                     } catch (IOException | RuntimeException e) {
                         dir.close();
@@ -374,7 +376,7 @@ final class ErasureReader implements ObjectReader {
     }
 
     private void reportDamage(int shard, int pos, String problem) {
-        if (!damageReported) {
+        if (!damageReported && !closed) {
             damageReported = true;
             set.reportReadDamage(
                     bucket,
@@ -493,6 +495,7 @@ final class ErasureReader implements ObjectReader {
 
     @Override
     public void close() {
+        closed = true;
         closeChannels();
         if (unpinWhenUnreachable != null) {
             unpinWhenUnreachable.clean(); // once, even if closed again
