@@ -213,6 +213,9 @@ final class ErasureReader implements ObjectReader {
         int have = version.inline()
                 ? readInline(partNumber, layout, bitrot, block, shardLength, shards, checksum, present)
                 : readHedged(partNumber, layout, bitrot, block, shardLength, shards, present);
+        if (closed) {
+            throw new IllegalStateException("the read of " + bucket + "/" + key + " was closed");
+        }
         if (have < layout.data()) {
             throw new StorageException(
                     ErrorKind.READ_QUORUM,

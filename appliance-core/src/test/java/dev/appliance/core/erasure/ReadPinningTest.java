@@ -262,6 +262,31 @@ class ReadPinningTest {
     }
 
     @Test
+    void readerClosedMidRead_failsWithoutReportingDamage() throws Exception {
+        putMultipart();
+        ObjectReader r = store.getObject(B, KEY, null, 0, -1);
+        OutputStream closingClient = new OutputStream() {
+            @Override
+            public void write(int b) {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) {
+                r.close(); // as a shutdown closing it under a read in progress
+            }
+        };
+
+        assertThatThrownBy(() -> r.transferTo(closingClient))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("was closed");
+
+        assertNoHealReported();
+        purgeTrash();
+        assertThat(trashEntries()).isZero();
+    }
+
+    @Test
     void trash_isPurgedAfterAReadTheClientAbandoned() throws Exception {
         putMultipart();
         OutputStream disconnecting = new OutputStream() {
