@@ -533,6 +533,11 @@ public final class ErasureObjectStore implements ObjectStore {
         return foreground;
     }
 
+    /** The per-key locks every set shares (tests hold one to stand for a write in progress). */
+    dev.appliance.core.lock.NamespaceLocks keyLocks() {
+        return sets.getFirst().locks;
+    }
+
     private ErasureSet setFor(String key) {
         return sets.get(placement.setIndex(key, sets.size()));
     }
