@@ -77,14 +77,9 @@ final class Topology {
         return 4;
     }
 
-    /** What the drives say before anything is written: their formats and the one most of them agree on. */
+    /** What the drives say before anything is written: the format most of them agree on (null: none formatted). */
     private record Inspection(
-            List<LocalDrive> drives,
-            List<DriveFormat> formats,
-            List<String> warnings,
-            DriveFormat reference,
-            int setSize,
-            int parity) {}
+            List<LocalDrive> drives, List<String> warnings, DriveFormat reference, int setSize, int parity) {}
 
     /**
      * Every check {@link #load} makes, writing nothing: a start refused here leaves the drives as they were. With
@@ -170,7 +165,7 @@ final class Topology {
         if (reference != null) {
             validate(reference, formats, drives, setSize, warnings);
         }
-        return new Inspection(drives, formats, warnings, reference, setSize, parity);
+        return new Inspection(drives, warnings, reference, setSize, parity);
     }
 
     /** The path itself when it exists, else its closest existing ancestor (where it would be created). */
