@@ -6,6 +6,7 @@ import dev.appliance.app.cli.HealCommand;
 import dev.appliance.app.cli.ServerOptions;
 import dev.appliance.app.console.ConsoleApplication;
 import dev.appliance.app.credentials.CredentialStore;
+import dev.appliance.app.credentials.RootCredentials;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.erasure.ErasureObjectStore;
@@ -27,10 +28,13 @@ import java.util.Optional;
  * Command-line entry point: {@code appliance server [DRIVES...] [flags]}, {@code appliance certs generate ...},
  * {@code appliance heal status} and {@code appliance alerts [ack ID]} (both ask a running server).
  *
- * <p>Order of start: parse and check the options (a bad value stops here with a message naming it), load the TLS
- * certificate and key when {@code --certs-dir} is given (a bad file stops here with a message naming it), open the drives
- * (formatting them on first use, refusing foreign or misordered drives), settle the root credentials, start the S3
- * endpoint, then the console. Each failure prints one clear line and exits with status 1 (2 for usage errors).
+ * <p>Order of start: first everything that may refuse it, writing nothing: the options (a bad value stops here with a
+ * message naming it), the root credentials from the environment, the TLS certificate and key when {@code --certs-dir}
+ * is given, both listening addresses (bound and let go), the drives (count, order, deployment, root filesystem) and, on
+ * a first start, the config directory. Only then are drive directories created and the drives opened (formatted on
+ * first use); generated root credentials are printed before they are stored; the S3 endpoint and the console start.
+ * Each failure prints one clear line and exits with status 1 (2 for usage errors). {@code -h}/{@code --help} prints
+ * the usage and exits with status 0.
  */
 public final class ApplianceMain {
     private ApplianceMain() {}
@@ -39,6 +43,13 @@ public final class ApplianceMain {
         // One line per log record (the engine logs through java.util.logging before Spring Boot starts).
         System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tFT%1$tT.%1$tLZ %4$s %3$s: %5$s%6$s%n");
         PrintStream out = System.out;
+        String help = helpFor(args);
+        if (help != null) {
+            out.println(help);
+            out.flush();
+            System.exit(0);
+            return;
+        }
         if (args.length > 0 && args[0].equals("certs")) {
             certs(Arrays.asList(args).subList(1, args.length), out);
             return;
@@ -74,6 +85,26 @@ public final class ApplianceMain {
             System.err.println("appliance: cannot start: " + e.getMessage());
             System.exit(1);
         }
+    }
+
+    /**
+     * The usage to print when the arguments ask for help ({@code -h} or {@code --help} anywhere, or {@code help} as
+     * the command), else null. Help is an answer, not an error: it goes to standard output with status 0.
+     */
+    static String helpFor(String[] args) {
+        List<String> all = Arrays.asList(args);
+        boolean asked = all.contains("-h") || all.contains("--help") || (args.length > 0 && args[0].equals("help"));
+        if (!asked) {
+            return null;
+        }
+        return switch (args[0]) {
+            case "server" -> ServerOptions.USAGE;
+            case "certs" -> CertsCommand.USAGE;
+            case "heal" -> HealCommand.USAGE;
+            case "alerts" -> AlertsCommand.USAGE;
+            default ->
+                String.join("\n", ServerOptions.USAGE, CertsCommand.USAGE, HealCommand.USAGE, AlertsCommand.USAGE);
+        };
     }
 
     private static void certs(List<String> args, PrintStream out) {
@@ -157,47 +188,72 @@ public final class ApplianceMain {
 
     static void run(ServerOptions options, Map<String, String> env, PrintStream out)
             throws java.io.IOException, InterruptedException {
+        // Everything that can refuse the start is checked before anything is written: the credentials from the
+        // environment, the TLS files, both listening addresses, the drives and the config directory.
+        Optional<RootCredentials> fromEnv = CredentialStore.fromEnvironment(env);
         ServerTls tls = options.certsDir() == null ? null : ServerTls.load(options.certsDir());
         String domain = options.domain() != null ? options.domain() : env.get("APPLIANCE_DOMAIN");
+        probeListen(options.address(), "--address");
+        probeListen(options.consoleAddress(), "--console-address");
         // Create missing drive directories only before the first format: later, a missing directory may be a disk
         // that is not mounted, and must be reported, not silently replaced by an empty directory.
         boolean anyFormatted = options.drives().stream().anyMatch(d -> Files.exists(new LocalDrive(d).formatFile()));
-        if (options.embeddedDefault() || !anyFormatted) {
-            for (Path d : options.drives()) {
-                Files.createDirectories(d);
-            }
-        }
+        boolean createMissing = options.embeddedDefault() || !anyFormatted;
         List<Path> drives = options.drives().stream()
                 .map(p -> p.toAbsolutePath().normalize())
                 .toList();
-        ErasureObjectStore store = ErasureObjectStore.open(
-                new StoreConfig(drives, 0, options.parity(), options.allowRootDrives(), Clock.systemUTC())
-                        // -Dappliance.metadataJournal=false: force each rewritten metadata file (docs/object-lock.md)
-                        .withMetadataJournal(!"false".equals(System.getProperty("appliance.metadataJournal"))));
+        StoreConfig config = new StoreConfig(drives, 0, options.parity(), options.allowRootDrives(), Clock.systemUTC())
+                // -Dappliance.metadataJournal=false: force each rewritten metadata file (docs/object-lock.md)
+                .withMetadataJournal(!"false".equals(System.getProperty("appliance.metadataJournal")));
+        ErasureObjectStore.checkDrives(config, createMissing);
+        Path configDir = CredentialStore.defaultConfigDir(env);
+        if (fromEnv.isEmpty() && !anyFormatted) {
+            requireWritable(configDir); // the key of the credentials about to be generated goes there
+        }
+
+        if (createMissing) {
+            for (Path d : drives) {
+                Files.createDirectories(d);
+            }
+        }
+        ErasureObjectStore store = ErasureObjectStore.open(config);
         applyScannerOptions(store, options.scanner());
-        var creds = new CredentialStore(store.drives(), store.deploymentId(), CredentialStore.defaultConfigDir(env))
-                .resolve(env);
+        var credentialStore = new CredentialStore(store.drives(), store.deploymentId(), configDir);
+        var creds = credentialStore.resolve(env, (c, again) -> showGenerated(c, again, out));
         String accessKey = creds.credentials().accessKey();
         String secret = creds.credentials().secretKey();
         CredentialsProvider credentials = key -> key.equals(accessKey) ? Optional.of(secret) : Optional.empty();
         Authorizer authorizer = Authorizer.allowAll();
-        S3Server s3 = S3Server.start(
-                store,
-                new S3ServerConfig(
-                        options.address().bindHost(),
-                        options.address().port(),
-                        S3ServerConfig.DEFAULT_REGION,
-                        credentials,
-                        authorizer,
-                        tls,
-                        domain,
-                        S3ServerConfig.Limits.of(
-                                options.maxConnections() > 0
-                                        ? options.maxConnections()
-                                        : S3ServerConfig.Limits.DEFAULT_MAX_CONNECTIONS,
-                                options.maxRequests()),
-                        options.timeouts()));
-        var console = ConsoleApplication.start(options.consoleAddress(), store, s3, credentials, authorizer);
+        S3Server s3;
+        try {
+            s3 = S3Server.start(
+                    store,
+                    new S3ServerConfig(
+                            options.address().bindHost(),
+                            options.address().port(),
+                            S3ServerConfig.DEFAULT_REGION,
+                            credentials,
+                            authorizer,
+                            tls,
+                            domain,
+                            S3ServerConfig.Limits.of(
+                                    options.maxConnections() > 0
+                                            ? options.maxConnections()
+                                            : S3ServerConfig.Limits.DEFAULT_MAX_CONNECTIONS,
+                                    options.maxRequests()),
+                            options.timeouts()));
+        } catch (Exception e) { // Netty rethrows the bind failure (an IOException) undeclared
+            store.close();
+            throw cannotListen(options.address(), "--address", e);
+        }
+        ConsoleApplication.Running console;
+        try {
+            console = ConsoleApplication.start(options.consoleAddress(), store, s3, credentials, authorizer);
+        } catch (RuntimeException e) {
+            s3.close();
+            store.close();
+            throw cannotListen(options.consoleAddress(), "--console-address", e);
+        }
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {
@@ -206,6 +262,10 @@ public final class ApplianceMain {
                             store.close();
                         },
                         "shutdown"));
+        if (Boolean.getBoolean("appliance.faultInjection")
+                && Boolean.getBoolean("appliance.faultInjection.haltBeforeBanner")) {
+            Runtime.getRuntime().halt(137); // tests: as a SIGKILL at the worst moment, credentials stored, no banner
+        }
 
         out.printf(
                 "Appliance %s: %d drive(s), %d erasure set(s) of %d, EC %d+%d%n",
@@ -244,17 +304,68 @@ public final class ApplianceMain {
             out.printf("S3 virtual-hosted style: bucket.%s%n", domain.toLowerCase(java.util.Locale.ROOT));
         }
         out.printf("Console:  http://%s:%d%n", host, console.port());
-        if (creds.generated()) {
-            out.println(
-                    "Root credentials were generated and are shown this once (kept encrypted; see docs/operations.md):");
-            out.println("  RootUser:     " + accessKey);
-            out.println("  RootPassword: " + secret);
-        } else {
-            out.println("Root user: " + accessKey + " (credentials " + creds.source() + ")");
-        }
+        out.println("Root user: " + accessKey + " (credentials " + creds.source()
+                + (creds.generated() ? ", the password is printed above" : "") + ")");
         out.printf(
                 "Try: AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=... aws --endpoint-url %s://%s:%d s3 ls%n",
                 accessKey, scheme, host, s3.port());
         out.flush();
+        if (creds.generated()) {
+            credentialStore.confirmShown(); // the start finished with them printed: later starts name the user only
+        }
+    }
+
+    /** Printed before the credentials are stored, so that stored credentials were always shown. */
+    private static void showGenerated(RootCredentials c, boolean again, PrintStream out) {
+        out.println(
+                again
+                        ? "Root credentials generated by an earlier start that did not finish, shown again until a"
+                                + " start finishes (kept encrypted; see docs/operations.md):"
+                        : "Root credentials were generated and are shown this once (kept encrypted; see"
+                                + " docs/operations.md):");
+        out.println("  RootUser:     " + c.accessKey());
+        out.println("  RootPassword: " + c.secretKey());
+        out.flush();
+    }
+
+    /**
+     * Binds {@code address} and lets it go again, so that a port in use refuses the start before the drives are
+     * formatted. A port taken in the short moment between this probe and the real bind still fails the start, with
+     * the same message; nothing is lost then (see {@link CredentialStore#resolve}).
+     */
+    static void probeListen(ServerOptions.HostPort address, String flag) {
+        try (var channel = java.nio.channels.ServerSocketChannel.open()) {
+            channel.setOption(java.net.StandardSocketOptions.SO_REUSEADDR, true);
+            channel.bind(new java.net.InetSocketAddress(address.bindHost(), address.port()));
+        } catch (java.io.IOException | RuntimeException e) {
+            throw cannotListen(address, flag, e);
+        }
+    }
+
+    static IllegalStateException cannotListen(ServerOptions.HostPort address, String flag, Throwable e) {
+        String host = address.bindHost().contains(":") ? "[" + address.bindHost() + "]" : address.bindHost();
+        String reason = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            // Netty, Tomcat and the JDK each word it differently
+            if (t.getMessage() != null
+                    && t.getMessage().toLowerCase(java.util.Locale.ROOT).contains("in use")) {
+                reason = "address already in use";
+                break;
+            }
+        }
+        return new IllegalStateException(
+                "cannot listen on " + host + ":" + address.port() + " (" + flag + "): " + reason, e);
+    }
+
+    /** The directory (or where it would be created) must take new files. */
+    private static void requireWritable(Path dir) {
+        Path p = dir.toAbsolutePath();
+        while (p.getParent() != null && Files.notExists(p)) {
+            p = p.getParent();
+        }
+        if (!Files.isDirectory(p) || !Files.isWritable(p)) {
+            throw new IllegalStateException("config directory " + dir + " (APPLIANCE_CONFIG_DIR) cannot be written: "
+                    + p + " is not a writable directory; the key of the generated root credentials is kept there");
+        }
     }
 }

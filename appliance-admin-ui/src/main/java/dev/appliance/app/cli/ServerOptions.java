@@ -85,8 +85,9 @@ public record ServerOptions(
               --header-timeout   time a client has to send a request's line and headers (default 30s)
               --body-timeout     silence allowed inside a request body before the request is cut (default 60s)
               --idle-timeout     an idle keep-alive connection is closed after this (default 5m)
-            environment: APPLIANCE_ROOT_USER, APPLIANCE_ROOT_PASSWORD set the root credentials;
-                         APPLIANCE_DOMAIN is the default of --domain""";
+            environment: APPLIANCE_ROOT_USER, APPLIANCE_ROOT_PASSWORD set the root credentials (both or
+                         neither; user 3 to 128 characters, password 8 to 128; without them they are
+                         generated and printed); APPLIANCE_DOMAIN is the default of --domain""";
 
     /** Host and port; an empty host listens on every interface. */
     public record HostPort(String host, int port) {

@@ -16,6 +16,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class CredentialStoreTest {
+    private static final CredentialStore.Display NO_DISPLAY = (c, again) -> {};
+
     @TempDir
     Path tmp;
 
@@ -34,8 +36,10 @@ class CredentialStoreTest {
         List<LocalDrive> drives = drives();
         UUID deployment = UUID.randomUUID();
         Path config = tmp.resolve("config");
-        var first = new CredentialStore(drives, deployment, config).resolve(Map.of());
+        var firstStore = new CredentialStore(drives, deployment, config);
+        var first = firstStore.resolve(Map.of(), NO_DISPLAY);
         assertThat(first.generated()).isTrue();
+        firstStore.confirmShown();
         assertThat(first.credentials().accessKey()).hasSize(20);
         assertThat(first.credentials().secretKey()).hasSize(40);
 
@@ -49,7 +53,7 @@ class CredentialStoreTest {
         assertThat(Files.getPosixFilePermissions(key))
                 .containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
 
-        var second = new CredentialStore(drives, deployment, config).resolve(Map.of());
+        var second = new CredentialStore(drives, deployment, config).resolve(Map.of(), NO_DISPLAY);
         assertThat(second.generated()).isFalse();
         assertThat(second.credentials()).isEqualTo(first.credentials());
     }
@@ -58,13 +62,14 @@ class CredentialStoreTest {
     void environment_winsAndMustNameBothValues() throws Exception {
         List<LocalDrive> drives = drives();
         var store = new CredentialStore(drives, UUID.randomUUID(), tmp.resolve("config"));
-        var env = store.resolve(Map.of("APPLIANCE_ROOT_USER", "admin", "APPLIANCE_ROOT_PASSWORD", "s3cretpassword"));
+        var env = store.resolve(
+                Map.of("APPLIANCE_ROOT_USER", "admin", "APPLIANCE_ROOT_PASSWORD", "s3cretpassword"), NO_DISPLAY);
         assertThat(env.credentials()).isEqualTo(new RootCredentials("admin", "s3cretpassword"));
         assertThat(env.generated()).isFalse();
-        assertThatThrownBy(() -> store.resolve(Map.of("APPLIANCE_ROOT_USER", "admin")))
+        assertThatThrownBy(() -> store.resolve(Map.of("APPLIANCE_ROOT_USER", "admin"), NO_DISPLAY))
                 .hasMessageContaining("both");
-        assertThatThrownBy(
-                        () -> store.resolve(Map.of("APPLIANCE_ROOT_USER", "admin", "APPLIANCE_ROOT_PASSWORD", "short")))
+        assertThatThrownBy(() -> store.resolve(
+                        Map.of("APPLIANCE_ROOT_USER", "admin", "APPLIANCE_ROOT_PASSWORD", "short"), NO_DISPLAY))
                 .hasMessageContaining("8 to 128");
     }
 
@@ -72,8 +77,60 @@ class CredentialStoreTest {
     void missingKey_isExplainedNotGuessed() throws Exception {
         List<LocalDrive> drives = drives();
         UUID deployment = UUID.randomUUID();
-        new CredentialStore(drives, deployment, tmp.resolve("config")).resolve(Map.of());
-        assertThatThrownBy(() -> new CredentialStore(drives, deployment, tmp.resolve("elsewhere")).resolve(Map.of()))
+        new CredentialStore(drives, deployment, tmp.resolve("config")).resolve(Map.of(), NO_DISPLAY);
+        assertThatThrownBy(() ->
+                        new CredentialStore(drives, deployment, tmp.resolve("elsewhere")).resolve(Map.of(), NO_DISPLAY))
                 .hasMessageContaining("APPLIANCE_ROOT_USER");
+    }
+
+    @Test
+    void environment_isCheckedWithoutTouchingAnything() {
+        assertThat(CredentialStore.fromEnvironment(Map.of())).isEmpty();
+        assertThat(CredentialStore.fromEnvironment(
+                        Map.of("APPLIANCE_ROOT_USER", "admin", "APPLIANCE_ROOT_PASSWORD", "s3cretpassword")))
+                .contains(new RootCredentials("admin", "s3cretpassword"));
+        assertThatThrownBy(() -> CredentialStore.fromEnvironment(Map.of("APPLIANCE_ROOT_PASSWORD", "s3cretpassword")))
+                .hasMessageContaining("both");
+        assertThatThrownBy(() -> CredentialStore.fromEnvironment(
+                        Map.of("APPLIANCE_ROOT_USER", "ab", "APPLIANCE_ROOT_PASSWORD", "s3cretpassword")))
+                .hasMessageContaining("3 to 128");
+        assertThatThrownBy(() -> CredentialStore.fromEnvironment(
+                        Map.of("APPLIANCE_ROOT_USER", "admin", "APPLIANCE_ROOT_PASSWORD", "1234567")))
+                .hasMessageContaining("8 to 128");
+    }
+
+    @Test
+    void generatedCredentials_areShownBeforeTheyAreStored_andAgainUntilTheStartFinishes() throws Exception {
+        List<LocalDrive> drives = drives();
+        UUID deployment = UUID.randomUUID();
+        Path config = tmp.resolve("config");
+        List<String> shown = new java.util.ArrayList<>();
+        var first = new CredentialStore(drives, deployment, config).resolve(Map.of(), (c, again) -> {
+            for (LocalDrive d : drives) {
+                assertThat(d.sysDir().resolve("config/root-credentials.enc"))
+                        .as("nothing stored before the operator was shown the credentials")
+                        .doesNotExist();
+            }
+            shown.add((again ? "again " : "new ") + c.secretKey());
+        });
+        assertThat(shown).containsExactly("new " + first.credentials().secretKey());
+
+        // The start died before it finished (no confirmShown): the next start shows the stored ones again.
+        var restart = new CredentialStore(drives, deployment, config);
+        var second = restart.resolve(Map.of(), (c, again) -> shown.add((again ? "again " : "new ") + c.secretKey()));
+        assertThat(second.credentials()).isEqualTo(first.credentials());
+        assertThat(second.generated()).isTrue();
+        assertThat(shown)
+                .containsExactly(
+                        "new " + first.credentials().secretKey(),
+                        "again " + first.credentials().secretKey());
+
+        // That start finished: from now on only the user is named.
+        restart.confirmShown();
+        var third = new CredentialStore(drives, deployment, config)
+                .resolve(Map.of(), (c, again) -> shown.add("unexpected " + c.secretKey()));
+        assertThat(third.generated()).isFalse();
+        assertThat(third.credentials()).isEqualTo(first.credentials());
+        assertThat(shown).hasSize(2);
     }
 }

@@ -395,9 +395,12 @@ final class DataScanner {
             Tally t,
             long[] setVersions,
             long[] setShardBytes) {
-        ErasureSet.MetaSnapshot snap = set.new MetaSnapshot(bucket, key);
+        ErasureSet.MetaSnapshot snap;
         ErasureSet.Resolved latest;
-        try {
+        // Under the key's read lock, as a GET: a write still committing holds the write lock and has its metadata on
+        // only some drives yet, which must not be reported as a version missing from the others.
+        try (var lock = set.locks.read(bucket, key)) {
+            snap = set.new MetaSnapshot(bucket, key);
             latest = set.resolve(snap, null);
         } catch (StorageException e) {
             if (e.kind() == ErrorKind.OBJECT_NOT_FOUND) {

@@ -443,6 +443,20 @@ public final class ErasureObjectStore implements ObjectStore {
         }
     }
 
+    /**
+     * Makes every check {@link #open} makes on the drives (count, order, deployment, root filesystem, and on a first
+     * start that each drive is present, empty and writable) without writing anything, so that a start refused for any
+     * reason leaves the drives untouched. {@code missingAreNew}: directories that do not exist yet are new drives the
+     * caller creates before {@link #open}.
+     */
+    public static void checkDrives(StoreConfig config, boolean missingAreNew) {
+        try {
+            Topology.check(config, missingAreNew);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot open the drives: " + e.getMessage(), e);
+        }
+    }
+
     /** As {@link #open(StoreConfig)}, with the drive-heal agent's timing set before it starts (tests). */
     static ErasureObjectStore open(StoreConfig config, DriveHealer.Settings driveHealSettings) {
         try {
@@ -517,6 +531,11 @@ public final class ErasureObjectStore implements ObjectStore {
 
     ForegroundLoad foreground() {
         return foreground;
+    }
+
+    /** The per-key locks every set shares (tests hold one to stand for a write in progress). */
+    dev.appliance.core.lock.NamespaceLocks keyLocks() {
+        return sets.getFirst().locks;
     }
 
     private ErasureSet setFor(String key) {

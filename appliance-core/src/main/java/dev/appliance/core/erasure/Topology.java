@@ -77,32 +77,41 @@ final class Topology {
         return 4;
     }
 
-    static Topology load(StoreConfig config) throws IOException {
-        List<Path> paths = config.drives();
-        int setSize = setSize(paths.size(), config.setDriveCount());
-        int parity = config.parity() < 0 ? defaultParity(setSize) : config.parity();
-        if (parity < 1 || parity > setSize / 2) {
-            throw new IllegalArgumentException(
-                    "parity: " + parity + " (expected 1.." + (setSize / 2) + " for sets of " + setSize + " drives)");
-        }
-        List<LocalDrive> drives = new ArrayList<>();
-        List<DriveFormat> formats = new ArrayList<>();
-        List<String> warnings = new ArrayList<>();
-        for (Path path : paths) {
-            LocalDrive drive = new LocalDrive(path);
-            drives.add(drive);
-            formats.add(readFormat(drive, warnings));
-        }
-        checkDistinct(drives);
-        if (!config.allowRootFilesystem()) {
-            refuseRootFilesystem(drives);
-        }
+    /** What the drives say before anything is written: the format most of them agree on (null: none formatted). */
+    private record Inspection(
+            List<LocalDrive> drives, List<String> warnings, DriveFormat reference, int setSize, int parity) {}
 
-        DriveFormat reference = reference(formats, drives);
+    /**
+     * Every check {@link #load} makes, writing nothing: a start refused here leaves the drives as they were. With
+     * {@code missingAreNew} a drive directory that does not exist yet counts as a new, empty drive (the caller
+     * creates it after this check passed); it must then be creatable.
+     */
+    static void check(StoreConfig config, boolean missingAreNew) throws IOException {
+        Inspection in = inspect(config, missingAreNew);
+        if (in.reference() != null) {
+            return;
+        }
+        for (LocalDrive d : in.drives()) {
+            if (!d.isOnline()) {
+                throw new IllegalStateException("cannot format a new deployment: drive " + d.root() + ": "
+                        + d.offlineReason() + " (every drive must be present the first time)");
+            }
+            Path existing = nearestExisting(d.root());
+            if (!Files.isDirectory(existing) || !Files.isWritable(existing)) {
+                throw new IllegalStateException("cannot format a new deployment: drive " + d.root() + ": "
+                        + (existing.equals(d.root()) ? "" : existing + " ") + "is not a writable directory");
+            }
+        }
+    }
+
+    static Topology load(StoreConfig config) throws IOException {
+        Inspection in = inspect(config, false);
+        List<LocalDrive> drives = in.drives();
+        List<String> warnings = in.warnings();
+        int setSize = in.setSize();
+        DriveFormat reference = in.reference();
         if (reference == null) {
-            reference = formatFresh(drives, setSize, parity);
-        } else {
-            validate(reference, formats, drives, setSize, warnings);
+            reference = formatFresh(drives, setSize, in.parity());
         }
         int sets = reference.sets().size();
         List<List<LocalDrive>> bySet = new ArrayList<>();
@@ -129,6 +138,43 @@ final class Topology {
             LOG.warning(w);
         }
         return new Topology(reference, List.copyOf(bySet), List.copyOf(warnings), config);
+    }
+
+    private static Inspection inspect(StoreConfig config, boolean missingAreNew) throws IOException {
+        List<Path> paths = config.drives();
+        int setSize = setSize(paths.size(), config.setDriveCount());
+        int parity = config.parity() < 0 ? defaultParity(setSize) : config.parity();
+        if (parity < 1 || parity > setSize / 2) {
+            throw new IllegalArgumentException(
+                    "parity: " + parity + " (expected 1.." + (setSize / 2) + " for sets of " + setSize + " drives)");
+        }
+        List<LocalDrive> drives = new ArrayList<>();
+        List<DriveFormat> formats = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
+        for (Path path : paths) {
+            LocalDrive drive = new LocalDrive(path);
+            drives.add(drive);
+            formats.add(missingAreNew && Files.notExists(path) ? null : readFormat(drive, warnings));
+        }
+        checkDistinct(drives);
+        if (!config.allowRootFilesystem()) {
+            refuseRootFilesystem(drives);
+        }
+
+        DriveFormat reference = reference(formats, drives);
+        if (reference != null) {
+            validate(reference, formats, drives, setSize, warnings);
+        }
+        return new Inspection(drives, warnings, reference, setSize, parity);
+    }
+
+    /** The path itself when it exists, else its closest existing ancestor (where it would be created). */
+    private static Path nearestExisting(Path path) {
+        Path p = path.toAbsolutePath();
+        while (p.getParent() != null && Files.notExists(p)) {
+            p = p.getParent();
+        }
+        return p;
     }
 
     private static String offlineSummary(List<LocalDrive> set) {
@@ -194,9 +240,11 @@ final class Topology {
     private static void refuseRootFilesystem(List<LocalDrive> drives) throws IOException {
         var rootStore = Files.getFileStore(Path.of("/"));
         for (LocalDrive d : drives) {
-            if (d.isOnline() && Files.getFileStore(d.root()).equals(rootStore)) {
+            // A directory still to be created lands on the filesystem of its closest existing ancestor.
+            if (d.isOnline() && Files.getFileStore(nearestExisting(d.root())).equals(rootStore)) {
                 throw new IllegalArgumentException("drive " + d.root() + " is on the root filesystem: give each drive"
-                        + " its own mounted filesystem (the embedded default allows this for trials only)");
+                        + " its own mounted filesystem, or start with --allow-root-drives to accept it (trials only;"
+                        + " the embedded default allows it)");
             }
         }
     }

@@ -65,6 +65,16 @@ public final class NamespaceLocks {
         locks.computeIfPresent(name, (k, v) -> --v.users == 0 ? null : v);
     }
 
+    /** Holders of and waiters for the lock on one key (for tests and diagnostics). */
+    public int users(String bucket, String key) {
+        int[] users = {0};
+        locks.computeIfPresent(bucket + "/" + key, (k, v) -> {
+            users[0] = v.users; // read where it is written, under the map's lock for this key
+            return v;
+        });
+        return users[0];
+    }
+
     /** Keys currently locked or waited for (for tests and diagnostics). */
     public int size() {
         return locks.size();

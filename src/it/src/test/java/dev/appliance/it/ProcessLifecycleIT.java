@@ -241,4 +241,207 @@ class ProcessLifecycleIT {
             assertObjectsIntact(s3);
         }
     }
+
+    // First start, tried as a new user would: whatever refuses the start does so before anything is written.
+
+    /** A fresh place for a refused start: drive and config directories that do not exist yet. */
+    private record Scratch(Path work, List<Path> drives, Path config) {
+        static Scratch of(String name) throws IOException {
+            Path work = Files.createDirectories(tmp.resolve(name));
+            List<Path> drives = new ArrayList<>();
+            for (int i = 1; i <= ApplianceProcess.DRIVES; i++) {
+                drives.add(work.resolve("disk" + i));
+            }
+            return new Scratch(work, drives, work.resolve("config"));
+        }
+
+        String driveArg() {
+            return work.resolve("disk{1..." + ApplianceProcess.DRIVES + "}").toString();
+        }
+
+        /** Nothing was created: no drive directory, no config directory (no key, no credentials). */
+        void assertUntouched() {
+            for (Path d : drives) {
+                assertThat(d).as("drive directory of a refused start").doesNotExist();
+            }
+            assertThat(config).as("config directory of a refused start").doesNotExist();
+        }
+    }
+
+    /** {@code java [jvmOptions] -jar appliance.jar args...} with APPLIANCE_CONFIG_DIR set, to its end. */
+    private static Commands.Result runJar(Scratch s, Map<String, String> env, List<String> jvmOptions, String... args) {
+        List<String> cmd = new ArrayList<>(ApplianceProcess.jarCommand(args));
+        cmd.addAll(1, List.of("--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xmx512m"));
+        cmd.addAll(1, jvmOptions);
+        Map<String, String> all = new LinkedHashMap<>(env);
+        all.put("APPLIANCE_CONFIG_DIR", s.config().toString());
+        return runWithout(s.work(), cmd, all);
+    }
+
+    /** As {@link Commands#run}; a null value removes the variable (the test runner's own must not leak in). */
+    private static Commands.Result runWithout(Path workDir, List<String> cmd, Map<String, String> env) {
+        Map<String, String> set = new LinkedHashMap<>();
+        List<String> unset = new ArrayList<>(List.of("APPLIANCE_ROOT_USER", "APPLIANCE_ROOT_PASSWORD"));
+        env.forEach((k, v) -> {
+            if (v != null) {
+                set.put(k, v);
+                unset.remove(k);
+            }
+        });
+        List<String> withEnv = new ArrayList<>(List.of("env"));
+        for (String u : unset) {
+            withEnv.add("-u");
+            withEnv.add(u);
+        }
+        withEnv.addAll(cmd);
+        return Commands.run(workDir, withEnv, set, 120);
+    }
+
+    @Test
+    @Order(10)
+    void busyConsolePort_refusesTheStartNamingTheAddress_beforeAnythingIsWritten() throws IOException {
+        Scratch s = Scratch.of("busy-port");
+        try (java.net.ServerSocket taken = new java.net.ServerSocket()) {
+            taken.bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+            int port = taken.getLocalPort();
+            Commands.Result r = runJar(
+                    s,
+                    Map.of(),
+                    List.of(),
+                    "server",
+                    "--address",
+                    "127.0.0.1:0",
+                    "--console-address",
+                    "127.0.0.1:" + port,
+                    "--allow-root-drives",
+                    s.driveArg());
+            assertThat(r.status()).as("exit status; stderr:%n%s", r.stderr()).isEqualTo(1);
+            assertThat(r.stderr())
+                    .contains("cannot listen on 127.0.0.1:" + port + " (--console-address): address already in use");
+            assertThat(r.stdout()).doesNotContain("RootPassword").doesNotContain("S3 API:");
+        }
+        s.assertUntouched();
+    }
+
+    @Test
+    @Order(11)
+    void badRootCredentials_areRefusedBeforeAnythingIsWritten() throws IOException {
+        Scratch s = Scratch.of("bad-credentials");
+        List<String> args = List.of(
+                "server",
+                "--address",
+                "127.0.0.1:0",
+                "--console-address",
+                "127.0.0.1:0",
+                "--allow-root-drives",
+                s.driveArg());
+        Commands.Result shortPassword = runJar(
+                s,
+                Map.of("APPLIANCE_ROOT_USER", "admin", "APPLIANCE_ROOT_PASSWORD", "short"),
+                List.of(),
+                args.toArray(String[]::new));
+        assertThat(shortPassword.status())
+                .as("stderr:%n%s", shortPassword.stderr())
+                .isEqualTo(1);
+        assertThat(shortPassword.stderr()).contains("root password").contains("8 to 128");
+        s.assertUntouched();
+
+        Map<String, String> halfSet = new LinkedHashMap<>();
+        halfSet.put("APPLIANCE_ROOT_USER", "admin");
+        Commands.Result half = runJar(s, halfSet, List.of(), args.toArray(String[]::new));
+        assertThat(half.status()).as("stderr:%n%s", half.stderr()).isEqualTo(1);
+        assertThat(half.stderr()).contains("APPLIANCE_ROOT_USER and APPLIANCE_ROOT_PASSWORD");
+        s.assertUntouched();
+    }
+
+    @Test
+    @Order(12)
+    void rootFilesystemDrives_areRefusedNamingTheFlag_withoutCreatingThem() throws IOException {
+        Scratch s = Scratch.of("root-drives");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                Files.getFileStore(s.work()).equals(Files.getFileStore(Path.of("/"))),
+                "the temporary directory is on the root filesystem (it is on this machine's builds)");
+        Commands.Result r = runJar(
+                s,
+                Map.of(),
+                List.of(),
+                "server",
+                "--address",
+                "127.0.0.1:0",
+                "--console-address",
+                "127.0.0.1:0",
+                s.driveArg());
+        assertThat(r.status()).as("stderr:%n%s", r.stderr()).isEqualTo(1);
+        assertThat(r.stderr()).contains("is on the root filesystem").contains("--allow-root-drives");
+        s.assertUntouched();
+    }
+
+    @Test
+    @Order(13)
+    void help_printsTheUsageWithStatusZero() throws IOException {
+        Scratch s = Scratch.of("help");
+        for (String flag : List.of("--help", "-h")) {
+            Commands.Result server = runJar(s, Map.of(), List.of(), "server", flag);
+            assertThat(server.status())
+                    .as("server %s; stderr:%n%s", flag, server.stderr())
+                    .isZero();
+            assertThat(server.stdout()).contains("usage: appliance server").contains("--allow-root-drives");
+            assertThat(server.stderr()).doesNotContain("unknown option");
+        }
+        Commands.Result certs = runJar(s, Map.of(), List.of(), "certs", "--help");
+        assertThat(certs.status()).as(certs.stderr()).isZero();
+        assertThat(certs.stdout()).contains("usage: appliance certs generate");
+        s.assertUntouched();
+    }
+
+    @Test
+    @Order(14)
+    void killBeforeTheBanner_thenRestart_stillGivesTheOperatorWorkingCredentials() throws Exception {
+        Scratch s = Scratch.of("kill-before-banner");
+        // The worst moment: drives formatted, credentials generated and stored, the process gone before its banner.
+        Commands.Result killed = runJar(
+                s,
+                Map.of(),
+                List.of("-Dappliance.faultInjection=true", "-Dappliance.faultInjection.haltBeforeBanner=true"),
+                "server",
+                "--address",
+                "127.0.0.1:0",
+                "--console-address",
+                "127.0.0.1:0",
+                "--allow-root-drives",
+                s.driveArg());
+        assertThat(killed.status()).as("stderr:%n%s", killed.stderr()).isEqualTo(137);
+        assertThat(killed.stdout()).doesNotContain("S3 API:");
+        assertThat(s.drives().getFirst().resolve(".appliance.sys/config/root-credentials.enc"))
+                .as("the credentials were stored before the kill")
+                .isRegularFile();
+        java.util.regex.Matcher printed =
+                Pattern.compile("(?m)^  RootPassword:\\s+(\\S+)\\s*$").matcher(killed.stdout());
+        assertThat(printed.find())
+                .as("the generated password was printed before it was stored:%n%s", killed.stdout())
+                .isTrue();
+        String printedSecret = printed.group(1);
+
+        ApplianceProcess again = LOGS.watch(ApplianceProcess.withGeneratedCredentials(s.work()));
+        try {
+            again.start();
+            assertThat(again.stdout())
+                    .as("the restart shows the stored credentials again")
+                    .contains("generated by an earlier start that did not finish")
+                    .contains("RootPassword:");
+            assertThat(again.secretKey()).isEqualTo(printedSecret);
+            try (S3Client s3 = again.client(again.accessKey(), again.secretKey(), b -> {})) {
+                s3.createBucket(b -> b.bucket("after-kill"));
+                assertThat(s3.listBuckets().buckets()).extracting(Bucket::name).contains("after-kill");
+            }
+            // That start finished: the next one names the user only, and the same credentials still work.
+            again.restart();
+            assertThat(again.stdout()).doesNotContain("RootPassword").doesNotContain(printedSecret);
+            try (S3Client s3 = again.client(again.accessKey(), printedSecret, b -> {})) {
+                assertThat(s3.listBuckets().buckets()).extracting(Bucket::name).contains("after-kill");
+            }
+        } finally {
+            again.stop();
+        }
+    }
 }
