@@ -14,9 +14,15 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.Ordered;
 
-/** The Spring Boot application behind the console address: admin REST API and health. */
+/**
+ * The Spring Boot application behind the console address: admin REST API, status and health. Every request passes
+ * {@link ConsoleAccessFilter} first: only the public status and health answer without a signature.
+ */
 @SpringBootApplication
 public class ConsoleApplication {
 
@@ -34,7 +40,7 @@ public class ConsoleApplication {
 
     /**
      * @param credentials the keys the S3 endpoint knows; admin API requests are SigV4-signed with them
-     * @param authorizer asked for every admin API request ({@code admin:<METHOD> <path>})
+     * @param authorizer asked for every non-public request ({@code admin:<METHOD> <path>}, the path as routed)
      */
     public static Running start(
             HostPort address,
@@ -42,8 +48,22 @@ public class ConsoleApplication {
             S3Server s3,
             CredentialsProvider credentials,
             Authorizer authorizer) {
-        var adminAuth = new AdminAuthFilter(
-                new SigV4Verifier(credentials, S3ServerConfig.DEFAULT_REGION, Clock.systemUTC()), authorizer);
+        return start(address, store, s3, credentials, authorizer, c -> {});
+    }
+
+    /** As above; {@code extra} adds beans before the context starts (tests observe which handlers run). */
+    static Running start(
+            HostPort address,
+            ErasureObjectStore store,
+            S3Server s3,
+            CredentialsProvider credentials,
+            Authorizer authorizer,
+            ApplicationContextInitializer<ConfigurableApplicationContext> extra) {
+        // First on every request, before any other filter reads the body or the path.
+        var access = new FilterRegistrationBean<>(new ConsoleAccessFilter(
+                new SigV4Verifier(credentials, S3ServerConfig.DEFAULT_REGION, Clock.systemUTC()), authorizer));
+        access.addUrlPatterns("/*");
+        access.setOrder(Ordered.HIGHEST_PRECEDENCE);
         var ctx = new SpringApplicationBuilder(ConsoleApplication.class)
                 .bannerMode(Banner.Mode.OFF)
                 .web(WebApplicationType.SERVLET)
@@ -51,13 +71,16 @@ public class ConsoleApplication {
                 .initializers(c -> {
                     c.getBeanFactory().registerSingleton("objectStore", store);
                     c.getBeanFactory().registerSingleton("s3Server", s3);
-                    c.getBeanFactory().registerSingleton("adminAuthFilter", adminAuth);
+                    c.getBeanFactory().registerSingleton("consoleAccessFilter", access);
+                    extra.initialize(c);
                 })
                 .properties(Map.of(
                         "server.port", Integer.toString(address.port()),
                         "server.address", address.bindHost(),
                         "spring.main.register-shutdown-hook", "false",
                         "management.endpoints.web.exposure.include", "health",
+                        // the health check is public (ConsoleAccessFilter): it says UP or DOWN and nothing else
+                        "management.endpoint.health.show-details", "never",
                         "logging.level.root", "WARN"))
                 .run();
         return new Running(ctx);

@@ -15,7 +15,7 @@ import java.util.UUID;
 
 /**
  * The console's admin REST API of one appliance process, through curl with its SigV4 signer ({@code --aws-sigv4}) and
- * the root credentials: drive fault injection ({@code /api/v1/admin/test/faults}), heal retries, and the status.
+ * the root credentials: drive fault injection ({@code /api/v1/admin/test/faults}), heal retries, and the detailed status.
  */
 final class AdminApi {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -89,9 +89,9 @@ final class AdminApi {
         return a.json().get("pending").asInt();
     }
 
-    /** {@code GET /api/v1/status} (unauthenticated). */
+    /** {@code GET /api/v1/admin/status}: the signed, detailed status (drive paths, failures by name, alert ids). */
     JsonNode status() {
-        Answer a = call("GET", "/api/v1/status", null, false);
+        Answer a = call("GET", "/api/v1/admin/status", null);
         assertThat(a.status()).as(a.body()).isEqualTo(200);
         return a.json();
     }

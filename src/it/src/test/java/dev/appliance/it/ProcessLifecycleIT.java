@@ -3,12 +3,7 @@ package dev.appliance.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +35,6 @@ import software.amazon.awssdk.services.s3.model.Bucket;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ProcessLifecycleIT {
-    private static final ObjectMapper JSON = new ObjectMapper();
     private static final String BUCKET = "lifecycle";
 
     @RegisterExtension
@@ -70,18 +64,9 @@ class ProcessLifecycleIT {
                         software.amazon.awssdk.core.checksums.RequestChecksumCalculation.WHEN_REQUIRED));
     }
 
-    private static JsonNode status() throws IOException, InterruptedException {
-        try (HttpClient http =
-                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build()) {
-            HttpResponse<String> r = http.send(
-                    HttpRequest.newBuilder(URI.create(appliance.consoleUri() + "/api/v1/status"))
-                            .timeout(Duration.ofSeconds(30))
-                            .GET()
-                            .build(),
-                    HttpResponse.BodyHandlers.ofString());
-            assertThat(r.statusCode()).as("GET /api/v1/status: %s", r.body()).isEqualTo(200);
-            return JSON.readTree(r.body());
-        }
+    /** The signed, detailed status: the deployment id and the drive paths are not public. */
+    private static JsonNode status() {
+        return new AdminApi(appliance, tmp).status();
     }
 
     private static void assertObjectsIntact(S3Client s3) {

@@ -78,6 +78,19 @@ class SosApiIT {
         assertThat(status(curl(null, "PUT", path, "{\"sosapi\":true}"))).isEqualTo(403);
         assertThat(status(curl(appliance.accessKey() + ":wrong-secret", "PUT", path, "{\"sosapi\":true}")))
                 .isEqualTo(403);
+        // nor does spelling the path another way get past the check: ambiguous spellings are refused outright, and a
+        // path the router does not know is still not public
+        for (String other : List.of(
+                "/api/v1/%61dmin/buckets/veeam/settings",
+                "/api/v1/admin;x=y/buckets/veeam/settings",
+                "/api/v1//admin/buckets/veeam/settings",
+                "/api/v1/admin/buckets/veeam/settings/")) {
+            assertThat(status(curl(null, "PUT", other, "{\"sosapi\":true}")))
+                    .as(other)
+                    .isEqualTo(400);
+        }
+        assertThat(status(curl(null, "PUT", "/api/v1/Admin/buckets/veeam/settings", "{\"sosapi\":true}")))
+                .isEqualTo(403);
         assertThat(catchStatus(() -> s3.getObjectAsBytes(b -> b.bucket("veeam").key(SYSTEM))))
                 .isEqualTo(404);
 
@@ -122,7 +135,10 @@ class SosApiIT {
         assertThat(status(curl(null, "PUT", "/api/v1/admin/test/faults/0", "{\"gone\":true}")))
                 .isEqualTo(403);
         Commands.Result status = curl(null, "GET", "/api/v1/status", null);
-        assertThat(status.stdout()).contains("\"faultsInjected\":false").doesNotContain("\"faultsInjected\":true");
+        assertThat(status.stdout())
+                .contains("\"faultsInjected\":false")
+                .doesNotContain("\"faultsInjected\":true")
+                .doesNotContain(appliance.drives().getFirst().toString());
         s3.createBucket(b -> b.bucket("faults-off"));
         s3.putObject(b -> b.bucket("faults-off").key("k"), RequestBody.fromString("intact"));
         assertThat(s3.getObjectAsBytes(b -> b.bucket("faults-off").key("k")).asUtf8String())

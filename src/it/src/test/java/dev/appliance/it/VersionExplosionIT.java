@@ -153,11 +153,12 @@ class VersionExplosionIT {
         return null;
     }
 
-    /** The alerts' summary in GET /api/v1/status (cheap to poll: no JVM started per poll, unlike the CLI). */
-    private static JsonNode statusAlerts() throws IOException {
-        Commands.Result status =
-                Commands.run(tmp, List.of("curl", "-sS", appliance.consoleUri() + "/api/v1/status"), Map.of(), 30);
-        return JSON.readTree(status.stdout()).path("alerts");
+    /**
+     * The alerts' summary with ids in the signed GET /api/v1/admin/status (cheap to poll: no JVM started per poll,
+     * unlike the CLI).
+     */
+    private static JsonNode statusAlerts() {
+        return new AdminApi(appliance, tmp).status().path("alerts");
     }
 
     /** Polls the status summary until {@code condition} holds, then answers the CLI's full listing. */

@@ -20,36 +20,67 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
- * Authenticates the admin API ({@code /api/v1/admin/**}) the way the S3 API is authenticated: a SigV4 Authorization
- * header (service {@code s3}, the S3 region) by a key the S3 endpoint knows, then the authorization seam is asked for
- * the {@code admin:} action. So {@code curl --aws-sigv4 "aws:amz:us-east-1:s3" --user KEY:SECRET} works, and so do
- * the AWS SDKs' signers. Bodies are small JSON documents, read whole and checked against the signed payload hash.
+ * Guards every request to the console port, before anything else runs: deny by default.
+ *
+ * <ol>
+ *   <li>A path that can be read more than one way ({@link ConsolePaths}) is refused with 400, signed or not.
+ *   <li>The few public endpoints ({@link #PUBLIC}) answer anyone: the status summary and the health check that load
+ *       balancers and monitoring poll. They reveal no object key, bucket, drive path or credential.
+ *   <li>Everything else (the admin API under {@code /api/v1/admin/}, the other actuator endpoints, the error page, any
+ *       path that routes nowhere) needs a SigV4 Authorization header (service {@code s3}, the S3 region) by a key the
+ *       S3 endpoint knows, and the authorization seam's yes for {@code admin:<METHOD> <path>}, with the decoded path
+ *       the controller is dispatched on. So {@code curl --aws-sigv4 "aws:amz:us-east-1:s3" --user KEY:SECRET} works,
+ *       and so do the AWS SDKs' signers. Bodies are small JSON documents, read whole and checked against the signed
+ *       payload hash.
+ * </ol>
+ *
+ * <p>A new controller is therefore private until it is added to {@link #PUBLIC}; nothing depends on its path prefix.
  */
-final class AdminAuthFilter extends OncePerRequestFilter {
+final class ConsoleAccessFilter extends OncePerRequestFilter {
     static final String ACCESS_KEY_ATTRIBUTE = "appliance.admin.accessKey";
+    /** {@code METHOD path} of the endpoints anyone may call, exactly as routed (routing is case-sensitive). */
+    static final Set<String> PUBLIC =
+            Set.of("GET /api/v1/status", "HEAD /api/v1/status", "GET /actuator/health", "HEAD /actuator/health");
+
     private static final int MAX_BODY = 64 * 1024;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final SigV4Verifier verifier;
     private final Authorizer authorizer;
 
-    AdminAuthFilter(SigV4Verifier verifier, Authorizer authorizer) {
+    ConsoleAccessFilter(SigV4Verifier verifier, Authorizer authorizer) {
         this.verifier = verifier;
         this.authorizer = authorizer;
     }
 
     @Override
-    protected boolean shouldNotFilter(HttpServletRequest request) {
-        return !request.getRequestURI().startsWith("/api/v1/admin/");
-    }
-
-    @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
+        String path;
+        try {
+            path = ConsolePaths.canonical(request.getRequestURI());
+        } catch (ConsolePaths.Ambiguous e) {
+            refuse(response, S3ErrorCode.InvalidURI, e.getMessage());
+            return;
+        }
+        // What the container mapped the request with must be what we decide on; refuse if its normalisation ever
+        // reads the path differently from ours.
+        String routed = request.getContextPath()
+                + request.getServletPath()
+                + (request.getPathInfo() == null ? "" : request.getPathInfo());
+        if (!routed.equals(path)) {
+            refuse(response, S3ErrorCode.InvalidURI, "the path reads differently once normalised");
+            return;
+        }
+        if (PUBLIC.contains(request.getMethod() + " " + path)) {
+            chain.doFilter(request, response);
+            return;
+        }
         byte[] body = request.getInputStream().readNBytes(MAX_BODY + 1);
         try {
             if (body.length > MAX_BODY) {
@@ -59,22 +90,24 @@ final class AdminAuthFilter extends OncePerRequestFilter {
             for (String name : Collections.list(request.getHeaderNames())) {
                 headers.put(name.toLowerCase(Locale.ROOT), new ArrayList<>(Collections.list(request.getHeaders(name))));
             }
+            // the signature covers the path as sent; the decision is about the path as routed
             AuthResult auth = verifier.verifyWholeBody(
                     request.getMethod(), request.getRequestURI(), request.getQueryString(), headers, body);
-            String action = "admin:" + request.getMethod() + " " + request.getRequestURI();
-            if (!authorizer.allowed(auth.accessKey(), action, null, null)) {
+            if (!authorizer.allowed(auth.accessKey(), "admin:" + request.getMethod() + " " + path, null, null)) {
                 throw new S3Exception(S3ErrorCode.AccessDenied);
             }
             request.setAttribute(ACCESS_KEY_ATTRIBUTE, auth.accessKey());
         } catch (S3Exception e) {
-            response.setStatus(e.code().status());
-            response.setContentType("application/json");
-            JSON.writeValue(
-                    response.getOutputStream(),
-                    Map.of("code", e.code().code(), "message", String.valueOf(e.getMessage())));
+            refuse(response, e.code(), String.valueOf(e.getMessage()));
             return;
         }
         chain.doFilter(new CachedBody(request, body), response);
+    }
+
+    private static void refuse(HttpServletResponse response, S3ErrorCode code, String message) throws IOException {
+        response.setStatus(code.status());
+        response.setContentType("application/json");
+        JSON.writeValue(response.getOutputStream(), Map.of("code", code.code(), "message", message));
     }
 
     /** The request with its body already read, for the controller to read again. */
