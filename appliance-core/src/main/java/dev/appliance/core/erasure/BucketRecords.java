@@ -161,6 +161,11 @@ final class BucketRecords {
     private final Map<String, Copy> current = new ConcurrentHashMap<>();
     /** The highest generation seen or tried per bucket: the next write goes above it. */
     private final Map<String, Long> highest = new ConcurrentHashMap<>();
+    /**
+     * Whether the load read a read quorum of drives, so that what this process serves includes every acknowledged
+     * change. Without it, repair would overwrite (or tombstone) what it did not see: it waits for the next start.
+     */
+    private volatile boolean settled;
 
     BucketRecords(List<LocalDrive> drives, DriveCalls calls, Clock clock, NamespaceLocks bucketLocks) {
         this.drives = drives;
@@ -189,10 +194,11 @@ final class BucketRecords {
             }
         }
         int readQuorum = drives.size() - writeQuorum() + 1;
-        if (answered < readQuorum) {
+        settled = answered >= readQuorum;
+        if (!settled) {
             LOG.warning("bucket records read from " + answered + " of " + drives.size() + " drives (" + readQuorum
-                    + " needed to be sure to see every acknowledged change): settings may be stale until drives"
-                    + " return");
+                    + " needed to be sure to see every acknowledged change): settings may be stale, and are not"
+                    + " repaired, until the next start");
         }
         Map<String, BucketRecord> live = new TreeMap<>();
         for (var e : byName.entrySet()) {
@@ -291,6 +297,9 @@ final class BucketRecords {
      * a tombstone above it. Returns how many copies were rewritten.
      */
     int repair() {
+        if (!settled) {
+            return 0;
+        }
         List<DriveCalls.Outcome<Map<String, Copy>>> read = calls.onAll(drives, (pos, d) -> readAll(d));
         Set<String> names = new HashSet<>(current.keySet());
         for (var o : read) {

@@ -296,6 +296,50 @@ class BucketRecordsTest {
         assertThat(store.headObject(B, "k", locked.versionId()).versionId()).isEqualTo(locked.versionId());
     }
 
+    /**
+     * A version under legal hold that the healer finds dangling (on one drive of four, as a write cut short leaves it)
+     * is kept and reported as failed, not removed: whatever the bucket says, the healer never destroys a locked version.
+     */
+    @Test
+    void danglingVersionUnderLegalHold_isKeptByTheHealer() throws Exception {
+        store = openStore();
+        store.makeBucket(B, true);
+        put("k", Map.of());
+        List<Map<Path, byte[]>> before = new ArrayList<>();
+        for (int d = 0; d < 4; d++) {
+            before.add(files(store.drives().get(d).objectDir(B, "k")));
+        }
+        ObjectInfo held = put("k", ObjectLock.withLegalHold(Map.of(), true));
+        for (int d = 1; d < 4; d++) { // drives 1-3 go back to before the write: only drive 0 holds it
+            Path dir = store.drives().get(d).objectDir(B, "k");
+            dev.appliance.core.drive.LocalDrive.deleteTree(dir);
+            for (var f : before.get(d).entrySet()) {
+                Files.createDirectories(f.getKey().getParent());
+                Files.write(f.getKey(), f.getValue());
+            }
+        }
+
+        HealResult r = store.heal(B, "k", held.versionId());
+
+        assertThat(r.status()).as(r.toString()).isEqualTo(HealResult.Status.FAILED);
+        assertThat(r.detail()).contains("legal hold");
+        var meta = dev.appliance.core.meta.XlMeta.parse(
+                Files.readAllBytes(store.drives().get(0).metaFile(B, "k")));
+        assertThat(meta.indexOf(dev.appliance.core.naming.VersionIds.parse(held.versionId())))
+                .as("still on drive 0")
+                .isNotNegative();
+    }
+
+    private static Map<Path, byte[]> files(Path dir) throws IOException {
+        Map<Path, byte[]> out = new java.util.HashMap<>();
+        try (var walk = Files.walk(dir)) {
+            for (Path p : walk.filter(Files::isRegularFile).toList()) {
+                out.put(p, Files.readAllBytes(p));
+            }
+        }
+        return out;
+    }
+
     // ------------------------------------------------------------------------------------------- property test
 
     /** The settings the test last saw acknowledged. */
