@@ -429,60 +429,143 @@ class BucketRecordsTest {
 
     /** One random configuration change, acknowledged (at most one drive is away); returns the new model. */
     private Model change(Random rnd, Model m) {
+        Change c = plan(rnd, m);
+        if (c.call() != null) {
+            c.call().run();
+        }
+        return c.next();
+    }
+
+    /** A configuration change: the model it leads to, and the store call that makes it (null: none). */
+    private record Change(Model next, Runnable call) {}
+
+    private Change plan(Random rnd, Model m) {
         if (!m.exists()) {
             boolean lock = rnd.nextBoolean();
-            store.makeBucket(B, lock);
-            return new Model(true, lock ? VersioningState.ENABLED : VersioningState.UNVERSIONED, lock, null, null);
+            return new Change(
+                    new Model(true, lock ? VersioningState.ENABLED : VersioningState.UNVERSIONED, lock, null, null),
+                    () -> store.makeBucket(B, lock));
         }
         switch (rnd.nextInt(6)) {
             case 0 -> {
                 if (m.lock()) {
-                    return m;
+                    return new Change(m, null);
                 }
                 VersioningState v = rnd.nextBoolean() ? VersioningState.ENABLED : VersioningState.SUSPENDED;
-                store.setVersioning(B, v);
-                return new Model(true, v, false, m.lifecycleDays(), m.quota());
+                return new Change(
+                        new Model(true, v, false, m.lifecycleDays(), m.quota()), () -> store.setVersioning(B, v));
             }
             case 1 -> {
                 if (m.versioning() != VersioningState.ENABLED) {
-                    return m;
+                    return new Change(m, null);
                 }
-                store.setObjectLockConfiguration(
-                        B, new ObjectLockConfiguration(RetentionMode.GOVERNANCE, 1 + rnd.nextInt(5), 0));
-                return new Model(true, m.versioning(), true, m.lifecycleDays(), m.quota());
+                int days = 1 + rnd.nextInt(5);
+                return new Change(
+                        new Model(true, m.versioning(), true, m.lifecycleDays(), m.quota()),
+                        () -> store.setObjectLockConfiguration(
+                                B, new ObjectLockConfiguration(RetentionMode.GOVERNANCE, days, 0)));
             }
             case 2 -> {
                 Integer days = rnd.nextInt(3) == 0 ? null : 1 + rnd.nextInt(100);
-                store.setLifecycleConfiguration(
-                        B,
-                        days == null
-                                ? null
-                                : new LifecycleConfiguration(List.of(new LifecycleConfiguration.Rule(
-                                        "r",
-                                        true,
-                                        LifecycleConfiguration.Filter.ALL,
-                                        null,
-                                        new LifecycleConfiguration.NoncurrentExpiration(days, null),
-                                        null))));
-                return new Model(true, m.versioning(), m.lock(), days, m.quota());
+                return new Change(
+                        new Model(true, m.versioning(), m.lock(), days, m.quota()),
+                        () -> store.setLifecycleConfiguration(
+                                B,
+                                days == null
+                                        ? null
+                                        : new LifecycleConfiguration(List.of(new LifecycleConfiguration.Rule(
+                                                "r",
+                                                true,
+                                                LifecycleConfiguration.Filter.ALL,
+                                                null,
+                                                new LifecycleConfiguration.NoncurrentExpiration(days, null),
+                                                null)))));
             }
             case 3 -> {
                 Long quota = rnd.nextInt(3) == 0 ? null : (long) (1 + rnd.nextInt(1_000_000));
-                store.setBucketSettings(B, new BucketSettings(quota, null, null));
-                return new Model(true, m.versioning(), m.lock(), m.lifecycleDays(), quota);
+                return new Change(
+                        new Model(true, m.versioning(), m.lock(), m.lifecycleDays(), quota),
+                        () -> store.setBucketSettings(B, new BucketSettings(quota, null, null)));
             }
             case 4 -> {
                 // a bucket with Object Lock is kept: deleting and re-creating it is the test of the other branch
                 if (m.lock() || rnd.nextInt(3) != 0) {
-                    return m;
+                    return new Change(m, null);
                 }
-                store.deleteBucket(B);
-                return new Model(false, VersioningState.UNVERSIONED, false, null, null);
+                return new Change(
+                        new Model(false, VersioningState.UNVERSIONED, false, null, null), () -> store.deleteBucket(B));
             }
             default -> {
-                store.setBucketTags(B, Map.of("n", Objects.toString(rnd.nextInt(1000))));
-                return m;
+                String tag = Objects.toString(rnd.nextInt(1000));
+                return new Change(m, () -> store.setBucketTags(B, Map.of("n", tag)));
             }
+        }
+    }
+
+    /**
+     * Changes that fail (two drives of four away: the record reaches two, a majority needs three) take effect entirely
+     * or not at all, and never flip back: the running store keeps serving the old settings; when the drives return
+     * while it runs, the old settings are made durable over the failed write; a restart first may adopt the failed
+     * change, which then stays through the drives' return and later restarts.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {11, 12, 13})
+    void failedChanges_takeEffectEntirelyOrNot_andNeverFlipBack(long seed) throws IOException {
+        Random rnd = new Random(seed);
+        store = openStore();
+        store.makeBucket(B);
+        Model m = new Model(true, VersioningState.UNVERSIONED, false, null, null);
+        int failed = 0;
+        for (int round = 0; round < 10; round++) {
+            String what = "seed " + seed + " round " + round;
+            m = change(rnd, m);
+            int a = rnd.nextInt(4);
+            int b = (a + 1 + rnd.nextInt(3)) % 4;
+            takeAway(a);
+            takeAway(b);
+            Change c = plan(rnd, m);
+            if (c.call() != null) {
+                assertThatThrownBy(() -> c.call().run())
+                        .as(what)
+                        .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind())
+                                .isEqualTo(ErrorKind.WRITE_QUORUM));
+                failed++;
+            }
+            assertSettings(m, what + ": the running store after the failed change");
+            if (rnd.nextBoolean()) {
+                bringBack(a);
+                bringBack(b);
+                assertSettings(m, what + ": drives back while running");
+                restart();
+                assertSettings(m, what + ": restarted after the drives came back while running");
+            } else {
+                store.close();
+                store = null;
+                if (rnd.nextBoolean()) {
+                    bringBack(a); // while stopped
+                }
+                store = openStore();
+                Model seen = matches(c.next()) ? c.next() : m;
+                assertSettings(seen, what + ": restarted with the failed change on some drives");
+                if (Files.exists(away(a))) {
+                    bringBack(a);
+                }
+                bringBack(b);
+                assertSettings(seen, what + ": drives back while running");
+                restart();
+                assertSettings(seen, what + ": restarted again");
+                m = seen;
+            }
+        }
+        assertThat(failed).as("changes that failed").isPositive();
+    }
+
+    private boolean matches(Model m) {
+        try {
+            assertSettings(m, "");
+            return true;
+        } catch (AssertionError e) {
+            return false;
         }
     }
 }
