@@ -427,7 +427,6 @@ final class DataScanner {
         boolean act = config != null && Lifecycle.mayApply(config, key);
         boolean tags = act && config.usesTags();
         Lifecycle.KeyPass pass = act ? lifecycle.pass(config, key, clock.instant()) : null;
-        boolean lockBucket = store.isLockBucket(bucket);
         // A batch rewrites the key's files once per drive, copying what remains: with at most BATCHES_PER_KEY batches
         // per key the bytes copied per removed version stay the same whatever the key's size.
         long known = (long) files.hot().versionCount() + archive.versionCount();
@@ -480,7 +479,7 @@ final class DataScanner {
                 case REMOVE_NONCURRENT -> {
                     batch.add(h.versionId());
                     if (batch.size() >= limit) {
-                        removeBatch(set, bucket, key, batch, lockBucket, removed, t);
+                        removeBatch(set, bucket, key, batch, removed, t);
                         batch.clear();
                     }
                 }
@@ -490,7 +489,7 @@ final class DataScanner {
             }
         }
         if (!batch.isEmpty()) {
-            removeBatch(set, bucket, key, batch, lockBucket, removed, t);
+            removeBatch(set, bucket, key, batch, removed, t);
         }
         t.removedNoncurrent += removed.versions + removed.markers;
         count -= removed.versions + removed.markers;
@@ -510,7 +509,7 @@ final class DataScanner {
         boolean objectNow = !currentIsMarker;
         if (expireCurrent) {
             VersioningState versioning = store.bucketInfo(bucket).versioning();
-            ExpireResult r = expireCurrent(set, bucket, key, versioning, config, lockBucket);
+            ExpireResult r = expireCurrent(set, bucket, key, versioning, config);
             if (r != null) {
                 t.expiredCurrent++;
                 objectNow = false;
@@ -552,13 +551,7 @@ final class DataScanner {
      * under retention or legal hold stay (counted). One rewrite of each metadata file per drive for the whole batch.
      */
     private void removeBatch(
-            ErasureSet set,
-            String bucket,
-            String key,
-            Set<UUID> candidates,
-            boolean lockBucket,
-            Removed removed,
-            Tally t) {
+            ErasureSet set, String bucket, String key, Set<UUID> candidates, Removed removed, Tally t) {
         try (var lock = set.locks.write(bucket, key)) {
             ErasureSet.MetaSnapshot snap = set.new MetaSnapshot(bucket, key);
             UUID current;
@@ -586,7 +579,8 @@ final class DataScanner {
                     continue; // gone already, or without quorum: not ours to remove
                 }
                 ObjectVersion v = agreed.version();
-                if (lockBucket && !v.isDeleteMarker()) {
+                // A version's own retention and legal hold count whatever the bucket's configuration says.
+                if (!v.isDeleteMarker()) {
                     try {
                         ObjectLock.checkRemovable(v.metadata(), now, false);
                     } catch (StorageException e) {
@@ -694,12 +688,7 @@ final class DataScanner {
      * that a rule has expired: a delete marker in a versioned or suspended bucket, removal in an unversioned one.
      */
     private ExpireResult expireCurrent(
-            ErasureSet set,
-            String bucket,
-            String key,
-            VersioningState versioning,
-            LifecycleConfiguration config,
-            boolean lockBucket) {
+            ErasureSet set, String bucket, String key, VersioningState versioning, LifecycleConfiguration config) {
         try (var lock = set.locks.write(bucket, key)) {
             ObjectVersion v;
             try {
@@ -732,8 +721,11 @@ final class DataScanner {
                     return new ExpireResult(true, replaced ? v.size() : -1);
                 }
                 default -> {
-                    if (lockBucket) {
-                        return null; // never reached: lock buckets are versioned
+                    try {
+                        // unversioned: removal destroys the version, so its own lock state is checked
+                        ObjectLock.checkRemovable(v.metadata(), lockNow.get(), false);
+                    } catch (StorageException locked) {
+                        return null;
                     }
                     set.removeVersion(bucket, key, v.versionId(), quorum);
                     return new ExpireResult(false, v.size());

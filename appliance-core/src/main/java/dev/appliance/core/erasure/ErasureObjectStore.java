@@ -1,6 +1,5 @@
 package dev.appliance.core.erasure;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.appliance.core.BucketInfo;
 import dev.appliance.core.BucketSettings;
 import dev.appliance.core.BucketUsage;
@@ -35,13 +34,11 @@ import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.objectlock.ObjectLockConfiguration;
 import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionClock;
-import dev.appliance.core.objectlock.RetentionMode;
 import dev.appliance.core.scanner.ScanReport;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -66,8 +63,6 @@ import java.util.concurrent.TimeUnit;
  * hashes to, and listings merge the sorted walks of every drive.
  */
 public final class ErasureObjectStore implements ObjectStore {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private final Topology topology;
     private final List<ErasureSet> sets;
     private final List<LocalDrive> allDrives;
@@ -91,6 +86,9 @@ public final class ErasureObjectStore implements ObjectStore {
 
     private final NamespaceLocks bucketLocks = new NamespaceLocks();
     private final Map<String, BucketInfo> buckets = new ConcurrentHashMap<>();
+    /** The bucket records on the drives, versioned and resolved by quorum; the maps here serve what they hold. */
+    private final BucketRecords records;
+
     private final Map<String, Map<String, String>> bucketTags = new ConcurrentHashMap<>();
     private final Map<String, ObjectLockConfiguration> lockConfigs = new ConcurrentHashMap<>();
     private final Map<String, BucketSettings> bucketSettings = new ConcurrentHashMap<>();
@@ -112,88 +110,6 @@ public final class ErasureObjectStore implements ObjectStore {
 
     /** The file on every drive that keeps the newest trusted time of the retention clock (epoch millis, decimal). */
     static final String RETENTION_CLOCK_FILE = "retention-clock";
-
-    /**
-     * Bucket metadata as stored in {@code .appliance.sys/buckets/<bucket>.json} on every drive; {@code quotaBytes} and
-     * {@code sosapi} are absent in records of older builds.
-     *
-     * @param objectLock the Object Lock configuration, or null (absent in records written before Object Lock)
-     */
-    record BucketRecord(
-            String name,
-            long createdMillis,
-            String versioning,
-            Map<String, String> tags,
-            Long quotaBytes,
-            Boolean sosapi,
-            LockRecord objectLock,
-            List<RuleRecord> lifecycle,
-            Integer versionAlertThreshold) {}
-
-    /**
-     * One lifecycle rule on disk (absent in records written before lifecycle): every field flat, null when not given;
-     * {@code dateMillis} is the Expiration date.
-     */
-    record RuleRecord(
-            String id,
-            boolean enabled,
-            String prefix,
-            Map<String, String> tags,
-            Long sizeGreaterThan,
-            Long sizeLessThan,
-            Integer days,
-            Long dateMillis,
-            Boolean expiredObjectDeleteMarker,
-            Integer noncurrentDays,
-            Integer newerNoncurrentVersions,
-            Integer abortIncompleteUploadDays) {
-        static RuleRecord of(LifecycleConfiguration.Rule r) {
-            var e = r.expiration();
-            var nc = r.noncurrentExpiration();
-            return new RuleRecord(
-                    r.id(),
-                    r.enabled(),
-                    r.filter().prefix(),
-                    r.filter().tags(),
-                    r.filter().sizeGreaterThan(),
-                    r.filter().sizeLessThan(),
-                    e == null ? null : e.days(),
-                    e == null || e.date() == null ? null : e.date().toEpochMilli(),
-                    e == null ? null : e.expiredObjectDeleteMarker(),
-                    nc == null ? null : nc.noncurrentDays(),
-                    nc == null ? null : nc.newerNoncurrentVersions(),
-                    r.abortIncompleteUploadDays());
-        }
-
-        LifecycleConfiguration.Rule toRule() {
-            return new LifecycleConfiguration.Rule(
-                    id,
-                    enabled,
-                    new LifecycleConfiguration.Filter(prefix, tags, sizeGreaterThan, sizeLessThan),
-                    expiredObjectDeleteMarker == null
-                            ? null
-                            : new LifecycleConfiguration.Expiration(
-                                    days,
-                                    dateMillis == null ? null : Instant.ofEpochMilli(dateMillis),
-                                    expiredObjectDeleteMarker),
-                    noncurrentDays == null && newerNoncurrentVersions == null
-                            ? null
-                            : new LifecycleConfiguration.NoncurrentExpiration(noncurrentDays, newerNoncurrentVersions),
-                    abortIncompleteUploadDays);
-        }
-    }
-
-    /** A bucket's Object Lock configuration on disk: lock enabled, default mode or null, days, years. */
-    record LockRecord(String mode, int days, int years) {
-        static LockRecord of(ObjectLockConfiguration c) {
-            return new LockRecord(
-                    c.defaultMode() == null ? null : c.defaultMode().name(), c.days(), c.years());
-        }
-
-        ObjectLockConfiguration toConfiguration() {
-            return new ObjectLockConfiguration(mode == null ? null : RetentionMode.valueOf(mode), days, years);
-        }
-    }
 
     private ErasureObjectStore(Topology topology, Clock clock) {
         this(topology, clock, DriveHealer.Settings.DEFAULTS);
@@ -219,7 +135,9 @@ public final class ErasureObjectStore implements ObjectStore {
         }
         this.sets = List.copyOf(s);
         this.allDrives = List.copyOf(all);
+        this.records = new BucketRecords(allDrives, calls, clock, bucketLocks);
         loadBuckets();
+        repairBucketRecordsQuietly(); // copies left stale by drives that were away while settings changed
         // Heal reports of the previous run (a crash included) are pending again before anything new is reported.
         this.journal = new MrfJournal(topology.sets, calls, heal::liveEntries);
         List<List<MrfJournal.Entry>> loaded = new ArrayList<>();
@@ -248,7 +166,10 @@ public final class ErasureObjectStore implements ObjectStore {
         }
         this.scanner = new DataScanner(this, sets, placement, foreground, usage, clock, this::retentionNow);
         this.alerts = new VersionAlerts(new AlertSource(), allDrives, clock);
-        scanner.afterCycle = alerts::scanned;
+        scanner.afterCycle = report -> {
+            alerts.scanned(report);
+            repairBucketRecordsQuietly();
+        };
         this.trashPurger = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform()
                 .name("trash-purger")
                 .daemon()
@@ -363,7 +284,9 @@ public final class ErasureObjectStore implements ObjectStore {
 
     private void checkDrivesQuietly() {
         try {
-            driveMonitor.check();
+            if (!driveMonitor.check().isEmpty()) {
+                repairBucketRecordsQuietly(); // a drive came back or was replaced: it may hold stale bucket records
+            }
         } catch (RuntimeException e) {
             java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
                     .log(java.util.logging.Level.WARNING, "drive check failed", e);
@@ -379,12 +302,9 @@ public final class ErasureObjectStore implements ObjectStore {
 
         @Override
         public void restoreBucket(String bucket, LocalDrive drive) throws IOException {
-            BucketInfo info = buckets.get(bucket);
-            if (info == null) {
-                return; // deleted meanwhile
+            try (var lock = bucketLocks.read(bucket, "")) {
+                records.restore(bucket, drive); // nothing when deleted meanwhile
             }
-            drive.createDirectoriesDurably(drive.bucketDir(bucket));
-            drive.writeDurably(drive.bucketMetaFile(bucket), bucketRecordJson(info));
         }
 
         @Override
@@ -417,7 +337,11 @@ public final class ErasureObjectStore implements ObjectStore {
 
     /** Checks the drives now (tests; the store also checks every {@link #DRIVE_CHECK_SECONDS} seconds). */
     List<String> checkDrives() {
-        return driveMonitor.check();
+        List<String> events = driveMonitor.check();
+        if (!events.isEmpty()) {
+            repairBucketRecordsQuietly();
+        }
+        return events;
     }
 
     DriveHealer driveHealer() {
@@ -545,60 +469,34 @@ public final class ErasureObjectStore implements ObjectStore {
     // ---------------------------------------------------------------------------------------------------- buckets
 
     private void loadBuckets() {
-        Map<String, Integer> votes = new HashMap<>();
-        Map<String, BucketRecord> records = new HashMap<>();
-        for (LocalDrive d : allDrives) {
-            if (!d.isOnline()) {
-                continue;
+        for (BucketRecords.BucketRecord r : records.load().values()) {
+            buckets.put(
+                    r.name(),
+                    new BucketInfo(
+                            r.name(),
+                            Instant.ofEpochMilli(r.createdMillis()),
+                            VersioningState.valueOf(r.versioning())));
+            if (r.tags() != null && !r.tags().isEmpty()) {
+                bucketTags.put(r.name(), Map.copyOf(r.tags()));
             }
-            try (DirectoryStream<Path> ds = Files.newDirectoryStream(d.sysDir().resolve("buckets"), "*.json")) {
-                for (Path p : ds) {
-                    try {
-                        BucketRecord r = JSON.readValue(Files.readAllBytes(p), BucketRecord.class);
-                        votes.merge(r.name(), 1, Integer::sum);
-                        records.merge(r.name(), r, (a, b) -> a.versioning().equals("UNVERSIONED") ? b : a);
-                    } catch (IOException e) {
-                        // a damaged copy: the other drives decide
-                    }
-                }
-            } catch (IOException e) {
-                // drive unreadable: the others decide
+            if (r.objectLock() != null) {
+                lockConfigs.put(r.name(), r.objectLock().toConfiguration());
             }
-        }
-        int quorum = allDrives.size() / 2;
-        for (var e : votes.entrySet()) {
-            if (e.getValue() >= Math.max(1, quorum)) {
-                BucketRecord r = records.get(e.getKey());
-                buckets.put(
-                        r.name(),
-                        new BucketInfo(
-                                r.name(),
-                                Instant.ofEpochMilli(r.createdMillis()),
-                                VersioningState.valueOf(r.versioning())));
-                if (r.tags() != null && !r.tags().isEmpty()) {
-                    bucketTags.put(r.name(), Map.copyOf(r.tags()));
+            if (r.lifecycle() != null && !r.lifecycle().isEmpty()) {
+                try {
+                    lifecycleConfigs.put(
+                            r.name(),
+                            new LifecycleConfiguration(r.lifecycle().stream()
+                                    .map(BucketRecords.RuleRecord::toRule)
+                                    .toList()));
+                } catch (RuntimeException refused) {
+                    java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
+                            .warning("bucket " + r.name() + ": stored lifecycle configuration refused, not applied: "
+                                    + refused.getMessage());
                 }
-                if (r.objectLock() != null) {
-                    lockConfigs.put(r.name(), r.objectLock().toConfiguration());
-                }
-                if (r.lifecycle() != null && !r.lifecycle().isEmpty()) {
-                    try {
-                        lifecycleConfigs.put(
-                                r.name(),
-                                new LifecycleConfiguration(r.lifecycle().stream()
-                                        .map(RuleRecord::toRule)
-                                        .toList()));
-                    } catch (RuntimeException refused) {
-                        java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
-                                .warning(
-                                        "bucket " + r.name() + ": stored lifecycle configuration refused, not applied: "
-                                                + refused.getMessage());
-                    }
-                }
-                if (r.quotaBytes() != null || r.sosapi() != null || r.versionAlertThreshold() != null) {
-                    bucketSettings.put(
-                            r.name(), new BucketSettings(r.quotaBytes(), r.sosapi(), r.versionAlertThreshold()));
-                }
+            }
+            if (r.quotaBytes() != null || r.sosapi() != null || r.versionAlertThreshold() != null) {
+                bucketSettings.put(r.name(), new BucketSettings(r.quotaBytes(), r.sosapi(), r.versionAlertThreshold()));
             }
         }
     }
@@ -641,42 +539,47 @@ public final class ErasureObjectStore implements ObjectStore {
     }
 
     private void writeBucketRecord(BucketInfo info, boolean createDir) {
-        byte[] json = bucketRecordJson(info);
-        List<DriveCalls.Outcome<Void>> outcomes = calls.onAll(allDrives, (pos, drive) -> {
-            if (createDir) {
-                drive.createDirectoriesDurably(drive.bucketDir(info.name()));
-            }
-            drive.writeDurably(drive.bucketMetaFile(info.name()), json);
-            return null;
-        });
-        requireMajority(outcomes, "bucket " + info.name());
+        records.write(bucketRecord(info), createDir);
     }
 
-    private byte[] bucketRecordJson(BucketInfo info) {
+    /**
+     * Rewrites missing, damaged and stale bucket records on every drive in service (after start, when a drive returns
+     * or is replaced, after each scanner cycle); returns how many copies were rewritten.
+     */
+    int repairBucketRecords() {
+        return records.repair();
+    }
+
+    private void repairBucketRecordsQuietly() {
         try {
-            return JSON.writeValueAsBytes(new BucketRecord(
-                    info.name(),
-                    info.created().toEpochMilli(),
-                    info.versioning().name(),
-                    bucketTags.getOrDefault(info.name(), Map.of()),
-                    bucketSettings
-                            .getOrDefault(info.name(), BucketSettings.DEFAULTS)
-                            .quotaBytes(),
-                    bucketSettings
-                            .getOrDefault(info.name(), BucketSettings.DEFAULTS)
-                            .sosapi(),
-                    lockConfigs.containsKey(info.name()) ? LockRecord.of(lockConfigs.get(info.name())) : null,
-                    lifecycleConfigs.containsKey(info.name())
-                            ? lifecycleConfigs.get(info.name()).rules().stream()
-                                    .map(RuleRecord::of)
-                                    .toList()
-                            : null,
-                    bucketSettings
-                            .getOrDefault(info.name(), BucketSettings.DEFAULTS)
-                            .versionAlertThreshold()));
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
+            records.repair();
+        } catch (RuntimeException e) {
+            java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
+                    .log(java.util.logging.Level.WARNING, "bucket record repair failed; tried again later", e);
         }
+    }
+
+    private BucketRecords.BucketRecord bucketRecord(BucketInfo info) {
+        return new BucketRecords.BucketRecord(
+                info.name(),
+                info.created().toEpochMilli(),
+                info.versioning().name(),
+                bucketTags.getOrDefault(info.name(), Map.of()),
+                bucketSettings
+                        .getOrDefault(info.name(), BucketSettings.DEFAULTS)
+                        .quotaBytes(),
+                bucketSettings
+                        .getOrDefault(info.name(), BucketSettings.DEFAULTS)
+                        .sosapi(),
+                lockConfigs.containsKey(info.name()) ? BucketRecords.LockRecord.of(lockConfigs.get(info.name())) : null,
+                lifecycleConfigs.containsKey(info.name())
+                        ? lifecycleConfigs.get(info.name()).rules().stream()
+                                .map(BucketRecords.RuleRecord::of)
+                                .toList()
+                        : null,
+                bucketSettings
+                        .getOrDefault(info.name(), BucketSettings.DEFAULTS)
+                        .versionAlertThreshold());
     }
 
     private void requireMajority(List<? extends DriveCalls.Outcome<?>> outcomes, String what) {
@@ -693,13 +596,8 @@ public final class ErasureObjectStore implements ObjectStore {
                             ErrorKind.BUCKET_NOT_EMPTY, "The bucket you tried to delete is not empty.");
                 }
             }
-            List<DriveCalls.Outcome<Void>> outcomes = calls.onAll(allDrives, (pos, drive) -> {
-                drive.moveToTrash(drive.bucketMetaFile(bucket));
-                drive.moveToTrash(drive.bucketDir(bucket));
-                LocalDrive.forceDirectory(drive.root());
-                return null;
-            });
-            requireMajority(outcomes, "delete bucket " + bucket);
+            // A tombstone, not a missing file: a drive away during the delete must not bring the bucket back.
+            records.delete(bucket);
             buckets.remove(bucket);
             bucketTags.remove(bucket);
             lockConfigs.remove(bucket);
@@ -936,10 +834,6 @@ public final class ErasureObjectStore implements ObjectStore {
                 info.modTime(),
                 info.size(),
                 TagsOf.parse(info.userMetadata().get(TagsOf.STORED_KEY)));
-    }
-
-    boolean isLockBucket(String bucket) {
-        return lockConfigs.containsKey(bucket);
     }
 
     /**
@@ -1333,9 +1227,10 @@ public final class ErasureObjectStore implements ObjectStore {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
         UUID id = versionId == null ? null : VersionIds.parse(versionId);
-        java.util.function.Consumer<Map<String, String>> guard = lockConfigs.containsKey(bucket)
-                ? meta -> ObjectLock.checkRemovable(meta, retentionClock.now(), bypassGovernance)
-                : null;
+        // Checked whatever the bucket's configuration says: a version's own retention and legal hold protect it even
+        // if the bucket's lock configuration were lost.
+        java.util.function.Consumer<Map<String, String>> guard =
+                meta -> ObjectLock.checkRemovable(meta, retentionClock.now(), bypassGovernance);
         DeleteResult deleted = setFor(key).delete(bucket, key, b.versioning(), id, guard);
         usage.changed(bucket);
         return deleted;

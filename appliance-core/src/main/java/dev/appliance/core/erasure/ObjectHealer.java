@@ -579,6 +579,25 @@ final class ObjectHealer {
         return removeDangling(bucket, key, versionId, name);
     }
 
+    /** Whether any drive's copy of the version carries a legal hold or a retention not yet expired. */
+    private boolean underLock(View[] views) {
+        java.time.Instant now = set.clock().instant();
+        for (View v : views) {
+            if (v.state != MetaState.HELD || v.pick == null) {
+                continue;
+            }
+            try {
+                ObjectVersion version = v.pick.file().version(v.pick.index());
+                dev.appliance.core.objectlock.ObjectLock.checkRemovable(version.metadata(), now, false);
+            } catch (CorruptMetaException e) {
+                continue; // unreadable here; another copy decides
+            } catch (dev.appliance.core.StorageException locked) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Under the key's lock, decides again from fresh metadata, then removes the version where it is. */
     private HealResult removeDangling(String bucket, String key, UUID versionId, String name) {
         try (var lock = set.locks.write(bucket, key)) {
@@ -599,6 +618,12 @@ final class ObjectHealer {
             }
             if (again.version() != null || type == null || views.length - absent >= quorum(type, dataShards)) {
                 return HealResult.of(HealResult.Status.RETRY, name + ": changed while deciding whether it dangles");
+            }
+            if (underLock(views)) {
+                // Whatever the bucket's configuration says: a version that carries retention or legal hold is never
+                // removed by the healer; the operator decides (it is reported as failed).
+                return HealResult.of(
+                        HealResult.Status.FAILED, name + ": dangling but under retention or legal hold: kept");
             }
             List<Outcome<KeyFiles.Change>> outcomes =
                     set.calls.on(set.drives(), holding, (pos, drive) -> KeyFiles.forUpdate(drive, bucket, key)

@@ -62,6 +62,9 @@ class CrashSafetyIT {
                 .as("operations in flight at the kills (the kills must hit a busy process)")
                 .isGreaterThan(0);
         assertThat(result.versionsRead()).isPositive();
+        assertThat(result.retentionUpdates())
+                .as("retention updates acknowledged")
+                .isPositive();
     }
 
     /**

@@ -20,7 +20,9 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.DeleteObjectResponse;
+import software.amazon.awssdk.services.s3.model.ObjectLockRetentionMode;
 import software.amazon.awssdk.services.s3.model.PutObjectResponse;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Concurrent S3 operations on the keys of {@link CrashModel}, each recorded in the model once its answer arrived:
@@ -39,6 +41,13 @@ final class CrashLoad {
     final AtomicLong failedBeforeKill = new AtomicLong();
 
     private final AtomicLong nextContentSeed;
+    /** Deletes of a version under acknowledged COMPLIANCE retention that were refused, as they must be. */
+    final AtomicLong lockRefusals = new AtomicLong();
+    /** Retention updates acknowledged. */
+    final AtomicLong retentionUpdates = new AtomicLong();
+    /** Deletes of a locked version that succeeded: each is a broken promise of Object Lock. */
+    final java.util.Queue<String> lockViolations = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
     /** Set just before the kill: failures from then on are the kill's. */
     volatile boolean killing;
 
@@ -118,6 +127,11 @@ final class CrashLoad {
         double x = r.nextDouble();
         if (x < 0.08) {
             multipart(s3, k, r, stopping);
+        } else if (k.locked && x < 0.35) {
+            retention(s3, k, r);
+        } else if (k.locked && x < 0.60 && !k.retained.isEmpty()) {
+            List<String> held = List.copyOf(k.retained.keySet());
+            deleteLocked(s3, k, held.get(r.nextInt(held.size())));
         } else if (k.versioned && (k.versions.size() > 4 || x < 0.30) && !k.versions.isEmpty()) {
             deleteVersion(s3, k, k.versions.get(r.nextInt(k.versions.size())).versionId());
         } else if (x < 0.45) {
@@ -173,6 +187,10 @@ final class CrashLoad {
     }
 
     private void deleteVersion(S3Client s3, KeyState k, String versionId) {
+        if (k.retained.containsKey(versionId)) {
+            deleteLocked(s3, k, versionId);
+            return;
+        }
         try {
             s3.deleteObject(b -> b.bucket(k.bucket).key(k.key).versionId(versionId));
         } catch (RuntimeException e) {
@@ -186,6 +204,68 @@ final class CrashLoad {
         }
         k.versions.removeIf(v -> v.versionId().equals(versionId));
         acknowledged.incrementAndGet();
+    }
+
+    /**
+     * Sets (or extends) COMPLIANCE retention on one of the key's versions, a day ahead and more: longer than any run, so
+     * every acknowledged one must hold until the end.
+     */
+    private void retention(S3Client s3, KeyState k, SplittableRandom r) {
+        List<Ver> objects = k.versions.stream().filter(v -> !v.marker()).toList();
+        if (objects.isEmpty()) {
+            put(s3, k, r);
+            return;
+        }
+        String versionId = objects.get(r.nextInt(objects.size())).versionId();
+        java.time.Instant before = k.retained.get(versionId);
+        java.time.Instant until = (before == null
+                        ? java.time.Instant.now().plus(java.time.Duration.ofDays(1))
+                        : before.plusSeconds(1 + r.nextInt(3600)))
+                .truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        try {
+            s3.putObjectRetention(
+                    b -> b.bucket(k.bucket).key(k.key).versionId(versionId).retention(x -> x.mode(
+                                    ObjectLockRetentionMode.COMPLIANCE)
+                            .retainUntilDate(until)));
+        } catch (RuntimeException e) {
+            k.pendingRetention = until;
+            unknownOutcome(k, new Pending(PendingKind.RETENTION, null, versionId), e);
+            return;
+        }
+        k.retained.put(versionId, until);
+        retentionUpdates.incrementAndGet();
+        acknowledged.incrementAndGet();
+    }
+
+    /** A delete of a version under acknowledged COMPLIANCE retention: must be refused (403), whatever happened since. */
+    private void deleteLocked(S3Client s3, KeyState k, String versionId) {
+        try {
+            s3.deleteObject(b -> b.bucket(k.bucket).key(k.key).versionId(versionId));
+        } catch (S3Exception e) {
+            if (e.statusCode() == 403) {
+                lockRefusals.incrementAndGet();
+                acknowledged.incrementAndGet();
+                return;
+            }
+            refusedOtherwise(k, versionId, e);
+            return;
+        } catch (RuntimeException e) {
+            refusedOtherwise(k, versionId, e);
+            return;
+        }
+        lockViolations.add(k + ": version " + versionId + " under COMPLIANCE retention until "
+                + k.retained.get(versionId) + " was deleted");
+        k.versions.removeIf(v -> v.versionId().equals(versionId));
+        k.retained.remove(versionId);
+    }
+
+    /** Not an answer to the delete of a locked version: the version must still be there (the verifier reads it). */
+    private void refusedOtherwise(KeyState k, String versionId, RuntimeException e) {
+        if (!killing) {
+            failedBeforeKill.incrementAndGet();
+            System.out.println("[crash] delete of locked version " + versionId + " of " + k
+                    + " failed before the kill with something else than 403: " + e);
+        }
     }
 
     /** Two parts (5 MiB and up to 1 MiB), then CompleteMultipartUpload; stops between steps once the load stops. */

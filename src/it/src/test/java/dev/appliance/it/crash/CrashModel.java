@@ -47,7 +47,12 @@ public final class CrashModel {
         /** A DELETE in an unversioned bucket (with or without {@code versionId=null}): the object may be gone. */
         DELETE_NULL,
         /** A step of a multipart upload before its completion: an upload the model does not know may exist. */
-        UPLOAD
+        UPLOAD,
+        /**
+         * A PutObjectRetention of version {@link Pending#versionId()} to {@link KeyState#pendingRetention}: it may have
+         * been set or not.
+         */
+        RETENTION
     }
 
     public record Pending(PendingKind kind, Ver ver, String versionId) {}
@@ -60,6 +65,12 @@ public final class CrashModel {
         public final String bucket;
         public final String key;
         public final boolean versioned;
+        /** In the Object Lock bucket: versions get COMPLIANCE retention, and deleting those must be refused. */
+        public final boolean locked;
+        /** Acknowledged COMPLIANCE retain-until dates, by version id. */
+        public final java.util.Map<String, java.time.Instant> retained = new java.util.concurrent.ConcurrentHashMap<>();
+        /** The date a retention update of unknown outcome asked for. */
+        public java.time.Instant pendingRetention;
         /** Acknowledged versions, newest first (at most one, "null", in an unversioned bucket). */
         public final List<Ver> versions = new ArrayList<>();
         /** The operation of unknown outcome, or null; a key with one is not touched again until verified. */
@@ -69,9 +80,14 @@ public final class CrashModel {
         private final AtomicBoolean busy = new AtomicBoolean();
 
         KeyState(String bucket, String key, boolean versioned) {
+            this(bucket, key, versioned, false);
+        }
+
+        KeyState(String bucket, String key, boolean versioned, boolean locked) {
             this.bucket = bucket;
             this.key = key;
             this.versioned = versioned;
+            this.locked = locked;
         }
 
         boolean claim() {

@@ -4,6 +4,8 @@ import dev.appliance.it.ApplianceProcess;
 import dev.appliance.it.crash.CrashModel.KeyState;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +17,8 @@ import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.retries.api.RetryStrategy;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.BucketVersioningStatus;
+import software.amazon.awssdk.services.s3.model.ObjectLockEnabled;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * Kill, restart, verify, many times: the load of {@link CrashLoad} runs against the appliance for a random while, the
@@ -25,6 +29,8 @@ import software.amazon.awssdk.services.s3.model.BucketVersioningStatus;
 public final class CrashRun {
     static final String VERSIONED = "crash-versioned";
     static final String UNVERSIONED = "crash-plain";
+    /** Object Lock enabled: versions get COMPLIANCE retention, deleting them must be refused. */
+    static final String LOCKED = "crash-locked";
 
     /** What the run does; every field has a {@code crash.*} system property. */
     public record Config(
@@ -37,7 +43,8 @@ public final class CrashRun {
             int diskCheckEvery,
             int idleTimeoutSeconds,
             int minAcknowledgedPerRound,
-            double maxMinutes) {
+            double maxMinutes,
+            int outageEvery) {
         public static Config from(Properties p) {
             return new Config(
                     Integer.parseInt(p.getProperty("crash.kills", "5")),
@@ -49,7 +56,8 @@ public final class CrashRun {
                     Integer.parseInt(p.getProperty("crash.diskCheckEvery", "0")),
                     Integer.parseInt(p.getProperty("crash.idleTimeoutSeconds", "120")),
                     Integer.parseInt(p.getProperty("crash.minAcknowledgedPerRound", "30")),
-                    Double.parseDouble(p.getProperty("crash.maxMinutes", "0")));
+                    Double.parseDouble(p.getProperty("crash.maxMinutes", "0")),
+                    Integer.parseInt(p.getProperty("crash.outageEvery", "0")));
         }
     }
 
@@ -66,6 +74,9 @@ public final class CrashRun {
             long uploadsCompletedOnRetry,
             long uploadsAborted,
             int diskChecks,
+            long retentionUpdates,
+            long lockRefusals,
+            int outages,
             Duration duration,
             List<String> failures) {
         public long acknowledgedLost() {
@@ -76,7 +87,8 @@ public final class CrashRun {
             return String.format(
                     "[crash] kills=%d acknowledged=%d unknown-outcome=%d failed-before-kill=%d (applied %d, not applied %d) versions-verified=%d"
                             + " written=%.1f MiB read=%.1f MiB uploads-completed-on-retry=%d uploads-aborted=%d"
-                            + " disk-checks=%d failures(losses)=%d duration=%.1f s",
+                            + " disk-checks=%d retention-updates=%d locked-deletes-refused=%d drive-outages=%d"
+                            + " failures(losses)=%d duration=%.1f s",
                     kills,
                     acknowledged,
                     unknownOutcomes,
@@ -89,6 +101,9 @@ public final class CrashRun {
                     uploadsCompletedOnRetry,
                     uploadsAborted,
                     diskChecks,
+                    retentionUpdates,
+                    lockRefusals,
+                    outages,
                     failures.size(),
                     duration.toMillis() / 1000.0);
         }
@@ -120,6 +135,9 @@ public final class CrashRun {
             String name = (i % 3 == 0 ? "dir" + (i % 2) + "/" : "") + "obj-" + i;
             keys.add(new KeyState(VERSIONED, name, true));
             keys.add(new KeyState(UNVERSIONED, name, false));
+            if (i % 3 == 1) {
+                keys.add(new KeyState(LOCKED, name, true, true)); // a third as many: the run's length stays
+            }
         }
         CrashLoad load = new CrashLoad(keys, config.seed());
         CrashVerifier verifier = new CrashVerifier(keys);
@@ -127,12 +145,14 @@ public final class CrashRun {
         List<String> failures = new ArrayList<>();
         int kills = 0;
         int diskChecks = 0;
+        int outages = 0;
         appliance.start();
         try (S3Client s3 = appliance.client()) {
             s3.createBucket(b -> b.bucket(VERSIONED));
             s3.putBucketVersioning(
                     b -> b.bucket(VERSIONED).versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
             s3.createBucket(b -> b.bucket(UNVERSIONED));
+            s3.createBucket(b -> b.bucket(LOCKED).objectLockEnabledForBucket(true));
         }
         ExecutorService verifyPool = CrashVerifier.pool(8);
         try {
@@ -165,6 +185,18 @@ public final class CrashRun {
                 if (status != 137) {
                     failures.add("kill " + round + ": the process ended with status " + status + ", not 137 (SIGKILL)");
                 }
+                // Some rounds start without one drive and get it back while running: writes, deletes and retention
+                // updates go on without it, and it returns holding the state of before (bucket records included).
+                Path away = null;
+                Path drive = null;
+                if (config.outageEvery() > 0 && round % config.outageEvery() == 0) {
+                    drive = appliance
+                            .drives()
+                            .get(random.nextInt(appliance.drives().size()));
+                    away = drive.resolveSibling(drive.getFileName() + ".away");
+                    Files.move(drive, away);
+                    outages++;
+                }
                 long restart = System.nanoTime();
                 appliance.start();
                 long verify = System.nanoTime();
@@ -172,6 +204,16 @@ public final class CrashRun {
                     for (String f : verifier.verify(s3, verifyPool)) {
                         failures.add("after kill " + round + ": " + f);
                     }
+                    for (String f : bucketState(s3)) {
+                        failures.add("after kill " + round + (away == null ? "" : " (" + drive + " away)") + ": " + f);
+                    }
+                }
+                for (String v = load.lockViolations.poll(); v != null; v = load.lockViolations.poll()) {
+                    failures.add("round " + round + ": " + v);
+                }
+                if (away != null) {
+                    Files.move(away, drive); // back while running: the drive check takes it into service
+                    log.printf("[crash] kill %d: restarted without %s, returned it while running%n", round, drive);
                 }
                 log.printf(
                         "[crash] kill %d, %d ms after the round's first operations: acknowledged %d, unknown outcome %d, versions verified %d"
@@ -212,8 +254,36 @@ public final class CrashRun {
                 verifier.uploadsCompletedOnRetry.get(),
                 verifier.uploadsAborted.get(),
                 diskChecks,
+                load.retentionUpdates.get(),
+                load.lockRefusals.get(),
+                outages,
                 Duration.ofNanos(System.nanoTime() - t0),
                 failures);
+    }
+
+    /** The buckets' settings after a restart: versioning as set, Object Lock still enabled on the lock bucket. */
+    private static List<String> bucketState(S3Client s3) {
+        List<String> wrong = new ArrayList<>();
+        for (String b : List.of(VERSIONED, LOCKED)) {
+            var status = s3.getBucketVersioning(r -> r.bucket(b)).status();
+            if (status != BucketVersioningStatus.ENABLED) {
+                wrong.add("bucket " + b + ": versioning " + status + ", expected Enabled");
+            }
+        }
+        if (s3.getBucketVersioning(r -> r.bucket(UNVERSIONED)).status() != null) {
+            wrong.add("bucket " + UNVERSIONED + ": versioning was never enabled, it reads "
+                    + s3.getBucketVersioning(r -> r.bucket(UNVERSIONED)).status());
+        }
+        try {
+            var lock = s3.getObjectLockConfiguration(r -> r.bucket(LOCKED)).objectLockConfiguration();
+            if (lock == null || lock.objectLockEnabled() != ObjectLockEnabled.ENABLED) {
+                wrong.add("bucket " + LOCKED + ": Object Lock configuration " + lock + ", expected Enabled");
+            }
+        } catch (S3Exception e) {
+            wrong.add("bucket " + LOCKED + ": GetObjectLockConfiguration answers " + e.statusCode() + " "
+                    + e.awsErrorDetails().errorCode());
+        }
+        return wrong;
     }
 
     private static RetryStrategy noRetries() {

@@ -123,6 +123,9 @@ final class CrashVerifier {
             failures.addAll(f);
             return;
         }
+        if (k.locked) {
+            verifyRetention(s3, k, f);
+        }
         // The current listing: the key iff its newest version is an object, with that version's ETag and size.
         Ver latest = k.latest();
         boolean current = latest != null && !latest.marker();
@@ -185,6 +188,47 @@ final class CrashVerifier {
             }
         }
         failures.addAll(f);
+    }
+
+    /**
+     * Object Lock bucket: every acknowledged COMPLIANCE retention reads back with its date (a retention update of
+     * unknown outcome: the new date or the one before, adopted by the model).
+     */
+    private void verifyRetention(S3Client s3, KeyState k, List<String> f) {
+        var p = k.pending;
+        String pendingId = p != null && p.kind() == PendingKind.RETENTION ? p.versionId() : null;
+        for (Ver v : k.versions) {
+            String id = v.versionId();
+            java.time.Instant acknowledged = k.retained.get(id);
+            if (v.marker() || (acknowledged == null && !id.equals(pendingId))) {
+                continue;
+            }
+            java.time.Instant read;
+            String mode;
+            try {
+                var r = s3.getObjectRetention(b -> b.bucket(k.bucket).key(k.key).versionId(id))
+                        .retention();
+                read = r.retainUntilDate();
+                mode = r.modeAsString();
+            } catch (S3Exception e) {
+                read = null;
+                mode = e.statusCode() + " " + e.awsErrorDetails().errorCode();
+            }
+            if (id.equals(pendingId) && k.pendingRetention.equals(read)) {
+                k.retained.put(id, read);
+                unknownApplied.incrementAndGet();
+                acknowledged = read;
+            } else if (id.equals(pendingId)) {
+                unknownNotApplied.incrementAndGet();
+            }
+            if (acknowledged != null && !(acknowledged.equals(read) && "COMPLIANCE".equals(mode))) {
+                f.add(k + " version " + id + ": retention reads " + mode + " until " + read
+                        + ", acknowledged COMPLIANCE until " + acknowledged);
+            } else if (acknowledged == null && read != null) {
+                f.add(k + " version " + id + ": retention " + mode + " until " + read
+                        + " appeared, the update in flight asked for " + k.pendingRetention);
+            }
+        }
     }
 
     /** Versioned bucket: the listing must be the model's versions, give or take the one operation of unknown outcome. */
