@@ -20,13 +20,13 @@ import java.util.UUID;
  *
  * <p>Narrow on purpose: only a path segment shaped as a data directory name (a lowercase UUID) whose parent key has, on
  * a drive of the new key's set, a version naming that data directory, or a part file in it. Keys full of UUIDs, as
- * Veeam writes, cost one {@code stat} per UUID segment and drive (is there a key named by the segments before it?). Data directory names are
- * random and never shown to clients, so only a client that read them off a drive can meet this.
+ * Veeam writes, cost one {@code stat} per UUID segment and drive (is there a key named by the segments before it?).
+ * Data directory names are random and never shown to clients, so only a client that read them off a drive meets this.
  */
 final class DataDirCollisions {
     private DataDirCollisions() {}
 
-    /** Throws {@link ErrorKind#INVALID_OBJECT_NAME} when {@code key} (validated) names a data directory in {@code set}. */
+    /** Throws {@link ErrorKind#INVALID_OBJECT_NAME} when {@code key} (validated) runs through a data directory. */
     static void refuse(ErasureSet set, String bucket, String key) {
         String dir = ObjectKeys.relativeDir(key);
         int end = dir.indexOf('/');

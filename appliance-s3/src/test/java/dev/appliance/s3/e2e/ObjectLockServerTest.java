@@ -535,6 +535,13 @@ class ObjectLockServerTest {
                     .startsWith("HTTP/1.1 400")
                     .contains("<Code>MalformedXML</Code>");
         }
+        // a past date stays AWS's InvalidArgument, in the body as in the header
+        String past = "<Retention><Mode>COMPLIANCE</Mode><RetainUntilDate>2001-01-01T00:00:00Z</RetainUntilDate>"
+                + "</Retention>";
+        assertThat(raw("PUT", "/" + b + "/source", "retention", Map.of("content-md5", md5(past)), past))
+                .startsWith("HTTP/1.1 400")
+                .contains("<Code>InvalidArgument</Code>")
+                .contains("The retain until date must be in the future!");
         assertThat(s3.listObjectVersions(l -> l.bucket(b)).versions())
                 .extracting(v -> v.key())
                 .containsOnly("source");

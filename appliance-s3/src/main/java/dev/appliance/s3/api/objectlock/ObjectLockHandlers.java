@@ -26,9 +26,10 @@ import java.util.Set;
  * Put/GetObjectLegalHold ({@code ?legal-hold}) on a key, each with an optional {@code versionId}.
  *
  * <p>Request bodies are accepted in S3's namespace or in none (Veeam sends {@code <Retention>} without one); responses
- * carry the namespace; an unknown, repeated or non-text field is {@code MalformedXML}. Every PUT here must carry {@code Content-MD5} or an {@code x-amz-checksum-*} header, as S3
- * requires (checked when present: {@code BadDigest}). Retention and legal-hold changes are metadata-only updates of the
- * version, decided by the engine under the key's lock.
+ * carry the namespace; an unknown, repeated or non-text field is {@code MalformedXML}. Every PUT here must carry {@code
+ * Content-MD5} or an {@code x-amz-checksum-*} header, as S3 requires (checked when present: {@code BadDigest}).
+ * Retention and legal-hold changes are metadata-only updates of the version, decided by the engine under the key's
+ * lock.
  */
 public final class ObjectLockHandlers {
     static final String MISSING_INTEGRITY = "Missing required header for this request: Content-MD5";
