@@ -1149,6 +1149,7 @@ public final class ErasureObjectStore implements ObjectStore {
     public ObjectInfo putObject(String bucket, String key, PutRequest request, InputStream body) throws IOException {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
+        DataDirCollisions.refuse(setFor(key), bucket, key);
         PutRequest locked = request.withUserMetadata(withLock(bucket, request.userMetadata()));
         checkQuota(bucket, request.size());
         ObjectInfo put;
@@ -1248,6 +1249,7 @@ public final class ErasureObjectStore implements ObjectStore {
             throws IOException {
         requireBucket(bucket);
         ObjectKeys.validate(key);
+        DataDirCollisions.refuse(setFor(key), bucket, key);
         // The copy's lock state comes from the request (or the bucket's default), never from the source.
         withLock(bucket, objectLock);
         try (ObjectReader source = getObject(sourceBucket, sourceKey, sourceVersionId, 0, -1)) {
@@ -1306,6 +1308,7 @@ public final class ErasureObjectStore implements ObjectStore {
     public String createMultipartUpload(String bucket, String key, PutRequest request, MultipartChecksum checksum) {
         requireBucket(bucket);
         ObjectKeys.validate(key);
+        DataDirCollisions.refuse(setFor(key), bucket, key);
         // Explicit lock settings are checked now and kept with the upload; the default retention is added at
         // completion.
         PutRequest locked = request.withUserMetadata(withLock(bucket, request.userMetadata()));

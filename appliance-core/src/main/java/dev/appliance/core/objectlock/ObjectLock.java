@@ -38,6 +38,12 @@ public final class ObjectLock {
     public static final String RETAIN_UNTIL_KEY = "x-amz-object-lock-retain-until-date";
     public static final String LEGAL_HOLD_KEY = "x-amz-object-lock-legal-hold";
 
+    /**
+     * The latest retain-until date: S3 writes dates with four-digit years and SDKs parse no other, so a later one,
+     * once stored, would make the version's lock state unreadable to every client.
+     */
+    public static final Instant LATEST_RETAIN_UNTIL = Instant.parse("9999-12-31T23:59:59.999Z");
+
     /** How dates are written: {@code 2030-01-02T03:04:05.678Z}, as S3 returns them. */
     private static final DateTimeFormatter FORMAT =
             DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
@@ -98,7 +104,8 @@ public final class ObjectLock {
     /**
      * Parses an ISO 8601 date-time as clients send retain-until dates: {@code 2030-01-01T00:00:00Z}, with fractional
      * seconds ({@code .5Z}, {@code .000Z}) or an offset ({@code +02:00}). Precision beyond milliseconds is rounded up,
-     * so a date is never shortened by storing it. Null when unparsable.
+     * so a date is never shortened by storing it. Null when unparsable or after {@link #LATEST_RETAIN_UNTIL} (in UTC,
+     * after rounding): such a date cannot be written back in S3's form.
      */
     public static Instant parseDate(String text) {
         if (text == null) {
@@ -111,7 +118,8 @@ public final class ObjectLock {
             return null;
         }
         Instant millis = parsed.truncatedTo(ChronoUnit.MILLIS);
-        return millis.equals(parsed) ? millis : millis.plusMillis(1);
+        Instant rounded = millis.equals(parsed) ? millis : millis.plusMillis(1);
+        return rounded.isAfter(LATEST_RETAIN_UNTIL) ? null : rounded;
     }
 
     /**
@@ -150,10 +158,14 @@ public final class ObjectLock {
         }
     }
 
-    /** Refuses a retain-until date that is not after {@code now}. */
+    /** Refuses a retain-until date that is not after {@code now}, or after {@link #LATEST_RETAIN_UNTIL}. */
     public static void requireFuture(Instant retainUntil, Instant now) {
         if (!retainUntil.isAfter(now)) {
             throw new StorageException(ErrorKind.INVALID_ARGUMENT, "The retain until date must be in the future!");
+        }
+        if (retainUntil.isAfter(LATEST_RETAIN_UNTIL)) {
+            throw new StorageException(
+                    ErrorKind.INVALID_ARGUMENT, "The retain until date must be before the year 10000");
         }
     }
 

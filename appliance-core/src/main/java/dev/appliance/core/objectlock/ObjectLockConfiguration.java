@@ -15,6 +15,14 @@ public record ObjectLockConfiguration(RetentionMode defaultMode, int days, int y
     /** Lock enabled, no default retention: what Veeam wants and what CreateBucket with the lock header makes. */
     public static final ObjectLockConfiguration ENABLED = new ObjectLockConfiguration(null, 0, 0);
 
+    /**
+     * AWS's longest default period, 100 years, in days and in years. Checked where a configuration is set, not here:
+     * a configuration stored before the check existed must still load.
+     */
+    public static final int MAX_DAYS = 36_500;
+
+    public static final int MAX_YEARS = 100;
+
     public ObjectLockConfiguration {
         if (days < 0 || years < 0) {
             throw new IllegalArgumentException("days/years: " + days + "/" + years + " (expected positive)");
@@ -39,6 +47,8 @@ public record ObjectLockConfiguration(RetentionMode defaultMode, int days, int y
         Instant until = days > 0
                 ? created.plusSeconds(86_400L * days)
                 : created.atZone(ZoneOffset.UTC).plusYears(years).toInstant();
-        return new Retention(defaultMode, until);
+        // only an over-long period stored before it was bounded gets here: the longest date that stays readable
+        return new Retention(
+                defaultMode, until.isAfter(ObjectLock.LATEST_RETAIN_UNTIL) ? ObjectLock.LATEST_RETAIN_UNTIL : until);
     }
 }

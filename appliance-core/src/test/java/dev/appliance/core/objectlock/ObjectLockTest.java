@@ -17,6 +17,8 @@ class ObjectLockTest {
     private static final Instant NOW = Instant.parse("2030-01-01T00:00:00Z");
     private static final Instant LATER = NOW.plus(Duration.ofDays(10));
     private static final Instant MUCH_LATER = NOW.plus(Duration.ofDays(20));
+    /** The last instant S3's date form (four-digit years) can write. */
+    private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59.999Z");
 
     private static Map<String, String> retained(RetentionMode mode, Instant until) {
         return ObjectLock.withRetention(Map.of(), new Retention(mode, until));
@@ -138,5 +140,30 @@ class ObjectLockTest {
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new ObjectLockConfiguration(RetentionMode.GOVERNANCE, 0, 0))
                 .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** Dates past 9999 cannot be written back in S3's four-digit-year form: refused before anything stores them. */
+    @Test
+    void datesAfterYear9999_areUnparsable_andRefusedByTheEngineCheck() {
+        assertThat(ObjectLock.LATEST_RETAIN_UNTIL).isEqualTo(LATEST);
+        assertThat(ObjectLock.parseDate("9999-12-31T23:59:59.999Z")).isEqualTo(LATEST);
+        assertThat(ObjectLock.parseDate("+10000-01-01T00:00:00Z")).isNull();
+        assertThat(ObjectLock.parseDate("9999-12-31T23:59:59.9991Z")).isNull(); // rounds up into 10000
+        assertThat(ObjectLock.parseDate("9999-12-31T23:30:00-01:00")).isNull(); // 10000 in UTC
+        assertThatCode(() -> ObjectLock.requireFuture(LATEST, NOW)).doesNotThrowAnyException();
+        assertThatThrownBy(() -> ObjectLock.requireFuture(LATEST.plusMillis(1), NOW))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.INVALID_ARGUMENT));
+    }
+
+    /** A period stored before periods were bounded still applies, capped at the latest readable date. */
+    @Test
+    void defaultRetention_pastYear9999_isCappedAtTheLatestReadableDate() {
+        ObjectLockConfiguration forever = new ObjectLockConfiguration(RetentionMode.COMPLIANCE, 0, 100_000);
+        Retention r = forever.defaultRetention(NOW);
+        assertThat(r.retainUntil()).isEqualTo(LATEST);
+        assertThat(ObjectLock.retention(ObjectLock.withRetention(Map.of(), r))).isEqualTo(r);
+        ObjectLockConfiguration days = new ObjectLockConfiguration(RetentionMode.GOVERNANCE, Integer.MAX_VALUE, 0);
+        assertThat(days.defaultRetention(NOW).retainUntil()).isEqualTo(LATEST);
     }
 }

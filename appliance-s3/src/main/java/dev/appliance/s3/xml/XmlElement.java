@@ -2,8 +2,12 @@ package dev.appliance.s3.xml;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.appliance.s3.error.S3ErrorCode;
+import dev.appliance.s3.error.S3Exception;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * One parsed element of a request body: local name, trimmed text, children in document order.
@@ -32,5 +36,30 @@ public record XmlElement(String name, String text, String rawText, List<XmlEleme
     /** Text of the first child called {@code childName}. */
     public Optional<String> childText(String childName) {
         return child(childName).map(XmlElement::text);
+    }
+
+    /**
+     * Refuses ({@code MalformedXML}) a child not named in {@code allowed}, a child named twice, and a child with
+     * elements of its own when it is one of {@code leaves}: so a body never means "the first value wins", as
+     * DeleteObjects parses its own. Returns this element.
+     */
+    public XmlElement requireOnly(Set<String> allowed, Set<String> leaves) {
+        Set<String> seen = new HashSet<>();
+        for (XmlElement c : children) {
+            if (!allowed.contains(c.name)) {
+                throw malformed("unexpected element " + c.name + " in " + name);
+            }
+            if (!seen.add(c.name)) {
+                throw malformed(c.name + " given twice in " + name);
+            }
+            if (leaves.contains(c.name) && !c.children.isEmpty()) {
+                throw malformed(c.name + " must be text");
+            }
+        }
+        return this;
+    }
+
+    private static S3Exception malformed(String why) {
+        return new S3Exception(S3ErrorCode.MalformedXML, S3ErrorCode.MalformedXML.defaultMessage() + " (" + why + ")");
     }
 }

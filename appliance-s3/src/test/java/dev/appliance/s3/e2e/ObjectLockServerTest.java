@@ -492,6 +492,165 @@ class ObjectLockServerTest {
         assertThat(s3.listObjectVersions(l -> l.bucket(b)).versions()).isEmpty();
     }
 
+    // --------------------------------------------------------------------------------------- dates and strict bodies
+
+    /**
+     * A retain-until date past 9999-12-31 cannot be written as S3 writes dates (four-digit years): were it stored, no
+     * SDK could parse that version's lock headers or retention again. Refused as an unusable date, on every path.
+     */
+    @Test
+    void retainUntilDates_pastYear9999_areRefused_onPutCopyMultipartAndPutObjectRetention() throws Exception {
+        String b = lockBucket();
+        String[] unrepresentable = {
+            "+10000-01-01T00:00:00Z",
+            "9999-12-31T23:59:59.9999Z",
+            "9999-12-31T23:30:00-01:00",
+            "+999999999-01-01T00:00:00Z"
+        };
+        for (String until : unrepresentable) {
+            Map<String, String> lock = new LinkedHashMap<>();
+            lock.put("x-amz-object-lock-mode", "COMPLIANCE");
+            lock.put("x-amz-object-lock-retain-until-date", until);
+            lock.put("content-md5", md5("data"));
+            assertThat(raw("PUT", "/" + b + "/far", "", lock, "data"))
+                    .as(until)
+                    .startsWith("HTTP/1.1 400")
+                    .contains("<Code>InvalidArgument</Code>");
+            Map<String, String> copy = new LinkedHashMap<>(lock);
+            copy.remove("content-md5");
+            copy.put("x-amz-copy-source", "/" + b + "/source");
+            s3.putObject(p -> p.bucket(b).key("source"), RequestBody.fromString("src"));
+            assertThat(raw("PUT", "/" + b + "/far-copy", "", copy, ""))
+                    .as(until)
+                    .startsWith("HTTP/1.1 400")
+                    .contains("<Code>InvalidArgument</Code>");
+            assertThat(raw("POST", "/" + b + "/far-mpu", "uploads", copy, ""))
+                    .as(until)
+                    .startsWith("HTTP/1.1 400")
+                    .contains("<Code>InvalidArgument</Code>");
+            String body =
+                    "<Retention><Mode>COMPLIANCE</Mode><RetainUntilDate>" + until + "</RetainUntilDate></Retention>";
+            assertThat(raw("PUT", "/" + b + "/source", "retention", Map.of("content-md5", md5(body)), body))
+                    .as(until)
+                    .startsWith("HTTP/1.1 400")
+                    .contains("<Code>MalformedXML</Code>");
+        }
+        // a past date stays AWS's InvalidArgument, in the body as in the header
+        String past = "<Retention><Mode>COMPLIANCE</Mode><RetainUntilDate>2001-01-01T00:00:00Z</RetainUntilDate>"
+                + "</Retention>";
+        assertThat(raw("PUT", "/" + b + "/source", "retention", Map.of("content-md5", md5(past)), past))
+                .startsWith("HTTP/1.1 400")
+                .contains("<Code>InvalidArgument</Code>")
+                .contains("The retain until date must be in the future!");
+        assertThat(s3.listObjectVersions(l -> l.bucket(b)).versions())
+                .extracting(v -> v.key())
+                .containsOnly("source");
+        assertThat(s3.headObject(h -> h.bucket(b).key("source")).objectLockMode())
+                .isNull();
+
+        // the last representable instant is taken, and every SDK call reads it back
+        Instant last = Instant.parse("9999-12-31T23:59:59.999Z");
+        putLocked(b, "last", ObjectLockMode.GOVERNANCE, last);
+        assertThat(s3.headObject(h -> h.bucket(b).key("last")).objectLockRetainUntilDate())
+                .isEqualTo(last);
+        GetObjectRetentionResponse got = s3.getObjectRetention(r -> r.bucket(b).key("last"));
+        assertThat(got.retention().retainUntilDate()).isEqualTo(last);
+    }
+
+    /** AWS bounds a default retention to 100 years (36500 days); a longer one could pass year 9999 when applied. */
+    @Test
+    void defaultRetention_over100Years_isInvalidRetentionPeriod() {
+        String b = lockBucket();
+        for (var rule : java.util.List
+                .<java.util.function.Consumer<software.amazon.awssdk.services.s3.model.DefaultRetention.Builder>>of(
+                        d -> d.mode(ObjectLockRetentionMode.GOVERNANCE).days(36501),
+                        d -> d.mode(ObjectLockRetentionMode.GOVERNANCE).years(101),
+                        d -> d.mode(ObjectLockRetentionMode.COMPLIANCE).years(Integer.MAX_VALUE))) {
+            assertError(
+                    error(() -> s3.putObjectLockConfiguration(
+                            c -> c.bucket(b).objectLockConfiguration(o -> o.objectLockEnabled("Enabled")
+                                    .rule(r -> r.defaultRetention(rule))))),
+                    400,
+                    "InvalidRetentionPeriod");
+        }
+        assertThat(s3.getObjectLockConfiguration(c -> c.bucket(b))
+                        .objectLockConfiguration()
+                        .rule())
+                .isNull();
+        s3.putObjectLockConfiguration(c -> c.bucket(b).objectLockConfiguration(o -> o.objectLockEnabled("Enabled")
+                .rule(r -> r.defaultRetention(
+                        d -> d.mode(ObjectLockRetentionMode.GOVERNANCE).years(100)))));
+        s3.putObject(p -> p.bucket(b).key("defaulted"), RequestBody.fromString("x"));
+        assertThat(s3.headObject(h -> h.bucket(b).key("defaulted")).objectLockRetainUntilDate())
+                .isAfter(Instant.now().plus(Duration.ofDays(36_500)));
+    }
+
+    /** As DeleteObjects: a repeated or unknown element is MalformedXML, never "the first value wins". */
+    @Test
+    void lockBodies_withRepeatedOrUnknownElements_areMalformedXml_andChangeNothing() throws Exception {
+        String b = lockBucket();
+        PutObjectResponse v = s3.putObject(p -> p.bucket(b).key("k"), RequestBody.fromString("x"));
+        String query = "versionId=" + v.versionId();
+        String soon = DateTimeFormatter.ISO_INSTANT.format(inDays(1));
+        String later = DateTimeFormatter.ISO_INSTANT.format(inDays(2));
+        Map<String, String[]> bad = new LinkedHashMap<>();
+        bad.put("retention", new String[] {
+            "<Retention><Mode>GOVERNANCE</Mode><Mode>COMPLIANCE</Mode><RetainUntilDate>" + soon
+                    + "</RetainUntilDate></Retention>",
+            "<Retention><Mode>GOVERNANCE</Mode><RetainUntilDate>" + soon + "</RetainUntilDate><RetainUntilDate>" + later
+                    + "</RetainUntilDate></Retention>",
+            "<Retention><Mode>GOVERNANCE</Mode><RetainUntilDate>" + soon
+                    + "</RetainUntilDate><Extra>1</Extra></Retention>",
+            "<Retention><Mode>GOVERNANCE<X/></Mode><RetainUntilDate>" + soon + "</RetainUntilDate></Retention>"
+        });
+        bad.put("legal-hold", new String[] {
+            "<LegalHold><Status>ON</Status><Status>OFF</Status></LegalHold>",
+            "<LegalHold><Status>ON</Status><Reason>x</Reason></LegalHold>"
+        });
+        for (var e : bad.entrySet()) {
+            for (String body : e.getValue()) {
+                assertThat(raw("PUT", "/" + b + "/k", e.getKey() + "&" + query, Map.of("content-md5", md5(body)), body))
+                        .as(body)
+                        .startsWith("HTTP/1.1 400")
+                        .contains("<Code>MalformedXML</Code>");
+            }
+        }
+        HeadObjectResponse head = s3.headObject(h -> h.bucket(b).key("k"));
+        assertThat(head.objectLockMode()).isNull();
+        assertThat(head.objectLockLegalHoldStatus()).isNull();
+
+        String rule = "<Rule><DefaultRetention><Mode>GOVERNANCE</Mode><Days>1</Days></DefaultRetention></Rule>";
+        for (String body : new String[] {
+            "<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled>"
+                    + "<ObjectLockEnabled>Enabled</ObjectLockEnabled></ObjectLockConfiguration>",
+            "<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled>" + rule + rule
+                    + "</ObjectLockConfiguration>",
+            "<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention>"
+                    + "<Mode>GOVERNANCE</Mode><Days>1</Days><Days>2</Days></DefaultRetention></Rule>"
+                    + "</ObjectLockConfiguration>",
+            "<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention>"
+                    + "<Mode>GOVERNANCE</Mode><Mode>COMPLIANCE</Mode><Days>1</Days></DefaultRetention></Rule>"
+                    + "</ObjectLockConfiguration>",
+            "<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention>"
+                    + "<Mode>GOVERNANCE</Mode><Days>1</Days></DefaultRetention><DefaultRetention><Mode>COMPLIANCE"
+                    + "</Mode><Days>2</Days></DefaultRetention></Rule></ObjectLockConfiguration>",
+            "<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled><Rule><DefaultRetention>"
+                    + "<Mode>GOVERNANCE</Mode><Days>1</Days><Weeks>1</Weeks></DefaultRetention></Rule>"
+                    + "</ObjectLockConfiguration>",
+            "<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled><Unknown/>"
+                    + "</ObjectLockConfiguration>"
+        }) {
+            assertThat(raw("PUT", "/" + b, "object-lock", Map.of("content-md5", md5(body)), body))
+                    .as(body)
+                    .startsWith("HTTP/1.1 400")
+                    .contains("<Code>MalformedXML</Code>");
+        }
+        assertThat(s3.getObjectLockConfiguration(c -> c.bucket(b))
+                        .objectLockConfiguration()
+                        .rule())
+                .isNull();
+    }
+
     // ------------------------------------------------------------------------------------------------------- helpers
 
     private static String md5(String body) throws Exception {

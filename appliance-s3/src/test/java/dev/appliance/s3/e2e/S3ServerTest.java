@@ -481,4 +481,33 @@ class S3ServerTest {
         String resp = raw(signed("GET", "/b/" + "k".repeat(1025), null, ""));
         assertThat(resp).startsWith("HTTP/1.1 400").contains("KeyTooLongError");
     }
+
+    /**
+     * A key through another key's data directory ({@code a/<data dir>/part.1}) failed on every drive (a 503); it is
+     * now a 400 InvalidObjectName, and the other key is untouched.
+     */
+    @Test
+    void keyThroughAnotherKeysDataDirectory_isInvalidObjectName() throws Exception {
+        S3Client s3 = client("default");
+        String bucket = newBucket(s3);
+        byte[] data = random(300_000);
+        s3.putObject(b -> b.bucket(bucket).key("a"), RequestBody.fromBytes(data));
+        String dataDir;
+        try (var entries = java.nio.file.Files.list(
+                drives.resolve("drive1").resolve(bucket).resolve("a"))) {
+            dataDir = entries.map(p -> p.getFileName().toString())
+                    .filter(n -> n.length() == 36)
+                    .findFirst()
+                    .orElseThrow();
+        }
+        for (String key : List.of("a/" + dataDir + "/part.1", "a/" + dataDir)) {
+            var refused = org.assertj.core.api.Assertions.catchThrowableOfType(
+                    software.amazon.awssdk.services.s3.model.S3Exception.class,
+                    () -> s3.putObject(b -> b.bucket(bucket).key(key), RequestBody.fromString("x")));
+            assertThat(refused.statusCode()).as(key).isEqualTo(400);
+            assertThat(refused.awsErrorDetails().errorCode()).isEqualTo("InvalidObjectName");
+        }
+        assertThat(s3.getObjectAsBytes(b -> b.bucket(bucket).key("a")).asByteArray())
+                .isEqualTo(data);
+    }
 }

@@ -121,6 +121,43 @@ class SosApiIT {
                 .isEqualTo(404);
     }
 
+    /**
+     * The AWS CLI's delete-objects on the SOSAPI keys of a versioned bucket: refused per key as a single DELETE is, no
+     * delete marker listed under them; and capacity.xml without a quota adds up (Capacity = Used + Available).
+     */
+    @Test
+    void awsCli_deleteObjectsOfTheVirtualKeys_isRefusedPerKey_andCapacityAddsUp() throws Exception {
+        String root = appliance.accessKey() + ":" + appliance.secretKey();
+        s3.createBucket(b -> b.bucket("veeam-versioned"));
+        s3.putBucketVersioning(b -> b.bucket("veeam-versioned").versioningConfiguration(v -> v.status("Enabled")));
+        assertThat(status(curl(root, "PUT", "/api/v1/admin/buckets/veeam-versioned/settings", "{\"sosapi\":true}")))
+                .isEqualTo(200);
+        s3.putObject(b -> b.bucket("veeam-versioned").key("blk"), RequestBody.fromBytes(new byte[4096]));
+        AwsCli cli = AwsCli.onPath(appliance, tmp, "[default]\nregion = us-east-1\n");
+
+        var result = cli.json(
+                "s3api",
+                "delete-objects",
+                "--bucket",
+                "veeam-versioned",
+                "--delete",
+                "{\"Objects\":[{\"Key\":\"" + SYSTEM + "\"},{\"Key\":\"" + CAPACITY + "\"}]}");
+        assertThat(result.path("Errors")).hasSize(2);
+        result.path("Errors").forEach(e -> assertThat(e.path("Code").asText()).isEqualTo("AccessDenied"));
+        var versions = cli.json("s3api", "list-object-versions", "--bucket", "veeam-versioned");
+        assertThat(versions.path("DeleteMarkers")).isEmpty();
+
+        String capacity = s3.getObjectAsBytes(b -> b.bucket("veeam-versioned").key(CAPACITY))
+                .asUtf8String();
+        assertThat(number(capacity, "Capacity")).isEqualTo(number(capacity, "Used") + number(capacity, "Available"));
+        assertThat(number(capacity, "Available")).isPositive();
+    }
+
+    private static long number(String xml, String element) {
+        int start = xml.indexOf("<" + element + ">") + element.length() + 2;
+        return Long.parseLong(xml.substring(start, xml.indexOf("</" + element + ">")));
+    }
+
     /** Drive fault injection is test-only: without {@code -Dappliance.faultInjection=true} its endpoints are absent. */
     @Test
     void faultInjection_isRefusedWithoutTheOptIn() throws Exception {

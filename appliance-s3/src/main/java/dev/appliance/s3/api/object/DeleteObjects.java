@@ -11,6 +11,7 @@ import dev.appliance.s3.api.Params;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.api.S3Response;
 import dev.appliance.s3.api.objectlock.LockHeaders;
+import dev.appliance.s3.api.sosapi.SosApi;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.error.ErrorMapper;
 import dev.appliance.s3.error.S3ErrorCode;
@@ -33,7 +34,8 @@ import java.util.Set;
  * <p>As S3 requires, the body must carry an integrity check: {@code Content-MD5} (checked here) or an {@code
  * x-amz-checksum-*} header or trailer (checked by the body stream before it ends). Authorization is asked per key
  * ({@code s3:DeleteObject}, or {@code s3:DeleteObjectVersion} with a version id); a refused key is an {@code
- * AccessDenied} entry, the others are still deleted.
+ * AccessDenied} entry, the others are still deleted. Veeam's read-only SOSAPI keys are refused per key as a single
+ * DELETE refuses them.
  */
 public final class DeleteObjects {
     /** S3's limit on keys per request. */
@@ -151,6 +153,11 @@ public final class DeleteObjects {
         if (!authorizer.allowed(r.auth().accessKey(), action, r.bucket(), e.key())) {
             return new Failed(
                     e.key(), e.versionId(), S3ErrorCode.AccessDenied, S3ErrorCode.AccessDenied.defaultMessage());
+        }
+        if (SosApi.isVirtualKey(e.key())) {
+            // as a single DELETE of it: otherwise a versioned bucket would list a delete marker under the virtual key
+            S3Exception readOnly = SosApi.readOnly();
+            return new Failed(e.key(), e.versionId(), readOnly.code(), readOnly.getMessage());
         }
         try {
             boolean bypass = askBypass && LockHeaders.bypassGovernance(r, authorizer, e.key());

@@ -19,19 +19,23 @@ import dev.appliance.s3.xml.XmlWriter;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Put/GetObjectLockConfiguration ({@code ?object-lock} on a bucket), Put/GetObjectRetention ({@code ?retention}) and
  * Put/GetObjectLegalHold ({@code ?legal-hold}) on a key, each with an optional {@code versionId}.
  *
  * <p>Request bodies are accepted in S3's namespace or in none (Veeam sends {@code <Retention>} without one); responses
- * carry the namespace. Every PUT here must carry {@code Content-MD5} or an {@code x-amz-checksum-*} header, as S3
- * requires (checked when present: {@code BadDigest}). Retention and legal-hold changes are metadata-only updates of the
- * version, decided by the engine under the key's lock.
+ * carry the namespace; an unknown, repeated or non-text field is {@code MalformedXML}. Every PUT here must carry {@code
+ * Content-MD5} or an {@code x-amz-checksum-*} header, as S3 requires (checked when present: {@code BadDigest}).
+ * Retention and legal-hold changes are metadata-only updates of the version, decided by the engine under the key's
+ * lock.
  */
 public final class ObjectLockHandlers {
     static final String MISSING_INTEGRITY = "Missing required header for this request: Content-MD5";
     private static final String NOT_LOCK_BUCKET = "Bucket is missing Object Lock Configuration";
+    private static final Set<String> DEFAULT_RETENTION_FIELDS = Set.of("Mode", "Days", "Years");
+    private static final Set<String> RETENTION_FIELDS = Set.of("Mode", "RetainUntilDate");
 
     private final ObjectStore store;
     private final Authorizer authorizer;
@@ -67,15 +71,19 @@ public final class ObjectLockHandlers {
     }
 
     public S3Response putConfiguration(S3Request r) throws IOException {
-        XmlElement root = readBody(r, "ObjectLockConfiguration");
+        XmlElement root = readBody(r, "ObjectLockConfiguration")
+                .requireOnly(Set.of("ObjectLockEnabled", "Rule"), Set.of("ObjectLockEnabled"));
         if (!root.childText("ObjectLockEnabled").filter("Enabled"::equals).isPresent()) {
             throw malformed("ObjectLockEnabled must be Enabled");
         }
         ObjectLockConfiguration config = ObjectLockConfiguration.ENABLED;
         Optional<XmlElement> rule = root.child("Rule");
         if (rule.isPresent()) {
-            XmlElement retention =
-                    rule.get().child("DefaultRetention").orElseThrow(() -> malformed("Rule without DefaultRetention"));
+            XmlElement retention = rule.get()
+                    .requireOnly(Set.of("DefaultRetention"), Set.of())
+                    .child("DefaultRetention")
+                    .orElseThrow(() -> malformed("Rule without DefaultRetention"))
+                    .requireOnly(DEFAULT_RETENTION_FIELDS, DEFAULT_RETENTION_FIELDS);
             RetentionMode mode = retention
                     .childText("Mode")
                     .flatMap(RetentionMode::forName)
@@ -85,7 +93,9 @@ public final class ObjectLockHandlers {
             if (days.isPresent() == years.isPresent()) {
                 throw malformed("DefaultRetention needs exactly one of Days and Years");
             }
-            int period = positive(days.orElseGet(years::get));
+            int period = period(
+                    days.orElseGet(years::get),
+                    days.isPresent() ? ObjectLockConfiguration.MAX_DAYS : ObjectLockConfiguration.MAX_YEARS);
             config = days.isPresent()
                     ? new ObjectLockConfiguration(mode, period, 0)
                     : new ObjectLockConfiguration(mode, 0, period);
@@ -94,10 +104,11 @@ public final class ObjectLockHandlers {
         return S3Response.ok();
     }
 
-    private static int positive(String text) {
-        int n;
+    /** A default period of 1 to {@code max} days or years (AWS's 100-year bound, which keeps dates before 9999). */
+    private static int period(String text, int max) {
+        long n;
         try {
-            n = Integer.parseInt(text);
+            n = Long.parseLong(text);
         } catch (NumberFormatException e) {
             throw malformed("the retention period is not a number");
         }
@@ -105,7 +116,13 @@ public final class ObjectLockHandlers {
             throw new S3Exception(
                     S3ErrorCode.InvalidRetentionPeriod, "Default retention period must be a positive integer value.");
         }
-        return n;
+        if (n > max) {
+            throw new S3Exception(
+                    S3ErrorCode.InvalidRetentionPeriod,
+                    "Default retention period must not exceed 100 years (" + ObjectLockConfiguration.MAX_DAYS
+                            + " days).");
+        }
+        return (int) n;
     }
 
     // ------------------------------------------------------------------------------------------------------ retention
@@ -125,7 +142,7 @@ public final class ObjectLockHandlers {
 
     public S3Response putRetention(S3Request r) throws IOException {
         requireLockBucket(r);
-        XmlElement root = readBody(r, "Retention");
+        XmlElement root = readBody(r, "Retention").requireOnly(RETENTION_FIELDS, RETENTION_FIELDS);
         Optional<String> modeText = root.childText("Mode");
         Optional<String> dateText = root.childText("RetainUntilDate");
         Retention retention = null;
@@ -156,7 +173,7 @@ public final class ObjectLockHandlers {
 
     public S3Response putLegalHold(S3Request r) throws IOException {
         requireLockBucket(r);
-        XmlElement root = readBody(r, "LegalHold");
+        XmlElement root = readBody(r, "LegalHold").requireOnly(Set.of("Status"), Set.of("Status"));
         String status = root.childText("Status").orElse("");
         if (!status.equals("ON") && !status.equals("OFF")) {
             throw malformed("Status must be ON or OFF");

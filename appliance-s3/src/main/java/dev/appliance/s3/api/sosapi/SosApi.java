@@ -24,9 +24,10 @@ import java.util.function.Predicate;
  * {@code .system-d26a9498-cb7c-4a87-a44a-8ae204f5ba6c/} folder, made on every GET/HEAD from live figures. They are
  * never stored, so they are never listed, counted, healed or expired; writes to them are refused.
  *
- * <p>capacity.xml: {@code Capacity} is the bucket quota when set, else the pool's usable bytes after erasure overhead;
- * {@code Used} is the logical bytes of every version in the bucket (noncurrent and locked ones included);
- * {@code Available} is what is left of the capacity, but never more than the pool still has free, and never negative.
+ * <p>capacity.xml, all in client bytes (after erasure overhead): {@code Used} is the logical bytes of every version in
+ * the bucket (noncurrent and locked ones included). Without a quota {@code Available} is what the pool still has free
+ * and {@code Capacity} is {@code Used + Available}; with one, {@code Capacity} is the quota and {@code Available} what
+ * is left of it, but never more than the pool has free and never negative.
  */
 public final class SosApi {
     public static final String FOLDER = ".system-d26a9498-cb7c-4a87-a44a-8ae204f5ba6c/";
@@ -106,9 +107,19 @@ public final class SosApi {
         StorageCapacity pool = store.capacity();
         BucketUsage usage = store.bucketUsage(bucket);
         Long quota = store.bucketSettings(bucket).quotaBytes();
-        long capacity = quota != null ? quota : pool.usableBytes();
         long used = usage.bytes();
-        long available = Math.max(0, Math.min(capacity - used, pool.freeBytes()));
+        long free = Math.max(0, pool.freeBytes());
+        long capacity;
+        long available;
+        if (quota != null) {
+            capacity = quota;
+            available = Math.max(0, Math.min(quota - used, free));
+        } else {
+            // The pool's total would count other buckets, other data on shared file systems and reserved blocks as
+            // room: the bucket's own bytes plus what still fits is what Veeam can fill, and adds up as Veeam checks.
+            available = free;
+            capacity = used + available;
+        }
         return new XmlWriter()
                 .start("CapacityInfo")
                 .element("Capacity", capacity)
