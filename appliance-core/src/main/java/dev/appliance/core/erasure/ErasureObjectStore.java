@@ -1227,6 +1227,8 @@ public final class ErasureObjectStore implements ObjectStore {
     public DeleteResult deleteObject(String bucket, String key, String versionId, boolean bypassGovernance) {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
+        // a delete marker (or an unversioned delete) there would write into, or trash, another key's data directory
+        DataDirCollisions.refuse(setFor(key), bucket, key);
         UUID id = versionId == null ? null : VersionIds.parse(versionId);
         // Checked whatever the bucket's configuration says: a version's own retention and legal hold protect it even
         // if the bucket's lock configuration were lost.

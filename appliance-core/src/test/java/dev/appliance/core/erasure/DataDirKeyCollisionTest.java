@@ -113,4 +113,26 @@ class DataDirKeyCollisionTest {
         assertRefused(() -> put("v/" + old + "/k", random(10, 7)));
         assertThat(dataDirsOf("v")).contains(old);
     }
+
+    @Test
+    void aDeleteThroughAnotherKeysDataDirectory_isRefused_andWritesNoMarkerThere() throws Exception {
+        store = HealTestDrives.openQuiet(HealTestDrives.drives(tmp, 4), 2);
+        store.makeBucket(B);
+        store.setVersioning(B, VersioningState.ENABLED);
+        byte[] data = random(500_000, 8);
+        put("v", data);
+        String dir = dataDirsOf("v").getFirst();
+        for (String key : List.of("v/" + dir, "v/" + dir + "/x")) {
+            assertRefused(() -> store.deleteObject(B, key, null, false));
+        }
+        for (LocalDrive d : store.drives()) {
+            Path inside = d.objectDir(B, "v").resolve(dir);
+            if (Files.isDirectory(inside)) {
+                try (Stream<Path> s = Files.list(inside)) {
+                    assertThat(s.map(p -> p.getFileName().toString())).containsOnly("part.1");
+                }
+            }
+        }
+        assertThat(read(store, B, "v", null)).isEqualTo(data);
+    }
 }
