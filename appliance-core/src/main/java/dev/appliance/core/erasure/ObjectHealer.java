@@ -19,10 +19,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -95,7 +93,8 @@ final class ObjectHealer {
     }
 
     /** The version as agreed by quorum, or why there is none. */
-    private record Agreement(ObjectVersion version, int checksum, boolean[] holders, String problem) {}
+    private record Agreement(
+            ObjectVersion version, int checksum, boolean[] holders, boolean[] current, String problem) {}
 
     void filling(LocalDrive drive, boolean on) {
         if (on) {
@@ -348,7 +347,7 @@ final class ObjectHealer {
         boolean[] targets = new boolean[n];
         if (v.isDeleteMarker()) {
             for (int i = 0; i < n; i++) {
-                targets[i] = reachable[i] && !agreed.holders()[i];
+                targets[i] = reachable[i] && !agreed.current()[i];
             }
         } else {
             dataOk = verifyAll(bucket, key, v, views, agreed.holders(), deep);
@@ -357,8 +356,9 @@ final class ObjectHealer {
                 if (agreed.holders()[i] && dataOk[i]) {
                     sources++;
                 }
-                // Inline shards live in xl.meta: whatever lacks the entry lacks the shard.
-                targets[i] = reachable[i] && (!dataOk[i] || !agreed.holders()[i]);
+                // Inline shards live in xl.meta: whatever lacks the entry lacks the shard. A holder whose metadata is
+                // older (or otherwise differs from the served body) gets the served body, keeping its shards.
+                targets[i] = reachable[i] && (!dataOk[i] || !agreed.current()[i]);
             }
             if (sources < v.dataShards()) {
                 return HealResult.of(
@@ -376,7 +376,7 @@ final class ObjectHealer {
         try {
             boolean[] rebuild = new boolean[n];
             for (int i = 0; i < n; i++) {
-                rebuild[i] = targets[i] && !v.isDeleteMarker() && (v.inline() || !dataOk[i]);
+                rebuild[i] = targets[i] && !v.isDeleteMarker() && !dataOk[i];
             }
             if (count(rebuild) > 0) {
                 staged = stage(bucket, key, v, views, agreed.holders(), dataOk, rebuild);
@@ -481,65 +481,17 @@ final class ObjectHealer {
         return type == VersionType.DELETE_MARKER ? Math.max(1, set.size() / 2) : Math.max(1, dataShards);
     }
 
+    /** As reads agree ({@link VersionAgreement}), so a heal never replaces what reads serve. */
     private Agreement agree(View[] views) {
-        Map<Integer, boolean[]> groups = new HashMap<>();
+        XlMeta.Pick[] found = new XlMeta.Pick[views.length];
         for (int i = 0; i < views.length; i++) {
             if (views[i].state == MetaState.HELD) {
-                groups.computeIfAbsent(views[i].bodyChecksum, k -> new boolean[views.length])[i] = true;
+                found[i] = views[i].pick;
             }
         }
-        int best = 0;
-        int bestCount = 0;
-        long bestModTime = 0;
-        for (var e : groups.entrySet()) {
-            int c = count(e.getValue());
-            long modTime = modTimeOf(views, e.getValue());
-            // the same choice reads make (ErasureSet.comparePreferred), so a heal never replaces what reads serve
-            if (bestCount == 0
-                    || ErasureSet.comparePreferred(c, modTime, e.getKey(), bestCount, bestModTime, best) < 0) {
-                best = e.getKey();
-                bestCount = c;
-                bestModTime = modTime;
-            }
-        }
-        if (bestCount == 0) {
-            return new Agreement(null, 0, null, "no drive holds it");
-        }
-        boolean[] holders = groups.get(best).clone();
-        ObjectVersion decoded = null;
-        VersionType type = null;
-        int dataShards = 0;
-        for (int i = 0; i < views.length; i++) {
-            if (!holders[i]) {
-                continue;
-            }
-            type = views[i].type;
-            dataShards = views[i].dataShards;
-            try {
-                ObjectVersion v = views[i].pick.file().version(views[i].pick.index());
-                decoded = decoded == null ? v : decoded;
-            } catch (CorruptMetaException e) {
-                // This drive's body is damaged: it holds the row but not the version.
-                holders[i] = false;
-                views[i].problem = "version body corrupt: " + e.getMessage();
-            }
-        }
-        int quorum = quorum(type, dataShards);
-        if (decoded == null || count(holders) < quorum) {
-            return new Agreement(null, best, holders, "held by " + count(holders) + " drive(s), quorum " + quorum);
-        }
-        // Other bodies under this id (e.g. a null version a drive missed the overwrite of) are replaced by the healed
-        // drives' commit.
-        return new Agreement(decoded, best, holders, "");
-    }
-
-    private static long modTimeOf(View[] views, boolean[] holders) {
-        for (int i = 0; i < views.length; i++) {
-            if (holders[i]) {
-                return views[i].pick.file().header(views[i].pick.index()).modTimeNanos();
-            }
-        }
-        return 0;
+        VersionAgreement.Result r = VersionAgreement.agree(
+                found, set.size(), (i, e) -> views[i].problem = "version body corrupt: " + e.getMessage());
+        return new Agreement(r.version(), r.checksum(), r.holders(), r.current(), r.problem());
     }
 
     /** No quorum: dangling (removed), gone, or to be retried. */
@@ -957,16 +909,26 @@ final class ObjectHealer {
                 return HealResult.of(HealResult.Status.RETRY, name + ": changed while healing");
             }
             boolean[] include = new boolean[targets.length];
+            boolean[] metadataOnly = new boolean[targets.length];
             for (int i = 0; i < include.length; i++) {
                 boolean needsData = staged != null && (staged.dataDir[i] != null || staged.inline[i] != null);
+                metadataOnly[i] = !needsData && now.holders()[i];
                 // A drive that gained the version meanwhile and needs no data is left alone.
                 include[i] = targets[i]
                         && views[i].state != MetaState.UNAVAILABLE
-                        && (needsData || !now.holders()[i])
-                        && (!v.inline() || needsData);
+                        && (needsData || !now.current()[i])
+                        && (!v.inline() || needsData || metadataOnly[i]);
                 anyUnavailable |= targets[i] && views[i].state == MetaState.UNAVAILABLE;
             }
             List<Outcome<KeyFiles.Change>> outcomes = set.calls.on(set.drives(), include, (pos, drive) -> {
+                if (metadataOnly[pos]) {
+                    // Same shards, other metadata (an update this drive missed): only the body is rewritten.
+                    KeyFiles.Change c = KeyFiles.forUpdate(drive, bucket, key).replace(v);
+                    if (c == null) {
+                        throw new IOException("version " + v.versionId() + " vanished from " + drive.root());
+                    }
+                    return c;
+                }
                 Path objectDir = drive.objectDir(bucket, key);
                 Path stagedDir = staged == null ? null : staged.dataDir[pos];
                 byte[] payload = staged == null ? null : staged.inline[pos];
