@@ -890,9 +890,29 @@ final class ErasureSet {
                             + " drives could be read (" + data + " needed)");
         }
         if (versionId != null) {
+            requireCertainAbsence(snap, versionId);
             throw new StorageException(ErrorKind.VERSION_NOT_FOUND, "The specified version does not exist.");
         }
         throw new StorageException(ErrorKind.OBJECT_NOT_FOUND, "The specified key does not exist.");
+    }
+
+    /**
+     * Throws {@link ErrorKind#READ_QUORUM} when some drives hold {@code versionId} without quorum but the drives that
+     * could not be read might make it up: "no such version" would then be a guess, and a wrong one for a version that
+     * was acknowledged. Positive "absent" answers from enough drives make the absence certain (a dangling write).
+     */
+    private void requireCertainAbsence(MetaSnapshot snap, UUID versionId) {
+        XlMeta.Pick[] found = new XlMeta.Pick[drives.size()];
+        for (int i = 0; i < found.length; i++) {
+            found[i] = snap.locate(i, versionId);
+        }
+        if (VersionAgreement.mightHaveQuorum(found, snap.failed, drives.size())) {
+            throw new StorageException(
+                    ErrorKind.READ_QUORUM,
+                    "erasure set " + (index + 1) + ": version " + VersionIds.format(versionId) + " is held by "
+                            + VersionAgreement.count(found) + " drive(s), too few for quorum, and " + snap.failed
+                            + " drive(s) could not be read");
+        }
     }
 
     private Resolved resolveVersion(MetaSnapshot snap, UUID versionId) {
@@ -979,6 +999,7 @@ final class ErasureSet {
 
     private Resolved newestAgreed(MetaSnapshot snap, java.util.Collection<UUID> ids) {
         Resolved best = null;
+        List<UUID> unagreed = new ArrayList<>();
         for (UUID id : ids) {
             Resolved r = resolveVersion(snap, id);
             if (r != null && (best == null || sortsBefore(r.version(), best.version()))) {
@@ -987,9 +1008,28 @@ final class ErasureSet {
                 // A version some drive holds as its newest but too few agree on: maybe dangling (a write that
                 // crashed before reaching quorum, or a delete that missed drives); the healer decides.
                 heal.report(snap.bucket, snap.key, VersionIds.format(id), "held by too few drives for quorum");
+                unagreed.add(id);
+            }
+        }
+        if (snap.failed > 0) {
+            // Serving an older version while unreadable drives may hold a newer acknowledged one would be a guess.
+            for (UUID id : unagreed) {
+                if (best == null || newerOnAnyDrive(snap, id, best.version().modTimeNanos())) {
+                    requireCertainAbsence(snap, id);
+                }
             }
         }
         return best;
+    }
+
+    private boolean newerOnAnyDrive(MetaSnapshot snap, UUID id, long modTimeNanos) {
+        for (int i = 0; i < drives.size(); i++) {
+            XlMeta.Pick p = snap.locate(i, id);
+            if (p != null && p.file().header(p.index()).modTimeNanos() > modTimeNanos) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private List<XlMeta.Pick> allVersions(MetaSnapshot snap, int i) {

@@ -159,6 +159,31 @@ final class VersionAgreement {
         return type == VersionType.DELETE_MARKER ? Math.max(1, setSize / 2) : Math.max(1, dataShards);
     }
 
+    /**
+     * Whether the drives holding the version, with the {@code unknown} drives that could not be read, could make up
+     * its quorum: then its absence from an answer is not certain.
+     */
+    static boolean mightHaveQuorum(XlMeta.Pick[] found, int unknown, int setSize) {
+        int held = count(found);
+        for (XlMeta.Pick p : found) {
+            if (p != null) {
+                var h = p.file().header(p.index());
+                return held + unknown >= quorum(h.type(), h.dataShards(), setSize);
+            }
+        }
+        return false;
+    }
+
+    static int count(XlMeta.Pick[] found) {
+        int c = 0;
+        for (XlMeta.Pick p : found) {
+            if (p != null) {
+                c++;
+            }
+        }
+        return c;
+    }
+
     static int count(boolean[] flags) {
         int c = 0;
         for (boolean f : flags) {
