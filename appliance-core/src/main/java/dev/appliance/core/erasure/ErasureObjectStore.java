@@ -1004,8 +1004,13 @@ public final class ErasureObjectStore implements ObjectStore {
     }
 
     /** The scanner's heal check of one key, every version of it: light, or deep (every shard block verified). */
-    HealResult healForScanner(ErasureSet set, String bucket, String key, boolean deep) {
-        return objectHealers.get(sets.indexOf(set)).heal(bucket, key, null, deep);
+    /** How many light heal checks per scanner cycle also verify parity shards block by block (0: none). */
+    void scannerParityChecks(int perCycle) {
+        scanner.parityChecksPerCycle = Math.max(0, perCycle);
+    }
+
+    HealResult healForScanner(ErasureSet set, String bucket, String key, boolean deep, boolean parity) {
+        return objectHealers.get(sets.indexOf(set)).heal(bucket, key, null, deep, parity);
     }
 
     /** Versions removed per batch (one metadata rewrite per drive); tests lower it. */

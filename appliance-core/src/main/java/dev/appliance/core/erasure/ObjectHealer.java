@@ -125,19 +125,28 @@ final class ObjectHealer {
      * meets a corrupt source shard while rebuilding turns deep.
      */
     HealResult heal(String bucket, String key, UUID versionId, boolean deep) {
+        return heal(bucket, key, versionId, deep, false);
+    }
+
+    /**
+     * As {@link #heal(String, String, UUID, boolean)}; {@code parity} makes a light heal verify every block of the
+     * parity shards too. Reads touch only data shards, so without it damaged parity would go unnoticed until a deep
+     * scan, and an object could silently lose all its redundancy.
+     */
+    HealResult heal(String bucket, String key, UUID versionId, boolean deep, boolean parity) {
         if (versionId == null) {
-            return healKey(bucket, key, deep);
+            return healKey(bucket, key, deep, parity);
         }
         View[] views = read(bucket, key, versionId);
         if (anyFileCorrupt(views)) {
             // That drive lost every version of the key: rebuild them all (this one included).
-            return healKey(bucket, key, deep);
+            return healKey(bucket, key, deep, parity);
         }
-        return healVersion(bucket, key, versionId, views, deep);
+        return healVersion(bucket, key, versionId, views, deep, parity);
     }
 
     /** Every version any readable drive holds; a second round for those that waited on drives the first one fixed. */
-    private HealResult healKey(String bucket, String key, boolean deep) {
+    private HealResult healKey(String bucket, String key, boolean deep, boolean parity) {
         LinkedHashSet<UUID> ids = new LinkedHashSet<>();
         List<Outcome<List<UUID>>> outcomes = set.calls.onAll(set.drives(), (pos, drive) -> {
             requireMounted(drive);
@@ -169,7 +178,7 @@ final class ObjectHealer {
         List<UUID> again = new ArrayList<>();
         boolean changed = false;
         for (UUID id : ids) {
-            HealResult r = healVersion(bucket, key, id, read(bucket, key, id), deep);
+            HealResult r = healVersion(bucket, key, id, read(bucket, key, id), deep, parity);
             if (r.status() == HealResult.Status.RETRY) {
                 again.add(id);
             } else {
@@ -181,7 +190,7 @@ final class ObjectHealer {
             // A corrupt xl.meta rewritten by the first round now answers "absent": decide again.
             results.add(
                     changed
-                            ? healVersion(bucket, key, id, read(bucket, key, id), deep)
+                            ? healVersion(bucket, key, id, read(bucket, key, id), deep, parity)
                             : HealResult.of(
                                     HealResult.Status.RETRY,
                                     "version " + VersionIds.format(id) + ": drives unreachable"));
@@ -323,7 +332,8 @@ final class ObjectHealer {
         return true;
     }
 
-    private HealResult healVersion(String bucket, String key, UUID versionId, View[] views, boolean deep) {
+    private HealResult healVersion(
+            String bucket, String key, UUID versionId, View[] views, boolean deep, boolean parity) {
         String name = bucket + "/" + key + " version " + VersionIds.format(versionId);
         Agreement agreed = agree(views);
         if (agreed.version() == null) {
@@ -350,7 +360,7 @@ final class ObjectHealer {
                 targets[i] = reachable[i] && !agreed.current()[i];
             }
         } else {
-            dataOk = verifyAll(bucket, key, v, views, agreed.holders(), deep);
+            dataOk = verifyAll(bucket, key, v, views, agreed.holders(), deep, parity);
             int sources = 0;
             for (int i = 0; i < n; i++) {
                 if (agreed.holders()[i] && dataOk[i]) {
@@ -389,7 +399,7 @@ final class ObjectHealer {
                     staged.discard();
                     staged = null;
                 }
-                return healVersion(bucket, key, versionId, read(bucket, key, versionId), true);
+                return healVersion(bucket, key, versionId, read(bucket, key, versionId), true, parity);
             }
             return HealResult.of(HealResult.Status.RETRY, name + ": " + e.getMessage());
         } catch (IOException e) {
@@ -594,7 +604,7 @@ final class ObjectHealer {
 
     /** For each reachable drive: are its shards of {@code v} all present, of the right size and intact? */
     private boolean[] verifyAll(
-            String bucket, String key, ObjectVersion v, View[] views, boolean[] holders, boolean deep) {
+            String bucket, String key, ObjectVersion v, View[] views, boolean[] holders, boolean deep, boolean parity) {
         ErasureLayout layout = set.layoutOf(v);
         BitrotAlgorithm bitrot = set.bitrotFor(v);
         boolean[] include = new boolean[views.length];
@@ -615,7 +625,8 @@ final class ObjectHealer {
             drive.beforeRead();
             Path dir = drive.objectDir(bucket, key).resolve(v.dataDir().toString());
             for (PartInfo part : v.parts()) {
-                if (!verifyFile(dir.resolve("part." + part.number()), part.size(), layout, bitrot, deep)) {
+                boolean blocks = deep || (parity && v.shardIndexAt(pos) > v.dataShards());
+                if (!verifyFile(dir.resolve("part." + part.number()), part.size(), layout, bitrot, blocks)) {
                     return false;
                 }
             }
