@@ -1011,25 +1011,14 @@ final class ErasureSet {
                 unagreed.add(id);
             }
         }
-        if (snap.failed > 0) {
-            // Serving an older version while unreadable drives may hold a newer acknowledged one would be a guess.
+        if (best == null && snap.failed > 0) {
+            // "No such key" while unreadable drives may hold an acknowledged version would be a guess. (With an agreed
+            // version to serve, it is served: a HEAD racing a PUT's commit on a degraded set must not fail.)
             for (UUID id : unagreed) {
-                if (best == null || newerOnAnyDrive(snap, id, best.version().modTimeNanos())) {
-                    requireCertainAbsence(snap, id);
-                }
+                requireCertainAbsence(snap, id);
             }
         }
         return best;
-    }
-
-    private boolean newerOnAnyDrive(MetaSnapshot snap, UUID id, long modTimeNanos) {
-        for (int i = 0; i < drives.size(); i++) {
-            XlMeta.Pick p = snap.locate(i, id);
-            if (p != null && p.file().header(p.index()).modTimeNanos() > modTimeNanos) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private List<XlMeta.Pick> allVersions(MetaSnapshot snap, int i) {
