@@ -992,14 +992,26 @@ final class ErasureSet {
                     all.add(p.file().header(p.index()).versionId());
                 }
             }
-            best = newestAgreed(snap, all);
+            List<UUID> unagreed = new ArrayList<>();
+            best = newestAgreed(snap, all, unagreed);
+            if (best == null && snap.failed > 0) {
+                // "No such key" while unreadable drives may hold an acknowledged version would be a guess. (With an
+                // agreed version to serve, it is served: a HEAD racing a PUT's commit on a degraded set must not fail.)
+                for (UUID id : unagreed) {
+                    requireCertainAbsence(snap, id);
+                }
+            }
         }
         return best == null ? null : new Resolved(best.version(), true, best.holders(), best.metas());
     }
 
     private Resolved newestAgreed(MetaSnapshot snap, java.util.Collection<UUID> ids) {
+        return newestAgreed(snap, ids, new ArrayList<>());
+    }
+
+    /** The newest of {@code ids} agreed by quorum, or null; the ids without quorum are added to {@code unagreed}. */
+    private Resolved newestAgreed(MetaSnapshot snap, java.util.Collection<UUID> ids, List<UUID> unagreed) {
         Resolved best = null;
-        List<UUID> unagreed = new ArrayList<>();
         for (UUID id : ids) {
             Resolved r = resolveVersion(snap, id);
             if (r != null && (best == null || sortsBefore(r.version(), best.version()))) {
@@ -1009,13 +1021,6 @@ final class ErasureSet {
                 // crashed before reaching quorum, or a delete that missed drives); the healer decides.
                 heal.report(snap.bucket, snap.key, VersionIds.format(id), "held by too few drives for quorum");
                 unagreed.add(id);
-            }
-        }
-        if (best == null && snap.failed > 0) {
-            // "No such key" while unreadable drives may hold an acknowledged version would be a guess. (With an agreed
-            // version to serve, it is served: a HEAD racing a PUT's commit on a degraded set must not fail.)
-            for (UUID id : unagreed) {
-                requireCertainAbsence(snap, id);
             }
         }
         return best;
