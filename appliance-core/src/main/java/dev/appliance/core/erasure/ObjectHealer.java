@@ -33,20 +33,21 @@ import java.util.UUID;
  *   <li>Read the key's metadata on every drive and classify each drive: unavailable (offline, unmounted, I/O error:
  *       it answers nothing), metadata corrupt, version absent (a positive answer), or version held (with its body
  *       checksum).
- *   <li>Agree on the version as reads do: the body checksum held by a quorum ({@code data} drives; {@code n/2} for
- *       delete markers), decoded from a drive whose body verifies. Without quorum, the version is <b>dangling</b> when
- *       even every drive that did not positively answer "absent" could not make up the quorum: it is removed from the
- *       drives holding it. Otherwise (drives unreachable) the heal is retried later.
+ *   <li>Agree on the version as reads do ({@link VersionAgreement}): the identity held by a quorum ({@code data}
+ *       drives; {@code n/2} for delete markers), each body verified, the metadata of the highest metadata generation
+ *       among its holders; holders with other metadata get only their body rewritten. Without quorum, the version is
+ *       <b>dangling</b> when even every drive that did not positively answer "absent" could not make up the quorum: it
+ *       is removed from the drives holding it. Otherwise (drives unreachable) the heal is retried later.
  *   <li>Verify every reachable drive's shards of the agreed version: each part file's exact size and every block's
  *       bitrot checksum (inline versions: the payload in that drive's {@code xl.meta}). Data directories never change
  *       once committed, so this and the next step run without the key's lock (a long heal must not stall writers).
  *   <li>Rebuild the shards of the drives whose shards are missing or damaged, block by block (memory: one block's
  *       shards), from {@code data} verified shards of drives that hold the agreed metadata, into a staging directory
  *       on each such drive; part files and their directory are forced to stable storage.
- *   <li>Under the key's write lock, read the metadata again: only if the same version (same body checksum) is still
- *       agreed, commit on each drive that needs it: the old data directory (damaged) goes to trash, the staged one is
- *       renamed in, and the version's {@code xl.meta} entry is written durably ({@link KeyFiles#add}: staging, force,
- *       rename, directory force). The result is reported only after that.
+ *   <li>Under the key's write lock, read the metadata again: only if the same version (same served body checksum) is
+ *       still agreed, commit on each drive that needs it: the old data directory (damaged) goes to trash, the staged
+ *       one is renamed in, and the version's {@code xl.meta} entry is written durably ({@link KeyFiles#add}: staging,
+ *       force, rename, directory force). The result is reported only after that.
  * </ol>
  *
  * A drive whose whole {@code xl.meta} (or archive) is corrupt lost track of every version of the key, so such a heal
