@@ -61,8 +61,8 @@ import java.util.UUID;
  *
  * {@code xl.meta} is read from every drive; the newest version whose identity (id, data directory, size, layout,
  * checksums) at least a read quorum of drives hold is the answer, with the metadata of the highest metadata generation
- * among them ({@link VersionAgreement}). Data is read block by block from the drives that agree, preferring data shards
- * so a healthy read needs no decoding; a missing shard, a short file or a checksum mismatch drops that drive for the
+ * among them ({@link VersionAgreement}). Data is read block by block from the drives that agree, preferring data
+ * shards so a healthy read needs no decoding; a missing shard, a short file or a checksum mismatch drops that drive for the
  * rest of the read, another shard is read instead, the missing data shards are reconstructed, and the version is
  * reported for healing.
  */
@@ -995,8 +995,8 @@ final class ErasureSet {
             List<UUID> unagreed = new ArrayList<>();
             best = newestAgreed(snap, all, unagreed);
             if (best == null && snap.failed > 0) {
-                // "No such key" while unreadable drives may hold an acknowledged version would be a guess. (With an
-                // agreed version to serve, it is served: a HEAD racing a PUT's commit on a degraded set must not fail.)
+                // "No such key" while unreadable drives may hold an acknowledged version would be a guess. (An
+                // agreed version is served: a HEAD racing a PUT's commit on a degraded set must not fail.)
                 for (UUID id : unagreed) {
                     requireCertainAbsence(snap, id);
                 }

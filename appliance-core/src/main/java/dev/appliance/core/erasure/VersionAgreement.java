@@ -16,8 +16,8 @@ import java.util.TreeMap;
  * size, layout, parts, checksums), not by identical bytes: the mutable fields (retention, legal hold, tags)
  * legitimately differ between drives for a while (a drive away during a retention update and not healed yet, an
  * update a crash cut off on some drives, an undo a crash cut off). Enough drives holding the identity ({@code data} of
- * the version's layout; {@code n/2} for a delete marker) make the quorum; of the bodies they hold, the one with the highest
- * {@link ObjectVersion#metaGeneration()} is served (ties: more drives, then the larger body checksum, so every reader
+ * the version's layout; {@code n/2} for a delete marker) make the quorum; of the bodies they hold, the one with the
+ * highest {@link ObjectVersion#metaGeneration()} is served (ties: more drives, then the larger body checksum, so every reader
  * and the healer pick the same one), and the healer rewrites the others to it.
  *
  * <p>Two identities under one id exist only for the null version whose overwrite a crash stopped half way; the one
