@@ -93,6 +93,19 @@ final class DataScanner {
      */
     volatile Duration deepScanInterval;
 
+    /**
+     * How many of a cycle's light heal checks also verify every block of the keys' parity shards (reads never touch
+     * parity, so damaged parity would otherwise wait for a deep scan, which is off by default). Bounds the extra reads
+     * of a cycle to this many keys' parity; 0 turns it off.
+     */
+    volatile int parityChecksPerCycle = DEFAULT_PARITY_CHECKS_PER_CYCLE;
+    /**
+     * The last key ("bucket/key") whose parity a cycle checked: the next cycle goes on after it, so a budget smaller
+     * than the keys due still reaches every key in turn. Empty again once a cycle got to the end within its budget.
+     */
+    private String parityCursor = "";
+
+    static final int DEFAULT_PARITY_CHECKS_PER_CYCLE = 32;
     static final int DEFAULT_HEAL_SAMPLE_CYCLES = 16;
     private volatile Instant lastDeepScan;
     private final HealFigures healFigures = new HealFigures();
@@ -214,6 +227,9 @@ final class DataScanner {
             if (deep) {
                 healFigures.lastDeepScanFinished = clock.instant();
             }
+            if (check.parityLeft > 0) {
+                parityCursor = ""; // every key after the cursor was reached: start from the first one next time
+            }
             ScanReport report =
                     new ScanReport(cycle, started, clock.instant(), buckets, drives(setVersions, setShardBytes));
             last = report;
@@ -284,6 +300,7 @@ final class DataScanner {
         final long cycle;
         final boolean deep;
         final int every = healSampleCycles;
+        int parityLeft = parityChecksPerCycle;
 
         HealCheck(long cycle, boolean deep) {
             this.cycle = cycle;
@@ -304,7 +321,13 @@ final class DataScanner {
         void run(ErasureSet set, String bucket, String key) {
             HealResult r;
             try {
-                r = store.healForScanner(set, bucket, key, deep);
+                String name = bucket + "/" + key;
+                boolean parity = !deep && parityLeft > 0 && name.compareTo(parityCursor) > 0;
+                if (parity) {
+                    parityLeft--;
+                    parityCursor = name;
+                }
+                r = store.healForScanner(set, bucket, key, deep, parity);
             } catch (RuntimeException e) {
                 healFigures.failed.incrementAndGet();
                 LOG.log(Level.FINE, "scanner heal check of " + bucket + "/" + key + " failed", e);

@@ -146,7 +146,7 @@ public final class ErasureObjectStore implements ObjectStore {
         }
         heal.attach(journal, loaded);
         journal.start();
-        reportInterruptedChanges();
+        List<LocalDrive.ChangeMark> interrupted = reportInterruptedChanges();
         this.objectHealers =
                 sets.stream().map(set -> new ObjectHealer(set, foreground)).toList();
         // Replaced drives are formatted into their slot now (and found later by the periodic check) and filled; a
@@ -155,6 +155,7 @@ public final class ErasureObjectStore implements ObjectStore {
         driveHealer.settings(driveHealSettings);
         this.driveMonitor = new DriveMonitor(topology, objectHealers, driveHealer, clock);
         driveMonitor.check();
+        settleInterruptedChanges(interrupted);
         this.healer = new BackgroundHealer(heal, objectHealers, setOfKey, foreground);
         healer.start();
         driveHealer.start();
@@ -217,17 +218,39 @@ public final class ErasureObjectStore implements ObjectStore {
      * removes a version that reached too few drives and data directories no version references. Journaled before trash
      * (which holds the old staging with the marks until then) may be purged.
      */
-    private void reportInterruptedChanges() {
-        int reported = 0;
+    private List<LocalDrive.ChangeMark> reportInterruptedChanges() {
+        List<LocalDrive.ChangeMark> marks = new java.util.ArrayList<>();
         for (LocalDrive d : allDrives) {
             for (LocalDrive.ChangeMark m : d.interruptedChanges()) {
                 heal.report(
                         m.bucket(), m.key(), "", "a change was under way on " + d.root() + " when the process stopped");
-                reported++;
+                marks.add(m);
             }
         }
-        if (reported > 0) {
+        if (!marks.isEmpty()) {
             journal.flush();
+        }
+        return marks;
+    }
+
+    /**
+     * Heals the keys of the changes a crash interrupted before anything is served: a version the crash left on fewer
+     * drives than its write quorum is rolled forward (its missing shards rebuilt on every drive) when a read quorum
+     * holds it, or back (removed) when it dangles, so an in-flight write is entirely there or entirely absent and does
+     * not vanish later when one of its few drives goes away. A heal that cannot finish (drives away) stays queued; the
+     * journaled items above are healed again by the background healer (and then found healthy).
+     */
+    private void settleInterruptedChanges(List<LocalDrive.ChangeMark> marks) {
+        java.util.Set<String> done = new java.util.HashSet<>();
+        for (LocalDrive.ChangeMark m : marks) {
+            if (!done.add(m.bucket() + "/" + m.key())) {
+                continue;
+            }
+            try {
+                objectHealers.get(placement.setIndex(m.key(), sets.size())).heal(m.bucket(), m.key(), null, false);
+            } catch (RuntimeException e) {
+                // the queued item retries it
+            }
         }
     }
 
@@ -917,8 +940,13 @@ public final class ErasureObjectStore implements ObjectStore {
     }
 
     /** The scanner's heal check of one key, every version of it: light, or deep (every shard block verified). */
-    HealResult healForScanner(ErasureSet set, String bucket, String key, boolean deep) {
-        return objectHealers.get(sets.indexOf(set)).heal(bucket, key, null, deep);
+    /** How many light heal checks per scanner cycle also verify parity shards block by block (0: none). */
+    void scannerParityChecks(int perCycle) {
+        scanner.parityChecksPerCycle = Math.max(0, perCycle);
+    }
+
+    HealResult healForScanner(ErasureSet set, String bucket, String key, boolean deep, boolean parity) {
+        return objectHealers.get(sets.indexOf(set)).heal(bucket, key, null, deep, parity);
     }
 
     /** Versions removed per batch (one metadata rewrite per drive); tests lower it. */

@@ -59,9 +59,10 @@ import java.util.UUID;
  *
  * <h2>Read path</h2>
  *
- * {@code xl.meta} is read from every drive; the newest version held identically (same body checksum) by at least a
- * read quorum of drives is the answer. Data is read block by block from the drives that agree, preferring data shards
- * so a healthy read needs no decoding; a missing shard, a short file or a checksum mismatch drops that drive for the
+ * {@code xl.meta} is read from every drive; the newest version whose identity (id, data directory, size, layout,
+ * checksums) at least a read quorum of drives hold is the answer, with the metadata of the highest metadata generation
+ * among them ({@link VersionAgreement}). Data is read block by block from the drives that agree, preferring data
+ * shards so a healthy read needs no decoding; a missing shard, a short file or a checksum mismatch drops that drive for the
  * rest of the read, another shard is read instead, the missing data shards are reconstructed, and the version is
  * reported for healing.
  */
@@ -843,10 +844,6 @@ final class ErasureSet {
     /** A version agreed by a quorum of drives, and which drives hold it identically. */
     record Resolved(ObjectVersion version, boolean latest, boolean[] holders, XlMeta[] metas) {}
 
-    private int metaQuorum(boolean deleteMarker, int dataShards) {
-        return deleteMarker ? Math.max(1, drives.size() / 2) : Math.max(1, dataShards);
-    }
-
     /** The latest version ({@code versionId} null) or the given one, agreed by quorum, or an exception saying why not. */
     Resolved resolve(String bucket, String key, UUID versionId) {
         MetaSnapshot snap = new MetaSnapshot(bucket, key);
@@ -893,9 +890,29 @@ final class ErasureSet {
                             + " drives could be read (" + data + " needed)");
         }
         if (versionId != null) {
+            requireCertainAbsence(snap, versionId);
             throw new StorageException(ErrorKind.VERSION_NOT_FOUND, "The specified version does not exist.");
         }
         throw new StorageException(ErrorKind.OBJECT_NOT_FOUND, "The specified key does not exist.");
+    }
+
+    /**
+     * Throws {@link ErrorKind#READ_QUORUM} when some drives hold {@code versionId} without quorum but the drives that
+     * could not be read might make it up: "no such version" would then be a guess, and a wrong one for a version that
+     * was acknowledged. Positive "absent" answers from enough drives make the absence certain (a dangling write).
+     */
+    private void requireCertainAbsence(MetaSnapshot snap, UUID versionId) {
+        XlMeta.Pick[] found = new XlMeta.Pick[drives.size()];
+        for (int i = 0; i < found.length; i++) {
+            found[i] = snap.locate(i, versionId);
+        }
+        if (VersionAgreement.mightHaveQuorum(found, snap.failed, drives.size())) {
+            throw new StorageException(
+                    ErrorKind.READ_QUORUM,
+                    "erasure set " + (index + 1) + ": version " + VersionIds.format(versionId) + " is held by "
+                            + VersionAgreement.count(found) + " drive(s), too few for quorum, and " + snap.failed
+                            + " drive(s) could not be read");
+        }
     }
 
     private Resolved resolveVersion(MetaSnapshot snap, UUID versionId) {
@@ -906,62 +923,39 @@ final class ErasureSet {
         return agree(snap, versionId, found);
     }
 
-    /** The version as held by a quorum of drives with the same body checksum, decoded once; null without quorum. */
+    /**
+     * The version as agreed by a quorum of drives ({@link VersionAgreement}: same identity, newest metadata
+     * generation); null without quorum. The holders are every drive holding the identity: they all hold its shards,
+     * whatever retention or tags their copy of the metadata says.
+     */
     Resolved agree(MetaSnapshot snap, UUID versionId, XlMeta.Pick[] found) {
-        Map<Integer, boolean[]> holdersByChecksum = new HashMap<>();
-        Map<Integer, Long> modTimeByChecksum = new HashMap<>();
-        VersionType type = null;
-        int dataShards = data;
+        VersionAgreement.Result r = VersionAgreement.agree(
+                found,
+                drives.size(),
+                (i, ex) -> heal.report(
+                        snap.bucket,
+                        snap.key,
+                        VersionIds.format(versionId),
+                        "corrupt version body on " + drives.get(i).root() + ": " + ex.getMessage()));
+        if (!r.agreed()) {
+            return null;
+        }
+        boolean latest = false;
         for (int i = 0; i < found.length; i++) {
-            if (found[i] != null) {
-                var h = found[i].file().header(found[i].index());
-                holdersByChecksum.computeIfAbsent(h.bodyChecksum(), k -> new boolean[drives.size()])[i] = true;
-                modTimeByChecksum.put(h.bodyChecksum(), h.modTimeNanos());
-                type = h.type();
-                dataShards = h.dataShards();
+            if (r.holders()[i]) {
+                latest = found[i].index() == 0 && found[i].file() == snap.metas[i];
+                break;
             }
         }
-        int quorum = metaQuorum(type == VersionType.DELETE_MARKER, dataShards);
-        List<Map.Entry<Integer, boolean[]>> groups = new ArrayList<>(holdersByChecksum.entrySet());
-        groups.sort((a, b) -> comparePreferred(
-                count(a.getValue()),
-                modTimeByChecksum.get(a.getKey()),
-                a.getKey(),
-                count(b.getValue()),
-                modTimeByChecksum.get(b.getKey()),
-                b.getKey()));
-        for (var e : groups) {
-            boolean[] holders = e.getValue();
-            if (count(holders) < quorum) {
-                continue;
-            }
-            // Decode from the first holder whose body verifies; a drive whose body is damaged stops counting.
-            ObjectVersion decoded = null;
-            boolean latest = false;
-            for (int i = 0; i < holders.length; i++) {
-                if (!holders[i]) {
-                    continue;
-                }
-                try {
-                    ObjectVersion v = found[i].file().version(found[i].index());
-                    if (decoded == null) {
-                        decoded = v;
-                        latest = found[i].index() == 0 && found[i].file() == snap.metas[i];
-                    }
-                } catch (CorruptMetaException ex) {
-                    holders[i] = false;
-                    heal.report(
-                            snap.bucket,
-                            snap.key,
-                            VersionIds.format(versionId),
-                            "corrupt version body on " + drives.get(i).root() + ": " + ex.getMessage());
-                }
-            }
-            if (decoded != null && count(holders) >= quorum) {
-                return new Resolved(decoded, latest, holders, snap.metas);
-            }
+        if (count(r.current()) < count(r.holders())) {
+            heal.report(
+                    snap.bucket,
+                    snap.key,
+                    VersionIds.format(versionId),
+                    "metadata differs between drives (" + count(r.current()) + " of " + count(r.holders())
+                            + " hold the newest)");
         }
-        return null;
+        return new Resolved(r.version(), latest, r.holders(), snap.metas);
     }
 
     /**
@@ -998,12 +992,25 @@ final class ErasureSet {
                     all.add(p.file().header(p.index()).versionId());
                 }
             }
-            best = newestAgreed(snap, all);
+            List<UUID> unagreed = new ArrayList<>();
+            best = newestAgreed(snap, all, unagreed);
+            if (best == null && snap.failed > 0) {
+                // "No such key" while unreadable drives may hold an acknowledged version would be a guess. (An
+                // agreed version is served: a HEAD racing a PUT's commit on a degraded set must not fail.)
+                for (UUID id : unagreed) {
+                    requireCertainAbsence(snap, id);
+                }
+            }
         }
         return best == null ? null : new Resolved(best.version(), true, best.holders(), best.metas());
     }
 
     private Resolved newestAgreed(MetaSnapshot snap, java.util.Collection<UUID> ids) {
+        return newestAgreed(snap, ids, new ArrayList<>());
+    }
+
+    /** The newest of {@code ids} agreed by quorum, or null; the ids without quorum are added to {@code unagreed}. */
+    private Resolved newestAgreed(MetaSnapshot snap, java.util.Collection<UUID> ids, List<UUID> unagreed) {
         Resolved best = null;
         for (UUID id : ids) {
             Resolved r = resolveVersion(snap, id);
@@ -1013,6 +1020,7 @@ final class ErasureSet {
                 // A version some drive holds as its newest but too few agree on: maybe dangling (a write that
                 // crashed before reaching quorum, or a delete that missed drives); the healer decides.
                 heal.report(snap.bucket, snap.key, VersionIds.format(id), "held by too few drives for quorum");
+                unagreed.add(id);
             }
         }
         return best;
@@ -1213,7 +1221,8 @@ final class ErasureSet {
 
     /**
      * Rewrites the stored metadata of one version (the latest when {@code versionId} is null) without touching its
-     * data: the new body goes to every drive holding the version, with the delete quorum (n/2+1).
+     * data: the new body, one metadata generation above the newest any holder has, goes to every drive holding the
+     * version's identity (whatever metadata their copy has), with the delete quorum (n/2+1).
      */
     ObjectInfo updateMetadata(
             String bucket,
@@ -1227,8 +1236,10 @@ final class ErasureSet {
             if (r.version().isDeleteMarker()) {
                 head(bucket, key, versionId); // the right not-found / not-allowed answer
             }
-            ObjectVersion updated =
-                    r.version().withMetadata(change.apply(r.version().metadata()));
+            // A new generation: drives that miss this update (away, or a crash) keep an older one and lose to it.
+            ObjectVersion updated = r.version()
+                    .withMetadata(change.apply(r.version().metadata()))
+                    .withMetaGeneration(r.version().metaGeneration() + 1);
             boolean[] include = r.holders().clone();
             List<Outcome<KeyFiles.Change>> outcomes = calls.on(drives, include, (pos, drive) -> {
                 KeyFiles read = snap.files[pos];

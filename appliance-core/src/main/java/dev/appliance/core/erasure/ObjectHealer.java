@@ -19,10 +19,8 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -35,20 +33,21 @@ import java.util.UUID;
  *   <li>Read the key's metadata on every drive and classify each drive: unavailable (offline, unmounted, I/O error:
  *       it answers nothing), metadata corrupt, version absent (a positive answer), or version held (with its body
  *       checksum).
- *   <li>Agree on the version as reads do: the body checksum held by a quorum ({@code data} drives; {@code n/2} for
- *       delete markers), decoded from a drive whose body verifies. Without quorum, the version is <b>dangling</b> when
- *       even every drive that did not positively answer "absent" could not make up the quorum: it is removed from the
- *       drives holding it. Otherwise (drives unreachable) the heal is retried later.
+ *   <li>Agree on the version as reads do ({@link VersionAgreement}): the identity held by a quorum ({@code data}
+ *       drives; {@code n/2} for delete markers), each body verified, the metadata of the highest metadata generation
+ *       among its holders; holders with other metadata get only their body rewritten. Without quorum, the version is
+ *       <b>dangling</b> when even every drive that did not positively answer "absent" could not make up the quorum: it
+ *       is removed from the drives holding it. Otherwise (drives unreachable) the heal is retried later.
  *   <li>Verify every reachable drive's shards of the agreed version: each part file's exact size and every block's
  *       bitrot checksum (inline versions: the payload in that drive's {@code xl.meta}). Data directories never change
  *       once committed, so this and the next step run without the key's lock (a long heal must not stall writers).
  *   <li>Rebuild the shards of the drives whose shards are missing or damaged, block by block (memory: one block's
  *       shards), from {@code data} verified shards of drives that hold the agreed metadata, into a staging directory
  *       on each such drive; part files and their directory are forced to stable storage.
- *   <li>Under the key's write lock, read the metadata again: only if the same version (same body checksum) is still
- *       agreed, commit on each drive that needs it: the old data directory (damaged) goes to trash, the staged one is
- *       renamed in, and the version's {@code xl.meta} entry is written durably ({@link KeyFiles#add}: staging, force,
- *       rename, directory force). The result is reported only after that.
+ *   <li>Under the key's write lock, read the metadata again: only if the same version (same served body checksum) is
+ *       still agreed, commit on each drive that needs it: the old data directory (damaged) goes to trash, the staged
+ *       one is renamed in, and the version's {@code xl.meta} entry is written durably ({@link KeyFiles#add}: staging,
+ *       force, rename, directory force). The result is reported only after that.
  * </ol>
  *
  * A drive whose whole {@code xl.meta} (or archive) is corrupt lost track of every version of the key, so such a heal
@@ -95,7 +94,8 @@ final class ObjectHealer {
     }
 
     /** The version as agreed by quorum, or why there is none. */
-    private record Agreement(ObjectVersion version, int checksum, boolean[] holders, String problem) {}
+    private record Agreement(
+            ObjectVersion version, int checksum, boolean[] holders, boolean[] current, String problem) {}
 
     void filling(LocalDrive drive, boolean on) {
         if (on) {
@@ -126,19 +126,28 @@ final class ObjectHealer {
      * meets a corrupt source shard while rebuilding turns deep.
      */
     HealResult heal(String bucket, String key, UUID versionId, boolean deep) {
+        return heal(bucket, key, versionId, deep, false);
+    }
+
+    /**
+     * As {@link #heal(String, String, UUID, boolean)}; {@code parity} makes a light heal verify every block of the
+     * parity shards too. Reads touch only data shards, so without it damaged parity would go unnoticed until a deep
+     * scan, and an object could silently lose all its redundancy.
+     */
+    HealResult heal(String bucket, String key, UUID versionId, boolean deep, boolean parity) {
         if (versionId == null) {
-            return healKey(bucket, key, deep);
+            return healKey(bucket, key, deep, parity);
         }
         View[] views = read(bucket, key, versionId);
         if (anyFileCorrupt(views)) {
             // That drive lost every version of the key: rebuild them all (this one included).
-            return healKey(bucket, key, deep);
+            return healKey(bucket, key, deep, parity);
         }
-        return healVersion(bucket, key, versionId, views, deep);
+        return healVersion(bucket, key, versionId, views, deep, parity);
     }
 
     /** Every version any readable drive holds; a second round for those that waited on drives the first one fixed. */
-    private HealResult healKey(String bucket, String key, boolean deep) {
+    private HealResult healKey(String bucket, String key, boolean deep, boolean parity) {
         LinkedHashSet<UUID> ids = new LinkedHashSet<>();
         List<Outcome<List<UUID>>> outcomes = set.calls.onAll(set.drives(), (pos, drive) -> {
             requireMounted(drive);
@@ -170,7 +179,7 @@ final class ObjectHealer {
         List<UUID> again = new ArrayList<>();
         boolean changed = false;
         for (UUID id : ids) {
-            HealResult r = healVersion(bucket, key, id, read(bucket, key, id), deep);
+            HealResult r = healVersion(bucket, key, id, read(bucket, key, id), deep, parity);
             if (r.status() == HealResult.Status.RETRY) {
                 again.add(id);
             } else {
@@ -182,7 +191,7 @@ final class ObjectHealer {
             // A corrupt xl.meta rewritten by the first round now answers "absent": decide again.
             results.add(
                     changed
-                            ? healVersion(bucket, key, id, read(bucket, key, id), deep)
+                            ? healVersion(bucket, key, id, read(bucket, key, id), deep, parity)
                             : HealResult.of(
                                     HealResult.Status.RETRY,
                                     "version " + VersionIds.format(id) + ": drives unreachable"));
@@ -324,7 +333,8 @@ final class ObjectHealer {
         return true;
     }
 
-    private HealResult healVersion(String bucket, String key, UUID versionId, View[] views, boolean deep) {
+    private HealResult healVersion(
+            String bucket, String key, UUID versionId, View[] views, boolean deep, boolean parity) {
         String name = bucket + "/" + key + " version " + VersionIds.format(versionId);
         Agreement agreed = agree(views);
         if (agreed.version() == null) {
@@ -348,17 +358,18 @@ final class ObjectHealer {
         boolean[] targets = new boolean[n];
         if (v.isDeleteMarker()) {
             for (int i = 0; i < n; i++) {
-                targets[i] = reachable[i] && !agreed.holders()[i];
+                targets[i] = reachable[i] && !agreed.current()[i];
             }
         } else {
-            dataOk = verifyAll(bucket, key, v, views, agreed.holders(), deep);
+            dataOk = verifyAll(bucket, key, v, views, agreed.holders(), deep, parity);
             int sources = 0;
             for (int i = 0; i < n; i++) {
                 if (agreed.holders()[i] && dataOk[i]) {
                     sources++;
                 }
-                // Inline shards live in xl.meta: whatever lacks the entry lacks the shard.
-                targets[i] = reachable[i] && (!dataOk[i] || !agreed.holders()[i]);
+                // Inline shards live in xl.meta: whatever lacks the entry lacks the shard. A holder whose metadata is
+                // older (or otherwise differs from the served body) gets the served body, keeping its shards.
+                targets[i] = reachable[i] && (!dataOk[i] || !agreed.current()[i]);
             }
             if (sources < v.dataShards()) {
                 return HealResult.of(
@@ -376,7 +387,7 @@ final class ObjectHealer {
         try {
             boolean[] rebuild = new boolean[n];
             for (int i = 0; i < n; i++) {
-                rebuild[i] = targets[i] && !v.isDeleteMarker() && (v.inline() || !dataOk[i]);
+                rebuild[i] = targets[i] && !v.isDeleteMarker() && !dataOk[i];
             }
             if (count(rebuild) > 0) {
                 staged = stage(bucket, key, v, views, agreed.holders(), dataOk, rebuild);
@@ -389,7 +400,7 @@ final class ObjectHealer {
                     staged.discard();
                     staged = null;
                 }
-                return healVersion(bucket, key, versionId, read(bucket, key, versionId), true);
+                return healVersion(bucket, key, versionId, read(bucket, key, versionId), true, parity);
             }
             return HealResult.of(HealResult.Status.RETRY, name + ": " + e.getMessage());
         } catch (IOException e) {
@@ -481,65 +492,17 @@ final class ObjectHealer {
         return type == VersionType.DELETE_MARKER ? Math.max(1, set.size() / 2) : Math.max(1, dataShards);
     }
 
+    /** As reads agree ({@link VersionAgreement}), so a heal never replaces what reads serve. */
     private Agreement agree(View[] views) {
-        Map<Integer, boolean[]> groups = new HashMap<>();
+        XlMeta.Pick[] found = new XlMeta.Pick[views.length];
         for (int i = 0; i < views.length; i++) {
             if (views[i].state == MetaState.HELD) {
-                groups.computeIfAbsent(views[i].bodyChecksum, k -> new boolean[views.length])[i] = true;
+                found[i] = views[i].pick;
             }
         }
-        int best = 0;
-        int bestCount = 0;
-        long bestModTime = 0;
-        for (var e : groups.entrySet()) {
-            int c = count(e.getValue());
-            long modTime = modTimeOf(views, e.getValue());
-            // the same choice reads make (ErasureSet.comparePreferred), so a heal never replaces what reads serve
-            if (bestCount == 0
-                    || ErasureSet.comparePreferred(c, modTime, e.getKey(), bestCount, bestModTime, best) < 0) {
-                best = e.getKey();
-                bestCount = c;
-                bestModTime = modTime;
-            }
-        }
-        if (bestCount == 0) {
-            return new Agreement(null, 0, null, "no drive holds it");
-        }
-        boolean[] holders = groups.get(best).clone();
-        ObjectVersion decoded = null;
-        VersionType type = null;
-        int dataShards = 0;
-        for (int i = 0; i < views.length; i++) {
-            if (!holders[i]) {
-                continue;
-            }
-            type = views[i].type;
-            dataShards = views[i].dataShards;
-            try {
-                ObjectVersion v = views[i].pick.file().version(views[i].pick.index());
-                decoded = decoded == null ? v : decoded;
-            } catch (CorruptMetaException e) {
-                // This drive's body is damaged: it holds the row but not the version.
-                holders[i] = false;
-                views[i].problem = "version body corrupt: " + e.getMessage();
-            }
-        }
-        int quorum = quorum(type, dataShards);
-        if (decoded == null || count(holders) < quorum) {
-            return new Agreement(null, best, holders, "held by " + count(holders) + " drive(s), quorum " + quorum);
-        }
-        // Other bodies under this id (e.g. a null version a drive missed the overwrite of) are replaced by the healed
-        // drives' commit.
-        return new Agreement(decoded, best, holders, "");
-    }
-
-    private static long modTimeOf(View[] views, boolean[] holders) {
-        for (int i = 0; i < views.length; i++) {
-            if (holders[i]) {
-                return views[i].pick.file().header(views[i].pick.index()).modTimeNanos();
-            }
-        }
-        return 0;
+        VersionAgreement.Result r = VersionAgreement.agree(
+                found, set.size(), (i, e) -> views[i].problem = "version body corrupt: " + e.getMessage());
+        return new Agreement(r.version(), r.checksum(), r.holders(), r.current(), r.problem());
     }
 
     /** No quorum: dangling (removed), gone, or to be retried. */
@@ -667,7 +630,7 @@ final class ObjectHealer {
 
     /** For each reachable drive: are its shards of {@code v} all present, of the right size and intact? */
     private boolean[] verifyAll(
-            String bucket, String key, ObjectVersion v, View[] views, boolean[] holders, boolean deep) {
+            String bucket, String key, ObjectVersion v, View[] views, boolean[] holders, boolean deep, boolean parity) {
         ErasureLayout layout = set.layoutOf(v);
         BitrotAlgorithm bitrot = set.bitrotFor(v);
         boolean[] include = new boolean[views.length];
@@ -688,7 +651,8 @@ final class ObjectHealer {
             drive.beforeRead();
             Path dir = drive.objectDir(bucket, key).resolve(v.dataDir().toString());
             for (PartInfo part : v.parts()) {
-                if (!verifyFile(dir.resolve("part." + part.number()), part.size(), layout, bitrot, deep)) {
+                boolean blocks = deep || (parity && v.shardIndexAt(pos) > v.dataShards());
+                if (!verifyFile(dir.resolve("part." + part.number()), part.size(), layout, bitrot, blocks)) {
                     return false;
                 }
             }
@@ -982,16 +946,26 @@ final class ObjectHealer {
                 return HealResult.of(HealResult.Status.RETRY, name + ": changed while healing");
             }
             boolean[] include = new boolean[targets.length];
+            boolean[] metadataOnly = new boolean[targets.length];
             for (int i = 0; i < include.length; i++) {
                 boolean needsData = staged != null && (staged.dataDir[i] != null || staged.inline[i] != null);
+                metadataOnly[i] = !needsData && now.holders()[i];
                 // A drive that gained the version meanwhile and needs no data is left alone.
                 include[i] = targets[i]
                         && views[i].state != MetaState.UNAVAILABLE
-                        && (needsData || !now.holders()[i])
-                        && (!v.inline() || needsData);
+                        && (needsData || !now.current()[i])
+                        && (!v.inline() || needsData || metadataOnly[i]);
                 anyUnavailable |= targets[i] && views[i].state == MetaState.UNAVAILABLE;
             }
             List<Outcome<KeyFiles.Change>> outcomes = set.calls.on(set.drives(), include, (pos, drive) -> {
+                if (metadataOnly[pos]) {
+                    // Same shards, other metadata (an update this drive missed): only the body is rewritten.
+                    KeyFiles.Change c = KeyFiles.forUpdate(drive, bucket, key).replace(v);
+                    if (c == null) {
+                        throw new IOException("version " + v.versionId() + " vanished from " + drive.root());
+                    }
+                    return c;
+                }
                 Path objectDir = drive.objectDir(bucket, key);
                 Path stagedDir = staged == null ? null : staged.dataDir[pos];
                 byte[] payload = staged == null ? null : staged.inline[pos];

@@ -21,6 +21,9 @@ import java.util.UUID;
  * @param bitrotAlgorithm {@link dev.appliance.core.bitrot.BitrotAlgorithm} id
  * @param etag hex MD5 (or multipart etag), null for delete markers
  * @param metadata content-type, user metadata and other stored headers, keys lower-case, sorted
+ * @param metaGeneration how many times {@link #metadata} was changed after the version was written (retention, legal
+ *     hold, tags): drives that agree on the version's identity ({@link #sameIdentity}) but hold different metadata
+ *     resolve to the highest generation. 0 for a version as written, and for every version of builds before xl.meta 1.2
  */
 public record ObjectVersion(
         UUID versionId,
@@ -36,7 +39,8 @@ public record ObjectVersion(
         List<PartInfo> parts,
         String etag,
         SortedMap<String, String> metadata,
-        boolean inline) {
+        boolean inline,
+        long metaGeneration) {
 
     /** The all-zero id under which the null version is stored. */
     public static final UUID NULL_VERSION_ID = new UUID(0, 0);
@@ -60,6 +64,43 @@ public record ObjectVersion(
                 throw new IllegalArgumentException("dataDir: null for a non-inline object of " + size + " bytes");
             }
         }
+        if (metaGeneration < 0) {
+            throw new IllegalArgumentException("metaGeneration: " + metaGeneration + " (expected >= 0)");
+        }
+    }
+
+    /** A version whose metadata was never changed since it was written (generation 0). */
+    public ObjectVersion(
+            UUID versionId,
+            VersionType type,
+            long modTimeNanos,
+            UUID dataDir,
+            long size,
+            int dataShards,
+            int parityShards,
+            int blockSize,
+            int[] distribution,
+            int bitrotAlgorithm,
+            List<PartInfo> parts,
+            String etag,
+            SortedMap<String, String> metadata,
+            boolean inline) {
+        this(
+                versionId,
+                type,
+                modTimeNanos,
+                dataDir,
+                size,
+                dataShards,
+                parityShards,
+                blockSize,
+                distribution,
+                bitrotAlgorithm,
+                parts,
+                etag,
+                metadata,
+                inline,
+                0);
     }
 
     public static ObjectVersion deleteMarker(UUID versionId, long modTimeNanos) {
@@ -83,7 +124,48 @@ public record ObjectVersion(
                 parts,
                 etag,
                 newMetadata,
-                inline);
+                inline,
+                metaGeneration);
+    }
+
+    /** This version with the same everything but its metadata generation. */
+    public ObjectVersion withMetaGeneration(long generation) {
+        return new ObjectVersion(
+                versionId,
+                type,
+                modTimeNanos,
+                dataDir,
+                size,
+                dataShards,
+                parityShards,
+                blockSize,
+                distribution,
+                bitrotAlgorithm,
+                parts,
+                etag,
+                metadata,
+                inline,
+                generation);
+    }
+
+    /**
+     * Whether {@code other} is the same stored version: same id, type, time, data directory, size, layout, parts and
+     * checksums, so the same shards. Only the mutable fields ({@link #metadata}, {@link #metaGeneration}) may differ.
+     */
+    public boolean sameIdentity(ObjectVersion other) {
+        return versionId.equals(other.versionId)
+                && type == other.type
+                && modTimeNanos == other.modTimeNanos
+                && java.util.Objects.equals(dataDir, other.dataDir)
+                && size == other.size
+                && dataShards == other.dataShards
+                && parityShards == other.parityShards
+                && blockSize == other.blockSize
+                && Arrays.equals(distribution, other.distribution)
+                && bitrotAlgorithm == other.bitrotAlgorithm
+                && parts.equals(other.parts)
+                && java.util.Objects.equals(etag, other.etag)
+                && inline == other.inline;
     }
 
     /** This version with its shard data in part files under {@code newDataDir} instead of inline. */
@@ -102,7 +184,8 @@ public record ObjectVersion(
                 parts,
                 etag,
                 metadata,
-                false);
+                false,
+                metaGeneration);
     }
 
     public boolean isDeleteMarker() {
@@ -144,7 +227,8 @@ public record ObjectVersion(
                 && parts.equals(v.parts)
                 && java.util.Objects.equals(etag, v.etag)
                 && metadata.equals(v.metadata)
-                && inline == v.inline;
+                && inline == v.inline
+                && metaGeneration == v.metaGeneration;
     }
 
     @Override
@@ -155,6 +239,8 @@ public record ObjectVersion(
     @Override
     public String toString() {
         return "ObjectVersion[" + versionId + ", " + type + ", size=" + size + ", " + dataShards + "+" + parityShards
-                + (inline ? ", inline" : ", dataDir=" + dataDir) + ", metadata=" + Map.copyOf(metadata) + "]";
+                + (inline ? ", inline" : ", dataDir=" + dataDir) + ", metadata=" + Map.copyOf(metadata)
+                + (metaGeneration == 0 ? "" : ", metaGeneration=" + metaGeneration)
+                + "]";
     }
 }

@@ -19,7 +19,7 @@ import org.msgpack.value.ValueType;
 /**
  * Hand-written MessagePack encoder/decoder of one version body (no reflection on the hot path).
  *
- * <p>A body is a msgpack array of up to 8 positional fields; trailing fields equal to their default are omitted, so a
+ * <p>A body is a msgpack array of up to 9 positional fields; trailing fields equal to their default are omitted, so a
  * plain delete marker is the 1-byte empty array. Fields the header already holds (version id, mod time, type, EC
  * counts, inline flag) are not repeated. Decoders ignore extra trailing fields (room for minor versions).
  *
@@ -36,10 +36,12 @@ import org.msgpack.value.ValueType;
  *                      or [number, size, etag|nil, checksum] (since 1.1;
  *                      checksum bin raw value, or str when not canonical base64)
  *  7  metadata         map str -> str|nil, keys ascending         {}
+ *  8  metaGeneration   uint (since 1.2): metadata updates since   0
+ *                      the version was written
  * </pre>
  */
 final class VersionBodyCodec {
-    static final int FIELD_COUNT = 8;
+    static final int FIELD_COUNT = 9;
     private static final HexFormat HEX = HexFormat.of();
     private static final MessagePack.PackerConfig PACKER = new MessagePack.PackerConfig().withBufferSize(256);
 
@@ -55,7 +57,9 @@ final class VersionBodyCodec {
         Map<String, String> metadata = v.metadata();
         int[] dist = v.distribution();
         int fields;
-        if (!metadata.isEmpty()) {
+        if (v.metaGeneration() != 0) {
+            fields = 9;
+        } else if (!metadata.isEmpty()) {
             fields = 8;
         } else if (!parts.isEmpty()) {
             fields = 7;
@@ -126,6 +130,9 @@ final class VersionBodyCodec {
                     }
                 }
             }
+            if (fields > 8) {
+                p.packLong(v.metaGeneration());
+            }
             return p.toByteArray();
         } catch (IOException e) {
             throw new IllegalStateException("in-memory msgpack encoding failed", e);
@@ -182,6 +189,7 @@ final class VersionBodyCodec {
                     metadata.put(key, value);
                 }
             }
+            long metaGeneration = fields > 8 ? u.unpackLong() : 0;
             for (int k = FIELD_COUNT; k < fields; k++) {
                 u.skipValue(); // written by a newer minor version
             }
@@ -206,7 +214,8 @@ final class VersionBodyCodec {
                     parts,
                     etag,
                     metadata,
-                    h.inline());
+                    h.inline(),
+                    metaGeneration);
         } catch (CorruptMetaException e) {
             throw e;
         } catch (IOException | RuntimeException e) {

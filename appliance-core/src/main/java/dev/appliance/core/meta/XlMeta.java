@@ -21,7 +21,7 @@ import org.msgpack.core.MessagePack;
  * +---------+------+-----------------------------------------------+
  * | 0       | 4    | magic "AXLM"                                  |
  * | 4       | 2    | major version (uint16) = 1                    |
- * | 6       | 2    | minor version (uint16) = 1                    |
+ * | 6       | 2    | minor version (uint16) = 2                    |
  * | 8       | 5    | msgpack bin32 header: 0xC6, M (uint32)        |
  * | 13      | M    | metadata block:                               |
  * |         |      |   +0   5   msgpack uint32 0xCE, V (versions)  |
@@ -52,7 +52,7 @@ public final class XlMeta {
     public static final int MAX_INLINE_BYTES = 256 * 1024;
 
     static final int MAJOR_VERSION = 1;
-    static final int MINOR_VERSION = 1;
+    static final int MINOR_VERSION = 2;
     static final byte[] MAGIC = {'A', 'X', 'L', 'M'};
 
     static final int META_OFF = 13; // start of the metadata block

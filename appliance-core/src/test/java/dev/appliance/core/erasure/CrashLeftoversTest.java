@@ -301,4 +301,66 @@ class CrashLeftoversTest {
             assertThat(marksAndStaging(d)).as("staging of %s", d).isEmpty();
         }
     }
+
+    /**
+     * A versioned PUT the crash stopped after its {@code xl.meta} was renamed on drives 1 and 2 (of 4, write quorum 3),
+     * and another after drive 1 only: the next start rolls the first forward onto every drive, so it survives any two
+     * drives away, and the second back, before anything is served.
+     */
+    @Test
+    void writesStoppedBelowTheirWriteQuorum_areRolledForwardOrBack_beforeTheStoreServes() throws Exception {
+        ErasureObjectStore first = open();
+        first.makeBucket(B);
+        first.setVersioning(B, dev.appliance.core.VersioningState.ENABLED);
+        ObjectInfo older = put(first, "k", random(1000, 20));
+        ObjectInfo olderJ = put(first, "j", random(1000, 21));
+        List<Map<String, byte[]>> kBefore = HealTestDrives.snapshot(first, B, "k");
+        List<Map<String, byte[]>> jBefore = HealTestDrives.snapshot(first, B, "j");
+        byte[] forward = random(700_000, 22);
+        ObjectInfo rolledForward = put(first, "k", forward);
+        ObjectInfo rolledBack = put(first, "j", random(700_000, 23));
+        stopAfter(first, "k", kBefore, 2);
+        stopAfter(first, "j", jBefore, 1);
+
+        ErasureObjectStore second = open();
+        for (LocalDrive d : second.drives()) {
+            var meta = dev.appliance.core.meta.XlMeta.parse(Files.readAllBytes(d.metaFile(B, "k")));
+            assertThat(meta.indexOf(UUID.fromString(rolledForward.versionId())))
+                    .as("rolled forward onto %s", d.root())
+                    .isGreaterThanOrEqualTo(0);
+            var j = dev.appliance.core.meta.XlMeta.parse(Files.readAllBytes(d.metaFile(B, "j")));
+            assertThat(j.indexOf(UUID.fromString(rolledBack.versionId())))
+                    .as("rolled back on %s", d.root())
+                    .isEqualTo(-1);
+        }
+        HealTestDrives.away(second, List.of(0, 1));
+        try {
+            assertThat(second.headObject(B, "k", null).versionId()).isEqualTo(rolledForward.versionId());
+            assertThat(read(second, B, "k", rolledForward.versionId())).isEqualTo(forward);
+            assertThat(second.headObject(B, "j", null).versionId()).isEqualTo(olderJ.versionId());
+        } finally {
+            HealTestDrives.back(second, List.of(0, 1));
+        }
+        assertThat(second.listObjectVersions(B, "k", null, null, null, 10).versions())
+                .extracting(ObjectInfo::versionId)
+                .containsExactly(rolledForward.versionId(), older.versionId());
+    }
+
+    /** The drives as a PUT leaves them when the crash hit after {@code reached} drives committed it. */
+    private static void stopAfter(ErasureObjectStore s, String key, List<Map<String, byte[]>> before, int reached)
+            throws IOException {
+        for (int i = 0; i < s.drives().size(); i++) {
+            LocalDrive d = s.drives().get(i);
+            if (i >= reached) {
+                Path dir = d.objectDir(B, key);
+                LocalDrive.deleteTree(dir);
+                for (var f : before.get(i).entrySet()) {
+                    Path file = dir.resolve(f.getKey());
+                    Files.createDirectories(file.getParent());
+                    Files.write(file, f.getValue());
+                }
+            }
+            d.markChange(B, key);
+        }
+    }
 }

@@ -72,10 +72,59 @@ class ScannerHealCheckTest {
         }
     }
 
+    /** The position of a drive holding a data shard ({@code parity} false) or a parity shard of the key. */
+    private int position(String key, boolean parity) throws Exception {
+        var v = dev.appliance.core.meta.XlMeta.parse(
+                        Files.readAllBytes(store.drives().getFirst().metaFile("data", key)))
+                .version(0);
+        for (int pos = 0; pos < store.drives().size(); pos++) {
+            if ((v.shardIndexAt(pos) > v.dataShards()) == parity) {
+                return pos;
+            }
+        }
+        throw new AssertionError("no such shard");
+    }
+
+    private static byte[] flipOneByte(Path file) throws IOException {
+        byte[] before = Files.readAllBytes(file);
+        byte[] flipped = before.clone();
+        flipped[flipped.length / 2] ^= 0x55; // inside a block: the file keeps its size
+        Files.write(file, flipped);
+        return before;
+    }
+
+    /**
+     * Reads and the light checks of data shards read no parity, and the deep scan is off by default: the light checks
+     * verify parity shards block by block, for a bounded number of keys per cycle, going on where the last cycle
+     * stopped.
+     */
+    @Test
+    void lightChecks_verifyParityShards_aBoundedNumberOfKeysPerCycle() throws Exception {
+        Path k2 = partFiles(store.drives().get(position("k2", true)), "k2").getFirst();
+        Path k5 = partFiles(store.drives().get(position("k5", true)), "k5").getFirst();
+        byte[] k2Before = flipOneByte(k2);
+        byte[] k5Before = flipOneByte(k5);
+        assertReadsBack(); // a read needs only the data shards: nothing noticed
+
+        store.scannerHealChecks(1, null);
+        store.scannerParityChecks(4); // k0..k3 this cycle
+        store.scanNow();
+        assertThat(Files.readAllBytes(k2)).isEqualTo(k2Before);
+        assertThat(Files.readAllBytes(k5)).as("beyond this cycle's budget").isNotEqualTo(k5Before);
+        assertThat(store.scannerHealFigures().keysRepaired()).isEqualTo(1);
+
+        store.scanNow(); // k4, k5, and the budget left starts over at k0 next time
+        assertThat(Files.readAllBytes(k5)).isEqualTo(k5Before);
+        assertThat(store.scannerHealFigures().keysRepaired()).isEqualTo(2);
+        assertThat(store.scannerHealFigures().keysDeepChecked()).isZero();
+        assertReadsBack();
+    }
+
     @Test
     void sampledLightChecks_rebuildAMissingPartFile_deepScanFindsBitrot() throws Exception {
         LocalDrive d2 = store.drives().get(1);
-        LocalDrive d3 = store.drives().get(2);
+        // a data shard: light checks verify parity shards block by block, but not data shards (reads do)
+        LocalDrive d3 = store.drives().get(position("k4", false));
         Path missing = partFiles(d2, "k1").getFirst();
         byte[] missingBefore = Files.readAllBytes(missing);
         Files.delete(missing);

@@ -83,7 +83,7 @@ class XlMetaGoldenTest {
 
     @Test
     void partChecksums_serializeToGoldenBytesAndParseBack() throws Exception {
-        byte[] golden = golden("part-checksums-v1.1.bin", partChecksums());
+        byte[] golden = golden("part-checksums-v1.2.bin", partChecksums());
         XlMeta parsed = XlMeta.parse(golden);
         assertThat(parsed.version(0)).isEqualTo(partChecksums().version(0));
         assertThat(parsed.version(0).parts())
@@ -107,9 +107,50 @@ class XlMetaGoldenTest {
                 .isZero();
     }
 
+    /** Since 1.2: a version whose retention was changed twice after it was written (metadata generation 2). */
+    static XlMeta metaGeneration() {
+        ObjectVersion base = dataDirObject(6, T0 + 6_000, 18_000);
+        java.util.TreeMap<String, String> meta = new java.util.TreeMap<>(base.metadata());
+        meta.put("x-amz-object-lock-mode", "GOVERNANCE");
+        meta.put("x-amz-object-lock-retain-until-date", "2030-01-01T00:00:00.000Z");
+        return XlMeta.empty()
+                .withVersion(base.withMetadata(meta).withMetaGeneration(2), null)
+                .withVersion(ObjectVersion.deleteMarker(id(7), T0 + 7_000), null);
+    }
+
+    @Test
+    void metaGeneration_serializesToGoldenBytesAndParsesBack() throws Exception {
+        byte[] golden = golden("meta-generation-v1.2.bin", metaGeneration());
+        XlMeta parsed = XlMeta.parse(golden);
+        assertThat(parsed.version(1)).isEqualTo(metaGeneration().version(1));
+        assertThat(parsed.version(1).metaGeneration()).isEqualTo(2);
+        assertThat(parsed.version(0).metaGeneration()).isZero();
+        assertThat(parsed.rawBody(0)).containsExactly((byte) 0x90); // generation 0 is omitted like every default
+        // the body's ninth field; a 1.1 reader skips it as an unknown trailing field
+        assertThat(parsed.rawBody(1)[0]).isEqualTo((byte) 0x99);
+    }
+
+    /** Files written by 1.1 (no metadata generation) parse to the same versions, all of generation 0. */
+    @Test
+    void minorOneFiles_stillParse_asGenerationZero() throws Exception {
+        String[] names = {"object-inline", "versions-and-marker", "part-checksums", "empty"};
+        XlMeta[] expected = {objectInline(), versionsAndMarker(), partChecksums(), empty()};
+        for (int f = 0; f < names.length; f++) {
+            byte[] old = Files.readAllBytes(DIR.resolve(names[f] + "-v1.1.bin"));
+            assertThat(old[7]).as("minor version of the committed 1.1 file").isEqualTo((byte) 1);
+            XlMeta parsed = XlMeta.parse(old);
+            assertThat(parsed.versionCount()).isEqualTo(expected[f].versionCount());
+            for (int i = 0; i < parsed.versionCount(); i++) {
+                assertThat(parsed.version(i)).isEqualTo(expected[f].version(i));
+                assertThat(parsed.version(i).metaGeneration()).isZero();
+                assertThat(parsed.rawBody(i)).isEqualTo(expected[f].rawBody(i));
+            }
+        }
+    }
+
     @Test
     void objectInline_serializesToGoldenBytesAndParsesBack() throws Exception {
-        byte[] golden = golden("object-inline-v1.1.bin", objectInline());
+        byte[] golden = golden("object-inline-v1.2.bin", objectInline());
         XlMeta parsed = XlMeta.parse(golden);
         assertThat(parsed.versionCount()).isEqualTo(1);
         assertThat(parsed.header(0))
@@ -127,7 +168,7 @@ class XlMetaGoldenTest {
 
     @Test
     void versionsAndMarker_serializesToGoldenBytesAndParsesBack() throws Exception {
-        byte[] golden = golden("versions-and-marker-v1.1.bin", versionsAndMarker());
+        byte[] golden = golden("versions-and-marker-v1.2.bin", versionsAndMarker());
         XlMeta parsed = XlMeta.parse(golden);
         assertThat(parsed.headers())
                 .extracting(VersionHeader::versionId)
@@ -141,7 +182,7 @@ class XlMetaGoldenTest {
 
     @Test
     void empty_serializesToGoldenBytes() throws Exception {
-        byte[] golden = golden("empty-v1.1.bin", empty());
+        byte[] golden = golden("empty-v1.2.bin", empty());
         assertThat(XlMeta.parse(golden).versionCount()).isZero();
     }
 

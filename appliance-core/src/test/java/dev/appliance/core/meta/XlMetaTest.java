@@ -273,7 +273,11 @@ class XlMetaTest {
                 .withVersion(multipartObject(1, T0 + 1), null)
                 .withVersion(ObjectVersion.deleteMarker(id(2), T0 + 2), null);
         assertThat(XlMetaDump.bodyTree(meta.rawBody(1)).isArray()).isTrue();
-        assertThat(XlMetaDump.bodyTree(meta.rawBody(1)).size()).isEqualTo(VersionBodyCodec.FIELD_COUNT);
+        // every field but the metadata generation, which is 0 (a default, omitted) until the first update
+        assertThat(XlMetaDump.bodyTree(meta.rawBody(1)).size()).isEqualTo(VersionBodyCodec.FIELD_COUNT - 1);
+        XlMeta updated = meta.withVersion(multipartObject(1, T0 + 1).withMetaGeneration(3), null);
+        assertThat(XlMetaDump.bodyTree(updated.rawBody(1)).size()).isEqualTo(VersionBodyCodec.FIELD_COUNT);
+        assertThat(XlMetaDump.bodyTree(updated.rawBody(1)).get(8).asLong()).isEqualTo(3);
         String json = XlMetaDump.toJson(meta);
         assertThat(json).contains("\"DELETE_MARKER\"").contains("x-amz-meta-owner");
     }
