@@ -561,6 +561,16 @@ final class ObjectHealer {
         return false;
     }
 
+    /** Whether every drive said definitely whether it holds the version (none away, unreadable or being filled). */
+    private static boolean everyDriveAnswered(View[] views) {
+        for (View v : views) {
+            if (v.state != MetaState.ABSENT && v.state != MetaState.HELD) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Under the key's lock, decides again from fresh metadata, then removes the version where it is. */
     private HealResult removeDangling(String bucket, String key, UUID versionId, String name) {
         try (var lock = set.locks.write(bucket, key)) {
@@ -582,11 +592,13 @@ final class ObjectHealer {
             if (again.version() != null || type == null || views.length - absent >= quorum(type, dataShards)) {
                 return HealResult.of(HealResult.Status.RETRY, name + ": changed while deciding whether it dangles");
             }
-            if (underLock(views)) {
-                // Whatever the bucket's configuration says: a version that carries retention or legal hold is never
-                // removed by the healer; the operator decides (it is reported as failed).
+            if (underLock(views) && !everyDriveAnswered(views)) {
+                // Whatever the bucket's configuration says, a version that carries retention or legal hold is removed
+                // only once every drive has answered: then it provably can never be read (a write cut short before
+                // its quorum, never acknowledged). While a drive is away or unreadable it is kept.
                 return HealResult.of(
-                        HealResult.Status.FAILED, name + ": dangling but under retention or legal hold: kept");
+                        HealResult.Status.RETRY,
+                        name + ": dangling but under retention or legal hold: kept until every drive answers");
             }
             List<Outcome<KeyFiles.Change>> outcomes =
                     set.calls.on(set.drives(), holding, (pos, drive) -> KeyFiles.forUpdate(drive, bucket, key)

@@ -297,20 +297,22 @@ class BucketRecordsTest {
     }
 
     /**
-     * A version under legal hold that the healer finds dangling (on one drive of four, as a write cut short leaves it)
-     * is kept and reported as failed, not removed: whatever the bucket says, the healer never destroys a locked version.
+     * A version under legal hold that the healer finds dangling (on one drive of six, EC 4+2, as a write cut short
+     * leaves it) is kept while a drive that might hold it is away, whatever the bucket says; once every drive answered
+     * it provably can never be read (it never reached its quorum, so it was never acknowledged) and is rolled back.
      */
     @Test
-    void danglingVersionUnderLegalHold_isKeptByTheHealer() throws Exception {
-        store = openStore();
+    void danglingVersionUnderLegalHold_isKeptWhileADriveIsAway_andRolledBackOnceAllAnswer() throws Exception {
+        var paths = HealTestDrives.drives(tmp.resolve("six"), 6);
+        store = HealTestDrives.openQuiet(paths, 2);
         store.makeBucket(B, true);
         put("k", Map.of());
         List<Map<Path, byte[]>> before = new ArrayList<>();
-        for (int d = 0; d < 4; d++) {
+        for (int d = 0; d < 6; d++) {
             before.add(files(store.drives().get(d).objectDir(B, "k")));
         }
         ObjectInfo held = put("k", ObjectLock.withLegalHold(Map.of(), true));
-        for (int d = 1; d < 4; d++) { // drives 1-3 go back to before the write: only drive 0 holds it
+        for (int d = 1; d < 6; d++) { // drives 1-5 go back to before the write: only drive 0 holds it
             Path dir = store.drives().get(d).objectDir(B, "k");
             dev.appliance.core.drive.LocalDrive.deleteTree(dir);
             for (var f : before.get(d).entrySet()) {
@@ -318,16 +320,31 @@ class BucketRecordsTest {
                 Files.write(f.getKey(), f.getValue());
             }
         }
+        var heldId = dev.appliance.core.naming.VersionIds.parse(held.versionId());
+        var gone = new dev.appliance.core.drive.DriveFaults(false, false, false, true, 0);
+        store.drives().get(4).injectFaults(gone);
+        store.drives().get(5).injectFaults(gone);
 
-        HealResult r = store.heal(B, "k", held.versionId());
+        // one holder and two drives unknown: at most 3 of the 4 data shards it needs, so it dangles; but it is locked
+        HealResult kept = store.heal(B, "k", held.versionId());
 
-        assertThat(r.status()).as(r.toString()).isEqualTo(HealResult.Status.FAILED);
-        assertThat(r.detail()).contains("legal hold");
-        var meta = dev.appliance.core.meta.XlMeta.parse(
-                Files.readAllBytes(store.drives().get(0).metaFile(B, "k")));
-        assertThat(meta.indexOf(dev.appliance.core.naming.VersionIds.parse(held.versionId())))
+        assertThat(kept.status()).as(kept.toString()).isEqualTo(HealResult.Status.RETRY);
+        assertThat(kept.detail()).contains("legal hold");
+        assertThat(dev.appliance.core.meta.XlMeta.parse(
+                                Files.readAllBytes(store.drives().get(0).metaFile(B, "k")))
+                        .indexOf(heldId))
                 .as("still on drive 0")
                 .isNotNegative();
+
+        store.drives().get(4).injectFaults(null);
+        store.drives().get(5).injectFaults(null);
+        HealResult removed = store.heal(B, "k", held.versionId());
+
+        assertThat(removed.status()).as(removed.toString()).isEqualTo(HealResult.Status.DANGLING_REMOVED);
+        assertThat(dev.appliance.core.meta.XlMeta.parse(
+                                Files.readAllBytes(store.drives().get(0).metaFile(B, "k")))
+                        .indexOf(heldId))
+                .isNegative();
     }
 
     private static Map<Path, byte[]> files(Path dir) throws IOException {
