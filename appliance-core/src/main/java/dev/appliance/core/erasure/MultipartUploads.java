@@ -196,7 +196,8 @@ final class MultipartUploads {
             throw noSuchUpload();
         }
         List<Outcome<byte[]>> outcomes = set.calls.onAll(set.drives(), (pos, drive) -> {
-            byte[] json = drive.readOrNull(uploadDir(drive, bucket, key, uploadId).resolve("upload.json"));
+            byte[] json =
+                    drive.readOrNull(uploadDir(drive, bucket, key, uploadId).resolve("upload.json"));
             if (json == null) {
                 drive.requirePresent(); // a drive taken away must not count as one that lacks the upload
             }

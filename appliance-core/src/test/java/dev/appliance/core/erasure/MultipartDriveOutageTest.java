@@ -15,7 +15,6 @@ import dev.appliance.core.UploadedPart;
 import dev.appliance.core.drive.LocalDrive;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -80,7 +79,9 @@ class MultipartDriveOutageTest {
     }
 
     private static List<String> listed(ErasureObjectStore s) {
-        return s.listMultipartUploads(B, "").stream().map(MultipartUpload::uploadId).toList();
+        return s.listMultipartUploads(B, "").stream()
+                .map(MultipartUpload::uploadId)
+                .toList();
     }
 
     private static Path uploadDir(LocalDrive d, String key, String id) {
@@ -178,8 +179,8 @@ class MultipartDriveOutageTest {
         takeAway(s, 3, true);
         // Only two drives can confirm the removal: the two away would bring the upload back.
         assertThatThrownBy(() -> s.abortMultipartUpload(B, "mp", id))
-                .isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind())
-                        .isEqualTo(ErrorKind.WRITE_QUORUM));
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.WRITE_QUORUM));
         bringBack(s, 2, true);
         bringBack(s, 3, true);
 
@@ -217,7 +218,9 @@ class MultipartDriveOutageTest {
         assertThat(listed(second)).isEmpty();
         for (LocalDrive d : second.drives()) {
             for (String key : List.of("a", "b", "c")) {
-                assertThat(MultipartUploads.uploadsOf(d, B, key)).as("%s %s", d, key).doesNotExist();
+                assertThat(MultipartUploads.uploadsOf(d, B, key))
+                        .as("%s %s", d, key)
+                        .doesNotExist();
             }
         }
     }
