@@ -483,7 +483,7 @@ public final class ErasureObjectStore implements ObjectStore {
         return sets.getFirst().locks;
     }
 
-    private ErasureSet setFor(String key) {
+    ErasureSet setFor(String key) {
         return sets.get(placement.setIndex(key, sets.size()));
     }
 

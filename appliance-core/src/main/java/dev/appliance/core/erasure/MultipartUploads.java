@@ -178,7 +178,7 @@ final class MultipartUploads {
     }
 
     /** The lock namespace of upload ids (not a bucket: bucket names never start with a dot). */
-    private static final String UPLOAD_LOCKS = ".uploads";
+    static final String UPLOAD_LOCKS = ".uploads";
 
     /**
      * How many drives must hold an upload's record for the upload to exist: a read quorum of the set, and never fewer

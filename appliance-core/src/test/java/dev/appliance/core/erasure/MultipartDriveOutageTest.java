@@ -15,9 +15,14 @@ import dev.appliance.core.UploadedPart;
 import dev.appliance.core.drive.LocalDrive;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -222,6 +227,47 @@ class MultipartDriveOutageTest {
                         .as("%s %s", d, key)
                         .doesNotExist();
             }
+        }
+    }
+
+    @Test
+    void anUploadWhoseCreationIsStillWritingItsRecord_isLeftAloneByTheReconcile() throws Exception {
+        ErasureObjectStore s = open();
+        s.makeBucket(B);
+        String id = s.createMultipartUpload(B, "mp", PutRequest.of(-1), null);
+        // As while its creation runs: the record on drive 0 so far, the creation holding the upload's lock.
+        Map<Path, byte[]> records = new HashMap<>();
+        for (int i = 1; i < 4; i++) {
+            Path record = uploadDir(s.drives().get(i), "mp", id).resolve("upload.json");
+            records.put(record, Files.readAllBytes(record));
+            LocalDrive.deleteTree(MultipartUploads.uploadsOf(s.drives().get(i), B, "mp"));
+        }
+        ErasureSet set = s.setFor("mp");
+        CompletableFuture<Integer> removed = new CompletableFuture<>();
+        try (var creating = set.locks.write(MultipartUploads.UPLOAD_LOCKS, id)) {
+            Thread.ofVirtual().start(() -> {
+                try {
+                    removed.complete(set.multipart().reconcile());
+                } catch (RuntimeException e) {
+                    removed.completeExceptionally(e);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (set.locks.users(MultipartUploads.UPLOAD_LOCKS, id) < 2 && System.nanoTime() < deadline) {
+                Thread.onSpinWait(); // until the reconcile, which took the upload for a leftover, waits for the lock
+            }
+            assertThat(set.locks.users(MultipartUploads.UPLOAD_LOCKS, id)).isEqualTo(2);
+            for (var e : records.entrySet()) { // the creation reaches the other drives
+                Files.createDirectories(e.getKey().getParent());
+                Files.write(e.getKey(), e.getValue());
+            }
+        }
+        assertThat(removed.get(30, TimeUnit.SECONDS)).isZero();
+        assertThat(listed(s)).containsExactly(id);
+        for (LocalDrive d : s.drives()) {
+            assertThat(uploadDir(d, "mp", id).resolve("upload.json"))
+                    .as("%s", d)
+                    .exists();
         }
     }
 }
