@@ -381,7 +381,10 @@ final class DataScanner {
                         if (e.kind() == ErrorKind.NO_SUCH_UPLOAD) {
                             continue; // completed or aborted meanwhile
                         }
-                        throw e;
+                        if (e.kind() != ErrorKind.WRITE_QUORUM && e.kind() != ErrorKind.READ_QUORUM) {
+                            throw e;
+                        }
+                        // too many drives away to abort it now: the next cycle tries again (counted below)
                     }
                 }
                 t.incompleteUploads++;

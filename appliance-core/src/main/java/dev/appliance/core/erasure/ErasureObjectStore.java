@@ -156,6 +156,7 @@ public final class ErasureObjectStore implements ObjectStore {
         this.driveMonitor = new DriveMonitor(topology, objectHealers, driveHealer, clock);
         driveMonitor.check();
         settleInterruptedChanges(interrupted);
+        reconcileUploadsQuietly(); // drives that returned while the store was stopped
         this.healer = new BackgroundHealer(heal, objectHealers, setOfKey, foreground);
         healer.start();
         driveHealer.start();
@@ -170,6 +171,7 @@ public final class ErasureObjectStore implements ObjectStore {
         scanner.afterCycle = report -> {
             alerts.scanned(report);
             repairBucketRecordsQuietly();
+            reconcileUploadsQuietly(); // also what a missed drive return left
         };
         this.trashPurger = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform()
                 .name("trash-purger")
@@ -309,6 +311,7 @@ public final class ErasureObjectStore implements ObjectStore {
         try {
             if (!driveMonitor.check().isEmpty()) {
                 repairBucketRecordsQuietly(); // a drive came back or was replaced: it may hold stale bucket records
+                reconcileUploadsQuietly(); // ... and uploads aborted or completed while it was away
             }
         } catch (RuntimeException e) {
             java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
@@ -358,11 +361,29 @@ public final class ErasureObjectStore implements ObjectStore {
         return driveHealer.filling(drive) ? "healing" : "online";
     }
 
+    /**
+     * Removes, on every set, the upload directories that too few drives hold for the upload to exist (see {@link
+     * MultipartUploads#reconcile}); returns how many.
+     */
+    int reconcileUploadsQuietly() {
+        int removed = 0;
+        for (ErasureSet s : sets) {
+            try {
+                removed += s.multipart().reconcile();
+            } catch (RuntimeException e) {
+                java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
+                        .log(java.util.logging.Level.WARNING, "reconciling multipart uploads failed", e);
+            }
+        }
+        return removed;
+    }
+
     /** Checks the drives now (tests; the store also checks every {@link #DRIVE_CHECK_SECONDS} seconds). */
     List<String> checkDrives() {
         List<String> events = driveMonitor.check();
         if (!events.isEmpty()) {
             repairBucketRecordsQuietly();
+            reconcileUploadsQuietly();
         }
         return events;
     }
@@ -485,7 +506,7 @@ public final class ErasureObjectStore implements ObjectStore {
         return sets.getFirst().locks;
     }
 
-    private ErasureSet setFor(String key) {
+    ErasureSet setFor(String key) {
         return sets.get(placement.setIndex(key, sets.size()));
     }
 

@@ -164,12 +164,30 @@ final class MultipartUploads {
                 checksum == null ? null : checksum.algorithm().name(),
                 checksum == null ? null : checksum.type().name());
         byte[] json = toJson(rec);
-        List<Outcome<Void>> outcomes = set.calls.onAll(set.drives(), (pos, drive) -> {
-            drive.writeDurably(uploadDir(drive, bucket, key, uploadId).resolve("upload.json"), json);
-            return null;
-        });
+        List<Outcome<Void>> outcomes;
+        // Held while the record is written: until then the upload is on only some drives, and the reconcile (which
+        // removes uploads too few drives hold) waits for it.
+        try (var lock = set.locks.write(UPLOAD_LOCKS, uploadId)) {
+            outcomes = set.calls.onAll(set.drives(), (pos, drive) -> {
+                drive.writeDurably(uploadDir(drive, bucket, key, uploadId).resolve("upload.json"), json);
+                return null;
+            });
+        }
         DriveCalls.requireQuorum(outcomes, layout.writeQuorum(), "create multipart upload");
         return uploadId;
+    }
+
+    /** The lock namespace of upload ids (not a bucket: bucket names never start with a dot). */
+    static final String UPLOAD_LOCKS = ".uploads";
+
+    /**
+     * How many drives must hold an upload's record for the upload to exist: a read quorum of the set, and never fewer
+     * than the upload's own data count. An upload aborted or completed is gone from a write quorum, so at most the
+     * other drives (fewer than this) can still hold it; {@code rec} null: the set's read quorum.
+     */
+    private int quorum(UploadRecord rec) {
+        int readQuorum = set.size() - set.size() / 2;
+        return rec == null ? readQuorum : Math.max(readQuorum, rec.data());
     }
 
     /** The upload's record as a read quorum of drives holds it. */
@@ -177,28 +195,43 @@ final class MultipartUploads {
         if (!isUuid(uploadId)) {
             throw noSuchUpload();
         }
-        List<Outcome<byte[]>> outcomes = set.calls.onAll(
-                set.drives(),
-                (pos, drive) ->
-                        drive.readOrNull(uploadDir(drive, bucket, key, uploadId).resolve("upload.json")));
+        List<Outcome<byte[]>> outcomes = set.calls.onAll(set.drives(), (pos, drive) -> {
+            byte[] json =
+                    drive.readOrNull(uploadDir(drive, bucket, key, uploadId).resolve("upload.json"));
+            if (json == null) {
+                drive.requirePresent(); // a drive taken away must not count as one that lacks the upload
+            }
+            return json;
+        });
         Map<String, Integer> votes = new HashMap<>();
+        int unanswered = 0;
         for (Outcome<byte[]> o : outcomes) {
-            if (o.ok() && o.value() != null) {
+            if (!o.ok()) {
+                unanswered++;
+            } else if (o.value() != null) {
                 votes.merge(new String(o.value(), StandardCharsets.UTF_8), 1, Integer::sum);
             }
         }
+        int mostVotes = 0;
         for (var e : votes.entrySet()) {
-            // The upload's own data count is its quorum (raised parity lowers it), never more than the set's.
-            if (e.getValue() >= set.size() - set.size() / 2) {
-                try {
-                    UploadRecord rec = JSON.readValue(e.getKey(), UploadRecord.class);
-                    if (rec.bucket().equals(bucket) && rec.key().equals(key) && e.getValue() >= rec.data()) {
+            try {
+                UploadRecord rec = JSON.readValue(e.getKey(), UploadRecord.class);
+                if (rec.bucket().equals(bucket) && rec.key().equals(key)) {
+                    if (e.getValue() >= quorum(rec)) {
                         return rec;
                     }
-                } catch (IOException ex) {
-                    // a damaged record counts as absent
+                    mostVotes = Math.max(mostVotes, e.getValue());
                 }
+            } catch (IOException ex) {
+                // a damaged record counts as absent
             }
+        }
+        if (mostVotes + unanswered >= quorum(null)) {
+            // The drives not answering could make up the quorum: the upload may exist, so not NoSuchUpload.
+            throw new StorageException(
+                    ErrorKind.READ_QUORUM,
+                    "upload " + uploadId + ": " + unanswered + " drive(s) did not answer, too few to decide whether it"
+                            + " exists");
         }
         throw noSuchUpload();
     }
@@ -781,17 +814,23 @@ final class MultipartUploads {
         return removed;
     }
 
+    /**
+     * Removes the upload from every drive. Acknowledged once a write quorum of drives positively lacks it, so that the
+     * drives away now (which may still hold it) can never make it exist again when they return; fewer answer 503.
+     */
     void abort(String bucket, String key, String uploadId) {
+        UploadRecord rec = null;
         try {
-            read(bucket, key, uploadId);
+            rec = read(bucket, key, uploadId);
         } catch (StorageException e) {
-            // A creation a crash cut short leaves the record on too few drives to use the upload, yet listings show
-            // it (they show any drive's uploads): aborting it removes what is there.
+            // A creation a crash cut short leaves the record on too few drives to use the upload (listings do not
+            // show it, and the reconcile removes it): aborting it removes what is there.
             if (e.kind() != ErrorKind.NO_SUCH_UPLOAD || !isUuid(uploadId) || !onAnyDrive(bucket, key, uploadId)) {
                 throw e;
             }
         }
-        removeUpload(bucket, key, uploadId);
+        ErasureLayout layout = rec == null ? set.writeLayout() : set.layout(rec.data(), rec.parity());
+        DriveCalls.requireQuorum(removeUpload(bucket, key, uploadId), layout.writeQuorum(), "abort multipart upload");
     }
 
     private boolean onAnyDrive(String bucket, String key, String uploadId) {
@@ -804,43 +843,171 @@ final class MultipartUploads {
         return false;
     }
 
-    private void removeUpload(String bucket, String key, String uploadId) {
-        set.calls.onAll(set.drives(), (pos, drive) -> {
+    /** Each drive's outcome: ok where the drive (present) no longer holds the upload. */
+    private List<Outcome<Void>> removeUpload(String bucket, String key, String uploadId) {
+        return set.calls.onAll(set.drives(), (pos, drive) -> {
             drive.moveToTrash(uploadDir(drive, bucket, key, uploadId));
             drive.pruneEmptyParents(
                     uploadsOf(drive, bucket, key), drive.sysDir().resolve("multipart"));
+            drive.requirePresent(); // a drive taken away "lacks" everything, yet may hold the upload when it returns
             return null;
         });
     }
 
-    /** Uploads on this set's drives for {@code bucket} under {@code prefix}. */
+    /**
+     * Uploads of {@code bucket} under {@code prefix} that exist: held by a {@link #quorum} of the set's drives, as for
+     * every other use of an upload. A drive that was away while an upload was aborted or completed returns holding it;
+     * that copy alone never makes it listed again (the reconcile removes it). A creation a crash cut short on a quorum
+     * of drives is listed, and can be used or aborted; one on fewer is not, and the reconcile removes it.
+     */
     List<MultipartUpload> list(String bucket, String prefix) {
-        Map<String, MultipartUpload> found = new HashMap<>();
-        for (LocalDrive drive : set.drives()) {
-            if (!drive.isOnline()) {
-                continue;
+        List<MultipartUpload> found = new ArrayList<>();
+        for (Holders h : holders(uploadsByDrive(null)).values()) {
+            UploadRecord rec = h.agreed();
+            if (rec != null && rec.bucket().equals(bucket) && rec.key().startsWith(prefix)) {
+                found.add(describe(rec));
             }
+        }
+        return found;
+    }
+
+    /** An upload directory's record on a drive that holds the directory without one (a part came before it). */
+    private static final String NO_RECORD = "";
+
+    /**
+     * What each drive holds of uploads: {@code <hash>/<uploadId>} to the text of its {@code upload.json} ({@link
+     * #NO_RECORD} when the directory has none); only that one upload when {@code only} is not null. A drive that is
+     * offline or taken away fails.
+     */
+    private List<Outcome<Map<String, String>>> uploadsByDrive(String only) {
+        return set.calls.onAll(set.drives(), (pos, drive) -> {
+            drive.requirePresent();
+            Map<String, String> held = new HashMap<>();
             Path root = drive.sysDir().resolve("multipart");
-            try (DirectoryStream<Path> keys = Files.newDirectoryStream(root)) {
-                for (Path k : keys) {
-                    try (DirectoryStream<Path> uploads = Files.newDirectoryStream(k)) {
-                        for (Path u : uploads) {
-                            try {
-                                UploadRecord rec = read0(u);
-                                if (rec.bucket().equals(bucket) && rec.key().startsWith(prefix)) {
-                                    found.putIfAbsent(rec.uploadId(), describe(rec));
-                                }
-                            } catch (IOException e) {
-                                // incomplete or damaged on this drive: the others report it
-                            }
+            List<Path> dirs = new ArrayList<>();
+            if (only != null) {
+                dirs.add(root.resolve(only));
+            } else if (Files.isDirectory(root)) {
+                try (DirectoryStream<Path> keys = Files.newDirectoryStream(root)) {
+                    for (Path k : keys) {
+                        try (DirectoryStream<Path> uploads = Files.newDirectoryStream(k)) {
+                            uploads.forEach(dirs::add);
+                        } catch (java.nio.file.NoSuchFileException | java.nio.file.NotDirectoryException e) {
+                            // removed meanwhile, or not an upload directory
                         }
                     }
                 }
-            } catch (IOException e) {
-                // no uploads on this drive
+            }
+            for (Path u : dirs) {
+                if (Files.isDirectory(u)) {
+                    byte[] json = drive.readOrNull(u.resolve("upload.json"));
+                    held.put(
+                            u.getParent().getFileName() + "/" + u.getFileName(),
+                            json == null ? NO_RECORD : new String(json, StandardCharsets.UTF_8));
+                }
+            }
+            return held;
+        });
+    }
+
+    /** Which drives hold one upload's directory, and its records' votes. */
+    private final class Holders {
+        final boolean[] holds = new boolean[set.size()];
+        final Map<String, Integer> votes = new HashMap<>();
+        /** Drives that did not answer (offline, taken away, failing): they may hold it. */
+        int unanswered;
+
+        /** The record a {@link #quorum} of drives holds: the upload exists. Null otherwise. */
+        UploadRecord agreed() {
+            for (var e : votes.entrySet()) {
+                UploadRecord rec = parse(e.getKey());
+                if (rec != null && e.getValue() >= quorum(rec)) {
+                    return rec;
+                }
+            }
+            return null;
+        }
+
+        /**
+         * Too few drives hold it for it to exist even if every drive that did not answer held it: it was aborted or
+         * completed while drives that still hold it were away, or its creation was cut short (never acknowledged).
+         */
+        boolean gone() {
+            int most = 0;
+            int quorum = quorum(null);
+            for (var e : votes.entrySet()) {
+                UploadRecord rec = parse(e.getKey());
+                if (rec != null) {
+                    most = Math.max(most, e.getValue());
+                    quorum = Math.max(quorum, quorum(rec));
+                }
+            }
+            return most + unanswered < quorum;
+        }
+    }
+
+    private static UploadRecord parse(String json) {
+        try {
+            return json.isEmpty() ? null : JSON.readValue(json, UploadRecord.class);
+        } catch (IOException e) {
+            return null; // damaged: counts as absent
+        }
+    }
+
+    private Map<String, Holders> holders(List<Outcome<Map<String, String>>> byDrive) {
+        Map<String, Holders> all = new HashMap<>();
+        int unanswered = 0;
+        for (int i = 0; i < byDrive.size(); i++) {
+            Outcome<Map<String, String>> o = byDrive.get(i);
+            if (!o.ok()) {
+                unanswered++;
+                continue;
+            }
+            for (var e : o.value().entrySet()) {
+                Holders h = all.computeIfAbsent(e.getKey(), k -> new Holders());
+                h.holds[i] = true;
+                if (!e.getValue().equals(NO_RECORD)) {
+                    h.votes.merge(e.getValue(), 1, Integer::sum);
+                }
             }
         }
-        return new ArrayList<>(found.values());
+        for (Holders h : all.values()) {
+            h.unanswered = unanswered;
+        }
+        return all;
+    }
+
+    /**
+     * Removes the directories of uploads that no longer exist and never can again ({@link Holders#gone}): what a drive
+     * that was away kept of uploads aborted or completed meanwhile, and creations a crash cut short on too few drives.
+     * Run when a drive returns, at start and after each scanner cycle. Each is checked again under the upload's lock,
+     * which a creation holds while it writes the record (until then it is on only some drives). Returns how many
+     * directories were removed.
+     */
+    int reconcile() {
+        int removed = 0;
+        for (var e : holders(uploadsByDrive(null)).entrySet()) {
+            String path = e.getKey();
+            String uploadId = path.substring(path.indexOf('/') + 1);
+            if (!e.getValue().gone() || !isUuid(uploadId)) {
+                continue;
+            }
+            try (var lock = set.locks.write(UPLOAD_LOCKS, uploadId)) {
+                Holders now = holders(uploadsByDrive(path)).get(path);
+                if (now == null || !now.gone()) {
+                    continue;
+                }
+                for (Outcome<Boolean> o : set.calls.on(set.drives(), now.holds, (pos, drive) -> {
+                    Path dir = drive.sysDir().resolve("multipart").resolve(path);
+                    drive.moveToTrash(dir);
+                    drive.pruneEmptyParents(dir.getParent(), drive.sysDir().resolve("multipart"));
+                    return true;
+                })) {
+                    removed += o.ok() && Boolean.TRUE.equals(o.value()) ? 1 : 0;
+                }
+            }
+        }
+        return removed;
     }
 
     private static StorageException noSuchUpload() {

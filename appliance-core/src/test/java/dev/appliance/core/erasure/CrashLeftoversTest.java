@@ -250,7 +250,7 @@ class CrashLeftoversTest {
     }
 
     @Test
-    void anUploadWhoseCreationStoppedOnOneDrive_isListed_andCanBeAborted() throws Exception {
+    void anUploadWhoseCreationStoppedOnOneDrive_canBeAborted() throws Exception {
         ErasureObjectStore s = open();
         s.makeBucket(B);
         String id = s.createMultipartUpload(B, "mp", PutRequest.of(-1), null);
@@ -258,7 +258,9 @@ class CrashLeftoversTest {
         for (int i = 1; i < 4; i++) {
             LocalDrive.deleteTree(MultipartUploads.uploadsOf(s.drives().get(i), B, "mp"));
         }
-        assertThat(s.listMultipartUploads(B, "")).extracting(u -> u.uploadId()).containsExactly(id);
+        // Not listed (a read quorum of drives must hold an upload), yet its id can still end it; the next start
+        // would also roll it back (MultipartDriveOutageTest).
+        assertThat(s.listMultipartUploads(B, "")).isEmpty();
 
         s.abortMultipartUpload(B, "mp", id);
         assertThat(s.listMultipartUploads(B, "")).isEmpty();
