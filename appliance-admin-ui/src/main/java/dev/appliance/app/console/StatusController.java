@@ -69,6 +69,7 @@ class StatusController {
                 .toList();
         return Map.of(
                 "pending", h.pending(),
+                "spilled", h.spilled(),
                 "retrying", h.retrying(),
                 "healed", h.healed(),
                 "failed", h.failed(),
