@@ -9,7 +9,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code GET /api/v1/status}: deployment, topology, drive states ({@code online}, {@code offline}, {@code healing}),
+ * {@code GET /api/v1/status}: deployment, topology, drive states ({@code online}, {@code offline}, {@code faulty}, {@code healing}),
  * the heal queue (pending, retrying, healed and failed items, the last failures by name), the drive heals (progress of
  * replaced drives being filled), the retention clock (trusted time, system time, whether they agree, the host's NTP
  * state) and the active alerts in brief (counts and ids) as JSON.
