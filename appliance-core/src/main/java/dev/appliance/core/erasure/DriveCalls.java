@@ -285,10 +285,15 @@ final class DriveCalls {
                     executor.execute(() -> {
                         threads.set(position, Thread.currentThread());
                         Outcome<T> o;
-                        try {
-                            o = new Outcome<>(call.call(position, drive), null);
-                        } catch (Throwable t) {
-                            o = new Outcome<>(null, t);
+                        if (state.get(position) != RUNNING) {
+                            // Given up on before it started (a busy executor): nothing to do.
+                            o = new Outcome<>(null, new DriveTimeoutException(drive, 0));
+                        } else {
+                            try {
+                                o = new Outcome<>(call.call(position, drive), null);
+                            } catch (Throwable t) {
+                                o = new Outcome<>(null, t);
+                            }
                         }
                         if (!o.ok()) {
                             recordError(drive, o.error(), what);

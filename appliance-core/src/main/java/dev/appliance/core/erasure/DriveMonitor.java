@@ -108,6 +108,11 @@ final class DriveMonitor {
         if (d.stalledCalls() > 0) {
             return stayOffline(d, fault + "; waiting for the calls it stalled to end");
         }
+        if (!Files.isRegularFile(d.formatFile())) {
+            // Removed, or replaced by an empty disk: checked as any drive out of service (a replacement is formatted).
+            d.clearFaulty();
+            return checkOffline(d, set, slot, where);
+        }
         String failed = calls.probe(d);
         if (failed != null) {
             return stayOffline(d, fault + "; probe failed: " + failed);

@@ -298,8 +298,15 @@ public final class HealQueue {
         }
     }
 
-    /** Makes every pending item due now (its backoff ended) and wakes the healer; returns the number pending. */
+    /**
+     * Makes every pending item due now (its backoff ended) and wakes the healer; returns the number pending (spilled
+     * ones included). Also loads
+     * spilled reports back if there is room (after a refill that could not read the journal, no heal may end to
+     * trigger the next one).
+     */
     int makeAllDue() {
+        List<Integer> refill = new ArrayList<>();
+        MrfJournal j;
         lock.lock();
         try {
             long now = clock.millis();
@@ -307,10 +314,21 @@ public final class HealQueue {
                 e.dueMillis = Math.min(e.dueMillis, now);
             }
             reported.signalAll();
-            return pending.size();
+            j = journal;
+            if (j != null && pending.size() <= capacity / 2) {
+                for (int set : spilled.keySet()) {
+                    if (refilling.add(set)) {
+                        refill.add(set);
+                    }
+                }
+            }
         } finally {
             lock.unlock();
         }
+        for (int set : refill) {
+            refill(set, j);
+        }
+        return status().pending();
     }
 
     /** Waits up to {@code millis} for a new report. */

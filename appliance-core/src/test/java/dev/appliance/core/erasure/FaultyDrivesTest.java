@@ -248,4 +248,32 @@ class FaultyDrivesTest {
             HealTestDrives.back(store, List.of(1, 2));
         }
     }
+
+    @Test
+    void aFaultyDrive_replacedByAnEmptyDisk_isFormattedIntoItsSlot_andFilled() throws Exception {
+        open(3);
+        store.makeBucket("bkt");
+        byte[] before = random(300_000, 20);
+        put("bkt", "before", before);
+        drive(2).injectFaults(new DriveFaults(false, true, false, false, 0));
+        for (int i = 0; i < 5; i++) {
+            put("bkt", "during" + i, random(1_000, 30 + i));
+        }
+        assertThat(store.driveState(drive(2))).isEqualTo("faulty");
+
+        // The operator swaps the failing disk for an empty one (the faults belonged to the old disk).
+        drive(2).injectFaults(null);
+        LocalDrive.deleteTree(drive(2).root());
+        Files.createDirectory(drive(2).root());
+        List<String> events = store.checkDrives();
+        assertThat(String.join("\n", events)).contains("was empty: formatted into set 1 slot 3");
+        assertThat(drive(2).isOnline()).isTrue();
+        await("the new disk filled", () -> store.driveHeals().stream().allMatch(h -> h.finished() != null));
+        HealTestDrives.away(store, List.of(0, 1));
+        try {
+            assertThat(read(store, "bkt", "before", null)).isEqualTo(before);
+        } finally {
+            HealTestDrives.back(store, List.of(0, 1));
+        }
+    }
 }
