@@ -168,7 +168,8 @@ class DriveFailuresIT {
             }
         }
 
-        // Drives back: healing puts every object on every drive; reads are byte-identical.
+        // Drives back (faulty ones after their probe): healing puts every object on every drive; reads are identical.
+        d.admin().awaitDrivesInService(60);
         d.admin().awaitHealed(60);
         assertThat(d.get(BUCKET, prefix + "small")).isEqualTo(small);
         assertThat(d.get(BUCKET, prefix + "large")).isEqualTo(large);
@@ -336,6 +337,7 @@ class DriveFailuresIT {
             d.admin().clearFaults();
         }
         assertThat(d.process().logs()).contains("is slow:");
+        d.admin().awaitDrivesInService(60);
         d.admin().awaitHealed(60);
         assertThat(d.get(bucket, "written")).hasSize(4_000_000);
         assertEveryDriveHoldsShards(d, bucket, "written", true);
