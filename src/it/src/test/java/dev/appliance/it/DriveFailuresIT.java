@@ -193,7 +193,8 @@ class DriveFailuresIT {
             case UNREADABLE -> d.admin().inject(drive, "{\"readErrors\":true}");
             case IO_ERRORS -> d.admin().inject(drive, "{\"readErrors\":true,\"writeErrors\":true}");
             case STALLED -> d.admin().inject(drive, "{\"latencyMillis\":" + FaultMatrix.STALL_MILLIS + "}");
-            case STALLED_COMMIT -> d.admin().inject(drive, "{\"commitStallMillis\":" + FaultMatrix.STALL_MILLIS + "}");
+            case STALLED_COMMIT ->
+                d.admin().inject(drive, "{\"commitStallMillis\":" + FaultMatrix.COMMIT_STALL_MILLIS + "}");
         }
     }
 
