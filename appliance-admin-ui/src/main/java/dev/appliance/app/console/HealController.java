@@ -52,6 +52,7 @@ class HealController {
             m.put("online", d.isOnline());
             m.put("problem", d.offlineReason());
             m.put("slowCalls", d.slowCalls());
+            m.put("ioErrors", d.ioErrors());
             m.put("faultsInjected", d.faults() != null);
             out.add(m);
         }

@@ -13,7 +13,8 @@ import org.springframework.web.bind.annotation.RestController;
  * Two views of the appliance's state as JSON.
  *
  * <p>{@code GET /api/v1/status}, public (for monitoring; see {@link ConsoleAccessFilter}): topology, each drive's set,
- * slot and state ({@code online}, {@code offline}, {@code healing}), the heal queue's counts, the retention clock
+ * slot and state ({@code online}, {@code offline}, {@code faulty},
+ * {@code healing}), the heal queue's counts, the retention clock
  * (trusted time, system time, whether they agree, the host's NTP state) and the alert counts. Nothing that names an
  * object, a bucket, a drive path or the deployment: an anonymous caller learns whether the appliance is healthy, not
  * what it holds or where.
@@ -34,7 +35,7 @@ class StatusController {
 
     /** Drive fields that say nothing about where the drive is or what failed on it. */
     private static final List<String> PUBLIC_DRIVE_FIELDS =
-            List.of("set", "slot", "state", "online", "slowCalls", "faultsInjected");
+            List.of("set", "slot", "state", "online", "slowCalls", "ioErrors", "faultsInjected");
 
     @GetMapping("/api/v1/status")
     Map<String, Object> publicStatus() {
@@ -116,6 +117,7 @@ class StatusController {
                 .toList();
         return Map.of(
                 "pending", h.pending(),
+                "spilled", h.spilled(),
                 "retrying", h.retrying(),
                 "healed", h.healed(),
                 "failed", h.failed(),

@@ -403,7 +403,8 @@ class ConsolePathSpellingTest {
         assertThat(status.path("drives")).hasSize(4);
         for (JsonNode d : status.path("drives")) {
             assertThat(names(d))
-                    .containsExactlyInAnyOrder("set", "slot", "state", "online", "slowCalls", "faultsInjected");
+                    .containsExactlyInAnyOrder(
+                            "set", "slot", "state", "online", "slowCalls", "ioErrors", "faultsInjected");
         }
         assertThat(names(status.path("heal")))
                 .containsExactlyInAnyOrder("pending", "retrying", "healed", "failed", "drivesHealing");

@@ -18,8 +18,17 @@ import java.io.InterruptedIOException;
  *     device"; reads, renames and deletes keep working
  * @param gone every operation fails, as if the disk had dropped off the bus
  * @param latencyMillis every operation first stalls this long (0: none)
+ * @param commitStallMillis only commit points stall this long (0: none): metadata renamed into place or rewritten in
+ *     place, and trees moved to trash; so a write's staging succeeds and its commit, a delete or a metadata update
+ *     (retention, legal hold, tags) hangs on this drive
  */
-public record DriveFaults(boolean readErrors, boolean writeErrors, boolean diskFull, boolean gone, long latencyMillis) {
+public record DriveFaults(
+        boolean readErrors,
+        boolean writeErrors,
+        boolean diskFull,
+        boolean gone,
+        long latencyMillis,
+        long commitStallMillis) {
     /** The message the JDK gives for {@code ENOSPC}: what {@code isDiskFull} checks recognise. */
     public static final String NO_SPACE = "No space left on device";
 
@@ -27,22 +36,40 @@ public record DriveFaults(boolean readErrors, boolean writeErrors, boolean diskF
         if (latencyMillis < 0 || latencyMillis > 600_000) {
             throw new IllegalArgumentException("latencyMillis: " + latencyMillis + " (expected 0..600000)");
         }
+        if (commitStallMillis < 0 || commitStallMillis > 600_000) {
+            throw new IllegalArgumentException("commitStallMillis: " + commitStallMillis + " (expected 0..600000)");
+        }
+    }
+
+    public DriveFaults(boolean readErrors, boolean writeErrors, boolean diskFull, boolean gone, long latencyMillis) {
+        this(readErrors, writeErrors, diskFull, gone, latencyMillis, 0);
     }
 
     /** Whether this injects nothing at all. */
     public boolean none() {
-        return !readErrors && !writeErrors && !diskFull && !gone && latencyMillis == 0;
+        return !readErrors && !writeErrors && !diskFull && !gone && latencyMillis == 0 && commitStallMillis == 0;
+    }
+
+    /** Stalls a commit point of {@code drive} as injected. */
+    void stallCommit(LocalDrive drive) throws IOException {
+        if (commitStallMillis > 0) {
+            sleep(drive, commitStallMillis);
+        }
+    }
+
+    private static void sleep(LocalDrive drive, long millis) throws IOException {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while stalled (injected latency on " + drive + ")");
+        }
     }
 
     /** What an I/O operation of {@code kind} on {@code drive} meets. */
     void check(LocalDrive drive, Op kind) throws IOException {
         if (latencyMillis > 0) {
-            try {
-                Thread.sleep(latencyMillis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted while stalled (injected latency on " + drive + ")");
-            }
+            sleep(drive, latencyMillis);
         }
         if (gone) {
             throw new IOException("No such device (injected: drive " + drive + " is gone)");

@@ -46,6 +46,10 @@ public final class LocalDrive {
     private final Path trash;
     private volatile boolean online = true;
     private volatile String offlineReason = "";
+    /** Out of service because of I/O errors or a stall (not a missing format): back only after a probe succeeds. */
+    private volatile boolean faulty;
+
+    private volatile String faultReason = "";
     private volatile MetadataJournal journal;
     /** Null unless a test injected faults: the I/O entry points then cost one volatile read. */
     private volatile DriveFaults faults;
@@ -102,10 +106,101 @@ public final class LocalDrive {
         this.online = false;
     }
 
+    /**
+     * Takes this drive out of service as faulty (I/O errors or a stalled call): calls skip it as an offline drive, and
+     * the drive check brings it back only once its stalled calls ended and a probe write succeeded. Returns false when
+     * it was already out of service (the first reason stays).
+     */
+    public boolean markFaulty(String reason) {
+        healthLock.lock();
+        try {
+            if (!online) {
+                return false;
+            }
+            this.faulty = true;
+            this.faultReason = reason;
+            this.offlineReason = "faulty: " + reason;
+            this.online = false;
+            return true;
+        } finally {
+            healthLock.unlock();
+        }
+    }
+
+    /** Why this drive was taken out of service as faulty (kept while it is; empty if it never was). */
+    public String faultReason() {
+        return faultReason;
+    }
+
+    /** Whether this drive is out of service as faulty ({@link #markFaulty}) and waits for a successful probe. */
+    public boolean isFaulty() {
+        return faulty;
+    }
+
+    /** The probe succeeded: no longer faulty, still offline until the drive check brings it into service. */
+    public void clearFaulty() {
+        healthLock.lock();
+        try {
+            this.faulty = false;
+            windowErrors = 0;
+        } finally {
+            healthLock.unlock();
+        }
+    }
+
     /** Back in service (a drive that returned, or a replacement formatted into its slot). */
     public void markOnline() {
+        this.faulty = false;
         this.offlineReason = "";
         this.online = true;
+    }
+
+    private final java.util.concurrent.locks.ReentrantLock healthLock = new java.util.concurrent.locks.ReentrantLock();
+    private long windowStartMillis;
+    private int windowErrors;
+    private final java.util.concurrent.atomic.AtomicLong ioErrors = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicInteger stalledCalls =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * Counts an I/O error of a call to this drive (the caller leaves out full disks, missing files and timeouts);
+     * returns true when it is the {@code limit}-th within the current window of {@code windowMillis}.
+     */
+    public boolean recordIoError(long nowMillis, int limit, long windowMillis) {
+        ioErrors.incrementAndGet();
+        healthLock.lock();
+        try {
+            if (nowMillis - windowStartMillis >= windowMillis || nowMillis < windowStartMillis) {
+                windowStartMillis = nowMillis;
+                windowErrors = 0;
+            }
+            return ++windowErrors == limit;
+        } finally {
+            healthLock.unlock();
+        }
+    }
+
+    /** I/O errors of calls to this drive since start (full disks, missing files and timeouts not counted). */
+    public long ioErrors() {
+        return ioErrors.get();
+    }
+
+    /**
+     * Calls to this drive that were given up on at their deadline and have not ended yet: while any runs, the drive
+     * stays out of service, so a late change never races a later one of the same key.
+     */
+    public int stalledCalls() {
+        return stalledCalls.get();
+    }
+
+    /** A call was given up on at its deadline while still running. */
+    public void stalledCallStarted() {
+        stalledCalls.incrementAndGet();
+    }
+
+    /** A call given up on at its deadline has ended. */
+    public void stalledCallEnded() {
+        stalledCalls.decrementAndGet();
     }
 
     /** The faults injected into this drive, or null (the default: none). */
@@ -140,6 +235,47 @@ public final class LocalDrive {
         if (f != null) {
             f.check(this, DriveFaults.Op.MODIFY);
         }
+    }
+
+    /**
+     * Stalls as injected ({@link DriveFaults#commitStallMillis}) at a commit point: a metadata file renamed or rewritten
+     * in place, or a tree moved to trash. Called beside the other hooks, so it adds only the commit stall.
+     */
+    public void beforeCommit() throws IOException {
+        DriveFaults f = faults;
+        if (f != null) {
+            f.stallCommit(this);
+        }
+    }
+
+    /** The file a health probe writes, reads back and deletes. */
+    static final String PROBE_FILE = "probe.tmp";
+
+    /**
+     * A health probe: writes a small file into the system directory, forces it, reads it back, compares, and deletes
+     * it; fails (as injected faults make it fail) when any step does. Never creates the system directory: a drive
+     * that is not mounted fails the probe instead of getting a file written beneath its mount point.
+     */
+    public void probe() throws IOException {
+        requirePresent();
+        Path file = sys.resolve(PROBE_FILE);
+        byte[] data = new byte[4096];
+        java.util.concurrent.ThreadLocalRandom.current().nextBytes(data);
+        beforeWrite();
+        try (FileChannel ch = FileChannel.open(
+                file, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING, StandardOpenOption.WRITE)) {
+            ByteBuffer buf = ByteBuffer.wrap(data);
+            while (buf.hasRemaining()) {
+                ch.write(buf);
+            }
+            ch.force(false);
+        }
+        beforeRead();
+        if (!java.util.Arrays.equals(Files.readAllBytes(file), data)) {
+            throw new IOException("probe file " + file + " read back different bytes than written");
+        }
+        beforeModify();
+        Files.delete(file);
     }
 
     /**
@@ -308,6 +444,7 @@ public final class LocalDrive {
      */
     public void replaceFile(Path target, ByteBuffer content) throws IOException {
         beforeWrite();
+        beforeCommit();
         MetadataJournal j = journal;
         if (j != null) {
             j.replace(target, content);
@@ -379,6 +516,7 @@ public final class LocalDrive {
     /** Moves a file or tree into trash (an atomic rename); missing paths are ignored. */
     public void moveToTrash(Path path) throws IOException {
         beforeModify();
+        beforeCommit();
         try {
             Files.move(path, trash.resolve(UUID.randomUUID().toString()), StandardCopyOption.ATOMIC_MOVE);
         } catch (NoSuchFileException e) {

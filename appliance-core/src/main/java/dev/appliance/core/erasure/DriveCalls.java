@@ -3,19 +3,42 @@ package dev.appliance.core.erasure;
 import dev.appliance.core.drive.LocalDrive;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 
 /**
- * Runs one call on every drive of a set at once and collects each drive's value or failure, by position.
+ * Runs one call on every drive of a set at once and collects each drive's value or failure, by position; and keeps
+ * each drive's health: a drive that stalls or keeps failing is taken out of service.
  *
- * <p>{@link #on} waits for every drive: mutations of committed state use it, since a drive's change that landed after
- * the caller gave up on it could undo a later write. {@link #onBounded} does not wait for a slow drive beyond a bound:
- * reads, and writes into a write's private staging area, use it, so one stalled drive does not stall requests that
- * other drives can answer.
+ * <h2>Deadlines</h2>
+ *
+ * No call waits for a drive longer than the drive timeout ({@link Settings#timeoutMillis}, 30 s by default as MinIO's).
+ * {@link #onBounded} also stops waiting for drives that lag a grace behind the ones that answered: reads, and writes into
+ * a write's private staging area, use it, so one slow drive does not slow requests that other drives can answer; a call
+ * given up on is interrupted and its late value, if any, handed to a cleanup. {@link #on} waits for every drive, up to the
+ * timeout: mutations of committed state (commits, deletes, metadata rewrites, heals) use it, and a drive that overruns
+ * fails that call for the quorum decision like any failed drive, so the request answers from the drives that did answer
+ * (or fails with the quorum error), never waits longer.
+ *
+ * <h2>A late change</h2>
+ *
+ * A mutation given up on at the deadline is not interrupted (a half-done commit helps nobody) and may still land. So the
+ * drive is taken out of service ({@link LocalDrive#markFaulty}) before the caller hears of the timeout, and stays out
+ * while any call given up on at the deadline still runs ({@link LocalDrive#stalledCalls}): no later change of the same key
+ * can meet the late one on that drive, and the late one can only leave the drive holding what the healer converges when
+ * the drive is back (a version the others also have, or one the quorum refused: a dangling version the heal removes).
+ * The caller reports the key for healing either way ({@code ErasureSet#finishMutation}).
+ *
+ * <h2>Failing drives</h2>
+ *
+ * Every I/O error a call meets counts against its drive (not a full disk, a missing file or a timeout: those are
+ * answers, not faults); {@link Settings#errorLimit} errors within {@link Settings#errorWindowMillis} take the drive out
+ * of service as faulty, as does one call that overran the deadline. While faulty, a drive is offline to every caller:
+ * writes raise their parity for it and report the versions for healing, as for a removed drive. {@link DriveMonitor}
+ * probes it ({@link #probe}) and brings it back once its stalled calls ended and a probe succeeded.
  */
 final class DriveCalls {
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(DriveCalls.class.getName());
     /** How long drives that have not answered may lag once enough drives answered, before they are given up on. */
     static final long STRAGGLER_MILLIS = Long.getLong("appliance.driveStragglerMillis", 300);
     /**
@@ -23,13 +46,65 @@ final class DriveCalls {
      * a write costs a heal afterwards, while leaving it out of a read costs nothing.
      */
     static final long WRITE_STRAGGLER_MILLIS = Long.getLong("appliance.driveWriteStragglerMillis", 2_000);
-    /** How long any bounded call may take at most: a drive hung longer counts as failed for that call (MinIO: 30 s). */
+    /** How long any call may take at most: a drive hung longer counts as failed for that call (MinIO: 30 s). */
     static final long TIMEOUT_MILLIS = Long.getLong("appliance.driveTimeoutMillis", 30_000);
 
+    /**
+     * Deadlines and fault thresholds of drive calls.
+     *
+     * @param timeoutMillis no call waits longer for a drive; one that overruns takes the drive out of service
+     * @param errorLimit this many I/O errors of one drive within {@code errorWindowMillis} take it out of service (0:
+     *     never)
+     * @param errorWindowMillis the window the errors are counted in
+     */
+    record Settings(long timeoutMillis, int errorLimit, long errorWindowMillis) {
+        static final Settings DEFAULTS = new Settings(
+                TIMEOUT_MILLIS,
+                Integer.getInteger("appliance.driveErrorLimit", 10),
+                Long.getLong("appliance.driveErrorWindowMillis", 60_000));
+
+        Settings {
+            if (timeoutMillis < 1) {
+                throw new IllegalArgumentException("timeoutMillis: " + timeoutMillis + " (expected at least 1)");
+            }
+            if (errorLimit < 0) {
+                throw new IllegalArgumentException("errorLimit: " + errorLimit + " (expected 0 or more)");
+            }
+            if (errorWindowMillis < 1) {
+                throw new IllegalArgumentException(
+                        "errorWindowMillis: " + errorWindowMillis + " (expected at least 1)");
+            }
+        }
+    }
+
+    private static final int RUNNING = 0;
+    private static final int ANSWERED = 1;
+    /** Given up on before the deadline (a straggler): interrupted, its late completion harms nothing. */
+    private static final int GIVEN_UP = 2;
+    /** Given up on at the deadline: counted in its drive's {@link LocalDrive#stalledCalls} until it ends. */
+    private static final int STALLED = 3;
+
     private final ExecutorService executor;
+    private final java.time.Clock clock;
+    private volatile Settings settings = Settings.DEFAULTS;
 
     DriveCalls(ExecutorService executor) {
+        this(executor, java.time.Clock.systemUTC());
+    }
+
+    /** @param clock times the error window */
+    DriveCalls(ExecutorService executor, java.time.Clock clock) {
         this.executor = executor;
+        this.clock = clock;
+    }
+
+    /** Changes the deadlines and thresholds from the next call on (tests shorten them). */
+    void settings(Settings s) {
+        this.settings = java.util.Objects.requireNonNull(s, "settings");
+    }
+
+    Settings settings() {
+        return settings;
     }
 
     interface Call<T> {
@@ -51,7 +126,7 @@ final class DriveCalls {
         }
     }
 
-    /** A drive that did not answer a bounded call in time; the call goes on in the background, its result unused. */
+    /** A drive that did not answer a call in time; the call may go on in the background, its result unused. */
     static final class DriveTimeoutException extends java.io.IOException {
         private static final long serialVersionUID = 1L;
 
@@ -69,44 +144,82 @@ final class DriveCalls {
         return on(drives, null, call);
     }
 
-    /** Like {@link #onAll} but only where {@code include[position]}; other positions answer null without error. */
+    /**
+     * Like {@link #onAll} but only where {@code include[position]}; other positions answer null without error. Waits
+     * for every drive up to the deadline; one that overruns fails with {@link DriveTimeoutException} and is taken out of
+     * service while its call goes on (see the class comment).
+     */
     <T> List<Outcome<T>> on(List<LocalDrive> drives, boolean[] include, Call<T> call) {
-        List<Future<T>> futures = new ArrayList<>(drives.size());
-        for (int i = 0; i < drives.size(); i++) {
-            LocalDrive drive = drives.get(i);
-            int position = i;
-            if (include != null && !include[i]) {
-                futures.add(null);
-            } else if (!drive.isOnline()) {
-                futures.add(java.util.concurrent.CompletableFuture.failedFuture(new DriveOfflineException(drive)));
-            } else {
-                futures.add(executor.submit(() -> call.call(position, drive)));
-            }
-        }
-        List<Outcome<T>> outcomes = new ArrayList<>(drives.size());
-        for (Future<T> f : futures) {
-            if (f == null) {
-                outcomes.add(new Outcome<>(null, null));
-                continue;
-            }
+        return run(drives, include, Integer.MAX_VALUE, 0, "a change", call, null, false, false);
+    }
+
+    /**
+     * As {@link #on(List, boolean[], Call)}, handing a value that arrives after its drive was given up on to
+     * {@code late}, which undoes it if the caller refuses the change ({@link LateChanges#refused}).
+     */
+    <T> List<Outcome<T>> on(List<LocalDrive> drives, boolean[] include, Call<T> call, LateChanges<T> late) {
+        return run(drives, include, Integer.MAX_VALUE, 0, "a change", call, late::arrived, false, false);
+    }
+
+    /**
+     * Changes a drive applied after the caller gave up on it at the deadline. The caller decides once: accepted (they
+     * stay; the drives that missed the change are healed as usual), or refused (each is undone, now or when it lands,
+     * before its drive can return to service).
+     */
+    static final class LateChanges<T> {
+        private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+        private final java.util.Map<Integer, T> arrived = new java.util.HashMap<>();
+        private boolean decided;
+        private java.util.function.BiConsumer<Integer, T> undo;
+
+        void arrived(int position, T change) {
+            java.util.function.BiConsumer<Integer, T> now = null;
+            lock.lock();
             try {
-                outcomes.add(new Outcome<>(f.get(), null));
-            } catch (ExecutionException e) {
-                outcomes.add(new Outcome<>(null, e.getCause()));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                outcomes.add(new Outcome<>(null, e));
+                if (!decided) {
+                    arrived.put(position, change);
+                } else {
+                    now = undo;
+                }
+            } finally {
+                lock.unlock();
+            }
+            if (now != null) {
+                now.accept(position, change);
             }
         }
-        return outcomes;
+
+        void accepted() {
+            lock.lock();
+            try {
+                decided = true;
+                arrived.clear();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        void refused(java.util.function.BiConsumer<Integer, T> undoChange) {
+            java.util.Map<Integer, T> already;
+            lock.lock();
+            try {
+                decided = true;
+                undo = undoChange;
+                already = new java.util.HashMap<>(arrived);
+                arrived.clear();
+            } finally {
+                lock.unlock();
+            }
+            already.forEach(undoChange);
+        }
     }
 
     /**
      * Like {@link #on}, but once {@code enough} drives answered without error the others get {@link #STRAGGLER_MILLIS}
-     * more, and no call gets more than {@link #TIMEOUT_MILLIS}: a drive that has not answered by then fails with
-     * {@link DriveTimeoutException}, is recorded as slow ({@link LocalDrive#recordSlow}), and its call is interrupted.
-     * Only for calls whose late completion harms nothing: a value that arrives after its drive was given up on is
-     * passed to {@code late} (to close what it opened), or dropped when {@code late} is null.
+     * more: a drive that has not answered by then fails with {@link DriveTimeoutException}, is recorded as slow
+     * ({@link LocalDrive#recordSlow}), and its call is interrupted. Only for calls whose late completion harms nothing:
+     * a value that arrives after its drive was given up on is passed to {@code late} (to close what it opened), or
+     * dropped when {@code late} is null.
      */
     <T> List<Outcome<T>> onBounded(
             List<LocalDrive> drives,
@@ -127,41 +240,88 @@ final class DriveCalls {
             String what,
             Call<T> call,
             java.util.function.Consumer<? super T> late) {
+        return run(
+                drives,
+                include,
+                enough,
+                graceMillis,
+                what,
+                call,
+                late == null ? null : (p, v) -> late.accept(v),
+                true,
+                false);
+    }
+
+    private <T> List<Outcome<T>> run(
+            List<LocalDrive> drives,
+            boolean[] include,
+            int enough,
+            long graceMillis,
+            String what,
+            Call<T> call,
+            java.util.function.BiConsumer<Integer, T> late,
+            boolean interruptLate,
+            boolean evenOffline) {
+        Settings s = settings;
         int n = drives.size();
-        List<Future<T>> futures = new ArrayList<>(n);
-        List<Outcome<T>> outcomes = new ArrayList<>(n);
-        // Per drive: 0 running, 1 answered, 2 given up on. Whoever moves it from 0 decides who owns the value.
+        List<Outcome<T>> outcomes = new ArrayList<>(java.util.Collections.nCopies(n, null));
+        // Per drive: who moves it from RUNNING decides who owns the value (the caller, or the late cleanup).
         java.util.concurrent.atomic.AtomicIntegerArray state = new java.util.concurrent.atomic.AtomicIntegerArray(n);
+        java.util.concurrent.atomic.AtomicReferenceArray<Outcome<T>> results =
+                new java.util.concurrent.atomic.AtomicReferenceArray<>(n);
+        java.util.concurrent.atomic.AtomicReferenceArray<Thread> threads =
+                new java.util.concurrent.atomic.AtomicReferenceArray<>(n);
         java.util.concurrent.BlockingQueue<Integer> answered = new java.util.concurrent.LinkedBlockingQueue<>();
         int waiting = 0;
         for (int i = 0; i < n; i++) {
             LocalDrive drive = drives.get(i);
             int position = i;
-            outcomes.add(null);
             if (include != null && !include[i]) {
-                futures.add(null);
                 outcomes.set(i, new Outcome<>(null, null));
-            } else if (!drive.isOnline()) {
-                futures.add(null);
+            } else if (!evenOffline && !drive.isOnline()) {
                 outcomes.set(i, new Outcome<>(null, new DriveOfflineException(drive)));
             } else {
-                waiting++;
-                futures.add(executor.submit(() -> {
-                    T value = null;
-                    try {
-                        value = call.call(position, drive);
-                        return value;
-                    } finally {
-                        if (!state.compareAndSet(position, 0, 1) && value != null && late != null) {
-                            late.accept(value);
+                try {
+                    executor.execute(() -> {
+                        threads.set(position, Thread.currentThread());
+                        Outcome<T> o;
+                        if (state.get(position) != RUNNING) {
+                            // Given up on before it started (a busy executor): nothing to do.
+                            o = new Outcome<>(null, new DriveTimeoutException(drive, 0));
+                        } else {
+                            try {
+                                o = new Outcome<>(call.call(position, drive), null);
+                            } catch (Throwable t) {
+                                o = new Outcome<>(null, t);
+                            }
+                        }
+                        if (!o.ok()) {
+                            recordError(drive, o.error(), what);
+                        }
+                        results.set(position, o);
+                        if (!state.compareAndSet(position, RUNNING, ANSWERED)) {
+                            try {
+                                if (o.ok() && o.value() != null && late != null) {
+                                    late.accept(position, o.value());
+                                }
+                            } finally {
+                                // Only after the late value was dealt with: the drive stays out of service until then.
+                                if (state.get(position) == STALLED) {
+                                    drive.stalledCallEnded();
+                                }
+                            }
                         }
                         answered.add(position);
-                    }
-                }));
+                    });
+                    waiting++;
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    state.set(i, ANSWERED);
+                    outcomes.set(i, new Outcome<>(null, e));
+                }
             }
         }
         long start = System.nanoTime();
-        long timeoutAt = start + TIMEOUT_MILLIS * 1_000_000L;
+        long timeoutAt = start + s.timeoutMillis() * 1_000_000L;
         long graceAt = Long.MAX_VALUE;
         int good = 0;
         try {
@@ -172,7 +332,10 @@ final class DriveCalls {
                     break;
                 }
                 waiting--;
-                Outcome<T> o = outcome(futures.get(pos));
+                if (outcomes.get(pos) != null) {
+                    continue;
+                }
+                Outcome<T> o = results.get(pos);
                 outcomes.set(pos, o);
                 if (o.ok() && ++good >= enough && graceAt == Long.MAX_VALUE) {
                     graceAt = System.nanoTime() + graceMillis * 1_000_000L;
@@ -181,30 +344,101 @@ final class DriveCalls {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        long waited = (System.nanoTime() - start) / 1_000_000L;
+        long now = System.nanoTime();
+        long waited = (now - start) / 1_000_000L;
+        boolean deadline = now - timeoutAt >= 0;
         for (int i = 0; i < n; i++) {
             if (outcomes.get(i) != null) {
                 continue;
             }
-            if (state.compareAndSet(i, 0, 2)) {
-                futures.get(i).cancel(true);
-                drives.get(i).recordSlow(what, waited);
-                outcomes.set(i, new Outcome<>(null, new DriveTimeoutException(drives.get(i), waited)));
+            LocalDrive drive = drives.get(i);
+            if (deadline) {
+                drive.stalledCallStarted(); // before the state changes: the call's end may follow at once
+            }
+            if (state.compareAndSet(i, RUNNING, deadline ? STALLED : GIVEN_UP)) {
+                if (interruptLate) {
+                    Thread t = threads.get(i);
+                    if (t != null) {
+                        t.interrupt();
+                    }
+                }
+                drive.recordSlow(what, waited);
+                if (deadline) {
+                    takeOutOfService(drive, "stalled: " + what + " did not answer within " + s.timeoutMillis() + " ms");
+                }
+                outcomes.set(i, new Outcome<>(null, new DriveTimeoutException(drive, waited)));
             } else {
-                outcomes.set(i, outcome(futures.get(i))); // answered just now
+                if (deadline) {
+                    drive.stalledCallEnded();
+                }
+                outcomes.set(i, results.get(i)); // answered just now
             }
         }
         return outcomes;
     }
 
-    private static <T> Outcome<T> outcome(Future<T> f) {
-        try {
-            return new Outcome<>(f.get(), null);
-        } catch (ExecutionException e) {
-            return new Outcome<>(null, e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Outcome<>(null, e);
+    /**
+     * Writes, forces, reads back and deletes a small file on {@code drive} ({@link LocalDrive#probe}), within the
+     * deadline; null when it worked, else why not. A probe that overruns counts as a stalled call of the drive.
+     */
+    String probe(LocalDrive drive) {
+        List<Outcome<Boolean>> o = run(
+                List.of(drive),
+                null,
+                1,
+                0,
+                "a probe",
+                (pos, d) -> {
+                    d.probe();
+                    return Boolean.TRUE;
+                },
+                null,
+                false,
+                true);
+        return o.getFirst().ok() ? null : String.valueOf(o.getFirst().error().getMessage());
+    }
+
+    /** Counts an I/O error against its drive, and takes the drive out of service at the limit. */
+    private void recordError(LocalDrive drive, Throwable error, String what) {
+        if (!isDriveFault(error) || !java.nio.file.Files.isRegularFile(drive.formatFile())) {
+            return; // a removed or unmounted drive: the drive check takes it out and brings it back
+        }
+        Settings s = settings;
+        if (drive.recordIoError(clock.millis(), s.errorLimit(), s.errorWindowMillis())) {
+            takeOutOfService(
+                    drive,
+                    s.errorLimit() + " I/O errors within " + s.errorWindowMillis() + " ms (the last: " + what + ": "
+                            + error.getMessage() + ")");
+        }
+    }
+
+    /**
+     * Whether a call's failure says the drive is failing: an I/O error, but not a full disk, a missing file (a key
+     * absent there, or a removed drive, which the drive check handles), a name that exists or a directory not empty
+     * (races with other changes), nor an interrupt or a timeout of ours.
+     */
+    static boolean isDriveFault(Throwable t) {
+        if (t instanceof java.io.UncheckedIOException u) {
+            t = u.getCause();
+        }
+        if (!(t instanceof java.io.IOException)
+                || t instanceof java.nio.file.NoSuchFileException
+                || t instanceof java.io.FileNotFoundException
+                || t instanceof java.nio.file.FileAlreadyExistsException
+                || t instanceof java.nio.file.DirectoryNotEmptyException
+                || t instanceof java.nio.file.NotDirectoryException
+                || t instanceof java.io.InterruptedIOException
+                || t instanceof java.nio.channels.ClosedChannelException
+                || t instanceof DriveTimeoutException) {
+            return false;
+        }
+        return !ErasureSet.isDiskFull(t);
+    }
+
+    private static void takeOutOfService(LocalDrive drive, String reason) {
+        if (drive.markFaulty(reason)) {
+            LOG.warning("drive " + drive.root() + " taken out of service as faulty: " + reason
+                    + "; writes leave it out (and are healed onto it later) until a probe succeeds");
         }
     }
 

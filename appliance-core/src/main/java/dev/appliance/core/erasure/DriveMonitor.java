@@ -23,6 +23,11 @@ import java.util.logging.Logger;
  * with data but no format, a format of another deployment or another slot, stays out of service with the reason in
  * the status. Without {@code allowRootFilesystem}, an empty directory on the root filesystem is refused: that is what
  * the mount point of a disk that failed to mount looks like.
+ *
+ * <p>A drive taken out of service as faulty ({@link DriveCalls}: I/O errors, or a call that overran the deadline) while
+ * its {@code format.json} still reads comes back only once the calls it stalled have ended and a probe (a small file
+ * written, forced, read back and deleted) succeeded; then it passes the same identity checks as a returning drive. Each
+ * return makes every pending heal due now: what was written without the drive is put onto it.
  */
 final class DriveMonitor {
     private static final Logger LOG = Logger.getLogger(DriveMonitor.class.getName());
@@ -31,13 +36,27 @@ final class DriveMonitor {
     private final List<ObjectHealer> healers;
     private final DriveHealer driveHealer;
     private final Clock clock;
+    private final DriveCalls calls;
+    private final Runnable returned;
     private final ReentrantLock checking = new ReentrantLock();
 
-    DriveMonitor(Topology topology, List<ObjectHealer> healers, DriveHealer driveHealer, Clock clock) {
+    /**
+     * @param calls probes faulty drives
+     * @param returned runs after a drive came back into service (makes the pending heals due)
+     */
+    DriveMonitor(
+            Topology topology,
+            List<ObjectHealer> healers,
+            DriveHealer driveHealer,
+            Clock clock,
+            DriveCalls calls,
+            Runnable returned) {
         this.topology = topology;
         this.healers = healers;
         this.driveHealer = driveHealer;
         this.clock = clock;
+        this.calls = calls;
+        this.returned = returned;
     }
 
     /** Checks every drive once; returns what changed, one line per drive (also logged). */
@@ -48,7 +67,12 @@ final class DriveMonitor {
             for (int s = 0; s < topology.sets.size(); s++) {
                 List<LocalDrive> set = topology.sets.get(s);
                 for (int i = 0; i < set.size(); i++) {
-                    String e = checkDrive(set.get(i), s, i);
+                    LocalDrive d = set.get(i);
+                    boolean wasOnline = d.isOnline();
+                    String e = checkDrive(d, s, i);
+                    if (!wasOnline && d.isOnline()) {
+                        returned.run();
+                    }
                     if (e != null) {
                         LOG.warning(e);
                         events.add(e);
@@ -72,7 +96,31 @@ final class DriveMonitor {
             String after = checkOffline(d, set, slot, where);
             return after == null ? gone : gone + "; " + after;
         }
+        if (d.isFaulty()) {
+            return checkFaulty(d, set, slot, where);
+        }
         return checkOffline(d, set, slot, where);
+    }
+
+    /** A faulty drive: stays out while calls it stalled run or its probe fails; else checked as a returning drive. */
+    private String checkFaulty(LocalDrive d, int set, int slot, String where) {
+        String fault = "faulty: " + d.faultReason();
+        if (d.stalledCalls() > 0) {
+            return stayOffline(d, fault + "; waiting for the calls it stalled to end");
+        }
+        if (!Files.isRegularFile(d.formatFile())) {
+            // Removed, or replaced by an empty disk: checked as any drive out of service (a replacement is formatted).
+            d.clearFaulty();
+            return checkOffline(d, set, slot, where);
+        }
+        String failed = calls.probe(d);
+        if (failed != null) {
+            return stayOffline(d, fault + "; probe failed: " + failed);
+        }
+        d.clearFaulty();
+        String after = checkOffline(d, set, slot, where);
+        String probed = "drive " + d.root() + " (" + where + ") passed its probe after being " + fault;
+        return after == null ? probed : probed + "; " + after;
     }
 
     /** A drive in service with an unfinished tracker (a restart during its heal): the heal continues. */

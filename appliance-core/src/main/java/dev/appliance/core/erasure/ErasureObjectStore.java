@@ -121,7 +121,7 @@ public final class ErasureObjectStore implements ObjectStore {
         this.placement = new Placement(topology.format.deploymentId());
         this.executor = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("drive-io-", 0).factory());
-        this.calls = new DriveCalls(executor);
+        this.calls = new DriveCalls(executor, clock);
         this.usage = new UsageTracker(this, executor, clock);
         int setCount = topology.sets.size();
         java.util.function.ToIntFunction<String> setOfKey = key -> placement.setIndex(key, setCount);
@@ -153,7 +153,8 @@ public final class ErasureObjectStore implements ObjectStore {
         // drive whose fill was interrupted counts as filling before any heal runs.
         this.driveHealer = new DriveHealer(objectHealers, heal, foreground, new DriveHealerStore(), clock);
         driveHealer.settings(driveHealSettings);
-        this.driveMonitor = new DriveMonitor(topology, objectHealers, driveHealer, clock);
+        this.driveMonitor =
+                new DriveMonitor(topology, objectHealers, driveHealer, clock, calls, () -> heal.makeAllDue());
         driveMonitor.check();
         settleInterruptedChanges(interrupted);
         reconcileUploadsQuietly(); // drives that returned while the store was stopped
@@ -353,10 +354,13 @@ public final class ErasureObjectStore implements ObjectStore {
         return driveHealer.status();
     }
 
-    /** {@code healing} while a replaced drive is being filled, else {@code online} or {@code offline}. */
+    /**
+     * {@code healing} while a replaced drive is being filled, {@code faulty} while out of service for I/O errors or a
+     * stall (until a probe succeeds), else {@code online} or {@code offline}.
+     */
     public String driveState(LocalDrive drive) {
         if (!drive.isOnline()) {
-            return "offline";
+            return drive.isFaulty() ? "faulty" : "offline";
         }
         return driveHealer.filling(drive) ? "healing" : "online";
     }
@@ -390,6 +394,11 @@ public final class ErasureObjectStore implements ObjectStore {
 
     DriveHealer driveHealer() {
         return driveHealer;
+    }
+
+    /** The drive calls' deadline and fault thresholds from now on (tests shorten them). */
+    void driveCallSettings(DriveCalls.Settings settings) {
+        calls.settings(settings);
     }
 
     /** The retention clock Object Lock is evaluated against. */

@@ -651,12 +651,17 @@ final class ErasureSet {
             for (int i = 0; i < include.length; i++) {
                 include[i] = sink.failed[i] == null;
             }
-            List<Outcome<KeyFiles.Change>> outcomes = calls.on(drives, include, (pos, drive) -> {
-                byte[] inlineShard = v.inline() ? sink.inlineShards[pos].toByteArray() : null;
-                Path stagedDataDir = v.inline() ? null : sink.staging[pos].resolve(sink.dataDir.toString());
-                return commitOnDrive(drive, bucket, key, v, inlineShard, stagedDataDir);
-            });
-            finishMutation(bucket, key, v.versionId(), include, outcomes, writeQuorum, "write");
+            var late = new DriveCalls.LateChanges<KeyFiles.Change>();
+            List<Outcome<KeyFiles.Change>> outcomes = calls.on(
+                    drives,
+                    include,
+                    (pos, drive) -> {
+                        byte[] inlineShard = v.inline() ? sink.inlineShards[pos].toByteArray() : null;
+                        Path stagedDataDir = v.inline() ? null : sink.staging[pos].resolve(sink.dataDir.toString());
+                        return commitOnDrive(drive, bucket, key, v, inlineShard, stagedDataDir);
+                    },
+                    late);
+            finishMutation(bucket, key, v.versionId(), include, outcomes, writeQuorum, "write", late);
         }
     }
 
@@ -690,6 +695,19 @@ final class ErasureSet {
             List<Outcome<KeyFiles.Change>> outcomes,
             int quorum,
             String what) {
+        finishMutation(bucket, key, versionId, include, outcomes, quorum, what, null);
+    }
+
+    /** As above; {@code late} holds the changes of drives given up on at the deadline, undone if the quorum refuses. */
+    void finishMutation(
+            String bucket,
+            String key,
+            UUID versionId,
+            boolean[] include,
+            List<Outcome<KeyFiles.Change>> outcomes,
+            int quorum,
+            String what,
+            DriveCalls.LateChanges<KeyFiles.Change> late) {
         int ok = 0;
         List<Throwable> errors = new ArrayList<>();
         for (int i = 0; i < outcomes.size(); i++) {
@@ -705,7 +723,17 @@ final class ErasureSet {
                     undo(drives.get(i), bucket, key, outcomes.get(i).value());
                 }
             }
+            if (late != null) {
+                late.refused((pos, change) -> undo(drives.get(pos), bucket, key, change));
+            }
+            if (errors.stream().anyMatch(e -> e instanceof DriveCalls.DriveTimeoutException)) {
+                // A drive given up on may still apply the refused change; the heal removes it once the drive is back.
+                heal.report(bucket, key, "", what + " refused; a drive that timed out may still apply it", true);
+            }
             throw quorumFailure(ErrorKind.WRITE_QUORUM, what, ok, quorum, errors);
+        }
+        if (late != null) {
+            late.accepted();
         }
         for (int i = 0; i < outcomes.size(); i++) {
             Outcome<KeyFiles.Change> o = outcomes.get(i);
@@ -1180,21 +1208,28 @@ final class ErasureSet {
     DeleteResult addDeleteMarker(String bucket, String key, UUID markerId, int quorum) {
         ObjectVersion marker = ObjectVersion.deleteMarker(markerId, nowNanos());
         boolean[] include = onlineMask();
+        var late = new DriveCalls.LateChanges<KeyFiles.Change>();
         List<Outcome<KeyFiles.Change>> outcomes =
-                calls.on(drives, include, (pos, drive) -> commitOnDrive(drive, bucket, key, marker, null, null));
-        finishMutation(bucket, key, markerId, include, outcomes, quorum, "delete marker");
+                calls.on(drives, include, (pos, drive) -> commitOnDrive(drive, bucket, key, marker, null, null), late);
+        finishMutation(bucket, key, markerId, include, outcomes, quorum, "delete marker", late);
         return new DeleteResult(VersionIds.format(markerId), true);
     }
 
     DeleteResult removeVersion(String bucket, String key, UUID versionId, int quorum) {
         boolean[] include = onlineMask();
         boolean[] wasMarker = new boolean[drives.size()];
-        List<Outcome<KeyFiles.Change>> outcomes = calls.on(drives, include, (pos, drive) -> {
-            KeyFiles.Change change = KeyFiles.forUpdate(drive, bucket, key).remove(versionId);
-            wasMarker[pos] = change != null && change.removedDeleteMarker();
-            return change;
-        });
-        finishMutation(bucket, key, versionId, include, outcomes, quorum, "delete");
+        var late = new DriveCalls.LateChanges<KeyFiles.Change>();
+        List<Outcome<KeyFiles.Change>> outcomes = calls.on(
+                drives,
+                include,
+                (pos, drive) -> {
+                    KeyFiles.Change change =
+                            KeyFiles.forUpdate(drive, bucket, key).remove(versionId);
+                    wasMarker[pos] = change != null && change.removedDeleteMarker();
+                    return change;
+                },
+                late);
+        finishMutation(bucket, key, versionId, include, outcomes, quorum, "delete", late);
         // Prune the key's directory (and empty parents) once no version is left on a drive.
         for (int i = 0; i < drives.size(); i++) {
             LocalDrive d = drives.get(i);
@@ -1241,16 +1276,29 @@ final class ErasureSet {
                     .withMetadata(change.apply(r.version().metadata()))
                     .withMetaGeneration(r.version().metaGeneration() + 1);
             boolean[] include = r.holders().clone();
-            List<Outcome<KeyFiles.Change>> outcomes = calls.on(drives, include, (pos, drive) -> {
-                KeyFiles read = snap.files[pos];
-                KeyFiles.Change c = (read != null ? read : KeyFiles.forUpdate(drive, bucket, key)).replace(updated);
-                if (c == null) {
-                    throw new IOException("version " + updated.versionId() + " missing on " + drive.root());
-                }
-                return c;
-            });
+            var late = new DriveCalls.LateChanges<KeyFiles.Change>();
+            List<Outcome<KeyFiles.Change>> outcomes = calls.on(
+                    drives,
+                    include,
+                    (pos, drive) -> {
+                        KeyFiles read = snap.files[pos];
+                        KeyFiles.Change c =
+                                (read != null ? read : KeyFiles.forUpdate(drive, bucket, key)).replace(updated);
+                        if (c == null) {
+                            throw new IOException("version " + updated.versionId() + " missing on " + drive.root());
+                        }
+                        return c;
+                    },
+                    late);
             finishMutation(
-                    bucket, key, updated.versionId(), include, outcomes, drives.size() / 2 + 1, "metadata update");
+                    bucket,
+                    key,
+                    updated.versionId(),
+                    include,
+                    outcomes,
+                    drives.size() / 2 + 1,
+                    "metadata update",
+                    late);
             return info(bucket, key, updated, r.latest());
         }
     }

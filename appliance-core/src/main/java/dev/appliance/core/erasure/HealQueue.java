@@ -19,6 +19,13 @@ import java.util.logging.Logger;
  * set's {@link MrfJournal} and removed when healed. Items whose heal must wait for drives are retried with exponential
  * backoff (1 s doubling to 10 min).
  *
+ * <p>No report is ever dropped. The queue holds at most {@link #CAPACITY} items in memory; a report beyond that is
+ * written to the journal only (spilled) and counted. While a set has spilled reports its journal is never compacted
+ * (a compaction writes the in-memory items only), healed items get done records instead, and once the queue has drained
+ * to half its capacity the set's journal is read back and the spilled items are loaded into memory (as many as fit).
+ * At start, likewise, the journals' items beyond the capacity stay spilled. A spilled report is as durable as any other:
+ * a write that missed drives still waits for its record to be forced before it is acknowledged.
+ *
  * <p>An empty version id stands for every version of the key (a corrupt {@code xl.meta} loses track of all of them).
  */
 public final class HealQueue {
@@ -36,13 +43,16 @@ public final class HealQueue {
     /**
      * The queue's figures.
      *
-     * @param pending items waiting (including those retrying)
+     * @param pending items waiting (including those retrying, and those spilled to the journal)
      * @param retrying pending items whose last heal could not finish (drives unreachable), waiting for their backoff
      * @param healed items healed (shards or metadata rewritten, or a dangling version removed) since start
      * @param failed heals that failed since start (data lost, drives disagreeing, or errors)
      * @param lastFailures the newest failures, newest first
+     * @param spilled of {@code pending}, reports held in the journal only because the in-memory queue was full (an
+     *     upper bound: a key reported again while spilled counts again), loaded back as the queue drains
      */
-    public record Status(int pending, int retrying, long healed, long failed, List<Failure> lastFailures) {}
+    public record Status(
+            int pending, int retrying, long healed, long failed, List<Failure> lastFailures, long spilled) {}
 
     /** A pending item and its schedule. */
     static final class Entry {
@@ -82,14 +92,36 @@ public final class HealQueue {
     private MrfJournal journal;
     private long healed;
     private long failed;
-    private long dropped;
+    private int capacity = CAPACITY;
+    /** Per set with spilled reports: how many (at most) are in its journal only. */
+    private final Map<Integer, Long> spilled = new java.util.HashMap<>();
+    /** Counts spills, so a refill can tell whether one happened while it read the journal. */
+    private long spills;
+
+    private final java.util.Set<Integer> refilling = new java.util.HashSet<>();
 
     HealQueue(Clock clock, ToIntFunction<String> setOfKey) {
         this.clock = clock;
         this.setOfKey = setOfKey;
     }
 
-    /** Persists reports from now on; {@code loaded} items (from the journals at start) are pending again. */
+    /** The most items held in memory from now on (tests make it small). */
+    void capacity(int items) {
+        if (items < 2) {
+            throw new IllegalArgumentException("capacity: " + items + " (expected at least 2)");
+        }
+        lock.lock();
+        try {
+            this.capacity = items;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Persists reports from now on; {@code loaded} items (from the journals at start) are pending again, those beyond
+     * the capacity spilled (they stay in the journals).
+     */
     void attach(MrfJournal journal, List<List<MrfJournal.Entry>> loadedBySet) {
         lock.lock();
         try {
@@ -97,7 +129,15 @@ public final class HealQueue {
             for (int s = 0; s < loadedBySet.size(); s++) {
                 for (MrfJournal.Entry e : loadedBySet.get(s)) {
                     Item item = new Item(e.bucket(), e.key(), e.versionId(), e.reason());
-                    pending.putIfAbsent(id(item), new Entry(item, s, e.timeMillis()));
+                    String id = id(item);
+                    if (pending.containsKey(id)) {
+                        continue;
+                    }
+                    if (pending.size() >= capacity) {
+                        spilled.merge(s, 1L, Long::sum);
+                    } else {
+                        pending.put(id, new Entry(item, s, e.timeMillis()));
+                    }
                 }
             }
         } finally {
@@ -119,6 +159,8 @@ public final class HealQueue {
         int set = setOfKey.applyAsInt(key);
         MrfJournal j;
         boolean added;
+        boolean spill = false;
+        long spilledNow = 0;
         lock.lock();
         try {
             j = journal;
@@ -128,18 +170,28 @@ public final class HealQueue {
                 existing.reportedAgain |= existing.inProgress;
                 // Something was seen again: the next attempt verifies every shard even if it is a retry.
                 existing.deepNext = true;
-            } else if (pending.size() >= CAPACITY) {
-                // As MinIO: a full queue drops the report; scanner heal checks (to come) are the safety net.
-                if (dropped++ % 10_000 == 0) {
-                    LOG.warning("heal queue full (" + CAPACITY + " items): dropping " + id.replace('\u0000', '/'));
-                }
-                return;
+            } else if (pending.size() >= capacity && j != null) {
+                // Full: the report goes to the journal only, and is loaded back as the queue drains.
+                spill = true;
+                spilledNow = spilled.merge(set, 1L, Long::sum);
+                spills++;
             } else {
                 pending.put(id, new Entry(item, set, clock.millis()));
                 reported.signalAll();
             }
         } finally {
             lock.unlock();
+        }
+        if (spill) {
+            if (spilledNow % 10_000 == 1) {
+                LOG.warning("heal queue full (" + capacity + " items in memory): " + spilledNow + " report(s) of set "
+                        + (set + 1) + " kept in the heal journal only, loaded back as the queue drains");
+            }
+            j.append(
+                    set,
+                    new MrfJournal.Entry(MrfJournal.REPORT, clock.millis(), bucket, key, item.versionId(), reason),
+                    durable);
+            return;
         }
         if (!added) {
             // Already pending: its first report may still be on its way to the disks.
@@ -180,7 +232,17 @@ public final class HealQueue {
                     retrying++;
                 }
             }
-            return new Status(pending.size(), retrying, healed, failed, List.copyOf(failures));
+            long spilledTotal = 0;
+            for (long n : spilled.values()) {
+                spilledTotal += n;
+            }
+            return new Status(
+                    (int) Math.min(Integer.MAX_VALUE, pending.size() + spilledTotal),
+                    retrying,
+                    healed,
+                    failed,
+                    List.copyOf(failures),
+                    spilledTotal);
         } finally {
             lock.unlock();
         }
@@ -236,8 +298,15 @@ public final class HealQueue {
         }
     }
 
-    /** Makes every pending item due now (its backoff ended) and wakes the healer; returns the number pending. */
+    /**
+     * Makes every pending item due now (its backoff ended) and wakes the healer; returns the number pending (spilled
+     * ones included). Also loads
+     * spilled reports back if there is room (after a refill that could not read the journal, no heal may end to
+     * trigger the next one).
+     */
     int makeAllDue() {
+        List<Integer> refill = new ArrayList<>();
+        MrfJournal j;
         lock.lock();
         try {
             long now = clock.millis();
@@ -245,10 +314,21 @@ public final class HealQueue {
                 e.dueMillis = Math.min(e.dueMillis, now);
             }
             reported.signalAll();
-            return pending.size();
+            j = journal;
+            if (j != null && pending.size() <= capacity / 2) {
+                for (int set : spilled.keySet()) {
+                    if (refilling.add(set)) {
+                        refill.add(set);
+                    }
+                }
+            }
         } finally {
             lock.unlock();
         }
+        for (int set : refill) {
+            refill(set, j);
+        }
+        return status().pending();
     }
 
     /** Waits up to {@code millis} for a new report. */
@@ -266,6 +346,8 @@ public final class HealQueue {
         MrfJournal j;
         boolean drained;
         boolean compactForSize = false;
+        boolean spill;
+        boolean refill;
         lock.lock();
         try {
             e.inProgress = false;
@@ -296,6 +378,11 @@ public final class HealQueue {
             }
             pending.remove(id(e.item));
             j = journal;
+            spill = spilled.containsKey(e.set);
+            refill = spill && pending.size() <= capacity / 2 && !refilling.contains(e.set);
+            if (refill) {
+                refilling.add(e.set);
+            }
             drained = pending.values().stream().noneMatch(x -> x.set == e.set);
             if (!drained && j != null) {
                 int live = (int)
@@ -306,7 +393,7 @@ public final class HealQueue {
             lock.unlock();
         }
         if (j != null) {
-            if (drained || compactForSize) {
+            if (!spill && (drained || compactForSize)) {
                 j.compact(e.set);
             } else {
                 Item i = e.item;
@@ -316,16 +403,80 @@ public final class HealQueue {
                         false);
             }
         }
+        if (refill) {
+            refill(e.set, j);
+        }
+    }
+
+    /**
+     * Loads set {@code set}'s spilled reports back from its journal, as many as fit; the set stays spilled while any
+     * does not fit, or when a report spilled while the journal was read (it may not be in what was read).
+     */
+    private void refill(int set, MrfJournal j) {
+        long spillsBefore;
+        lock.lock();
+        try {
+            spillsBefore = spills;
+        } finally {
+            lock.unlock();
+        }
+        List<MrfJournal.Entry> live = List.of();
+        boolean read = false;
+        try {
+            j.flush(); // the done records of items healed so far, so they are not loaded again
+            live = j.load(set);
+            read = true;
+        } catch (RuntimeException ex) {
+            LOG.warning("heal queue: reading spilled reports of set " + (set + 1) + " back failed: " + ex);
+        }
+        lock.lock();
+        try {
+            refilling.remove(set);
+            if (!read) {
+                return;
+            }
+            long left = 0;
+            int added = 0;
+            for (MrfJournal.Entry x : live) {
+                Item item = new Item(x.bucket(), x.key(), x.versionId(), x.reason());
+                String id = id(item);
+                if (pending.containsKey(id)) {
+                    continue;
+                }
+                if (pending.size() >= capacity) {
+                    left++;
+                } else {
+                    pending.put(id, new Entry(item, set, x.timeMillis()));
+                    added++;
+                }
+            }
+            if (left == 0 && spills == spillsBefore) {
+                spilled.remove(set);
+            } else {
+                spilled.put(set, Math.max(1, left));
+            }
+            if (added > 0) {
+                reported.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
     }
 
     static long backoffMillis(int attempts) {
         return Math.min(MAX_BACKOFF_MILLIS, 1000L << Math.min(20, attempts - 1));
     }
 
-    /** The report records of set {@code set}'s pending items, for a journal compaction. */
+    /**
+     * The report records of set {@code set}'s pending items, for a journal compaction; null while the set has spilled
+     * reports (they are in the journal only: it must not be compacted).
+     */
     List<MrfJournal.Entry> liveEntries(int set) {
         lock.lock();
         try {
+            if (spilled.containsKey(set)) {
+                return null;
+            }
             List<MrfJournal.Entry> out = new ArrayList<>();
             for (Entry e : pending.values()) {
                 if (e.set == set) {

@@ -392,6 +392,7 @@ final class KeyFiles {
             }
             ch.force(false);
         }
+        drive.beforeCommit();
         Files.move(
                 staged,
                 dir.resolve(name),

@@ -84,7 +84,8 @@ final class MrfJournal {
     private Thread flusher;
 
     /**
-     * @param liveItems the report records of a set's pending items, for compaction (called on the flusher thread)
+     * @param liveItems the report records of a set's pending items, for compaction (called on the flusher thread); null
+     *     refuses the compaction (the queue spilled reports into the journal that it does not hold)
      */
     MrfJournal(List<List<LocalDrive>> sets, DriveCalls calls, IntFunction<List<Entry>> liveItems) {
         this.sets = sets;
@@ -417,10 +418,12 @@ final class MrfJournal {
             }
             for (int s = 0; s < state.length; s++) {
                 try {
-                    if (compact[s]) {
+                    List<Entry> live = compact[s] ? liveItems.apply(s) : null;
+                    if (live != null) {
                         // The live items include every queued report still pending: the batch is superseded.
-                        rewrite(s, liveItems.apply(s));
+                        rewrite(s, live);
                     } else if (!batches.get(s).isEmpty()) {
+                        // No compaction (or refused: reports spilled from a full queue live in the journal only).
                         appendToDrives(s, batches.get(s));
                     }
                 } catch (RuntimeException e) {

@@ -595,21 +595,27 @@ final class MultipartUploads {
                                 .allMatch(p -> m.containsKey(p.number())
                                         && m.get(p.number()).etag().equals(p.etag()));
             }
-            List<Outcome<KeyFiles.Change>> outcomes = set.calls.on(set.drives(), include, (pos, drive) -> {
-                Path dir = uploadDir(drive, bucket, key, uploadId);
-                Path data = dir.resolve(rec.dataDir());
-                try (DirectoryStream<Path> ds = Files.newDirectoryStream(data)) {
-                    for (Path p : ds) {
-                        String name = p.getFileName().toString();
-                        int n = Integer.parseInt(name.substring("part.".length()));
-                        if (parts.stream().noneMatch(x -> x.number() == n)) {
-                            Files.delete(p);
+            var late = new DriveCalls.LateChanges<KeyFiles.Change>();
+            List<Outcome<KeyFiles.Change>> outcomes = set.calls.on(
+                    set.drives(),
+                    include,
+                    (pos, drive) -> {
+                        Path dir = uploadDir(drive, bucket, key, uploadId);
+                        Path data = dir.resolve(rec.dataDir());
+                        try (DirectoryStream<Path> ds = Files.newDirectoryStream(data)) {
+                            for (Path p : ds) {
+                                String name = p.getFileName().toString();
+                                int n = Integer.parseInt(name.substring("part.".length()));
+                                if (parts.stream().noneMatch(x -> x.number() == n)) {
+                                    Files.delete(p);
+                                }
+                            }
                         }
-                    }
-                }
-                return set.commitOnDrive(drive, bucket, key, version, null, data);
-            });
-            set.finishMutation(bucket, key, versionId, include, outcomes, layout.writeQuorum(), "complete upload");
+                        return set.commitOnDrive(drive, bucket, key, version, null, data);
+                    },
+                    late);
+            set.finishMutation(
+                    bucket, key, versionId, include, outcomes, layout.writeQuorum(), "complete upload", late);
             removeUpload(bucket, key, uploadId);
             return ErasureSet.info(bucket, key, version, true);
         }

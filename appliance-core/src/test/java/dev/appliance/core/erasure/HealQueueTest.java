@@ -122,6 +122,79 @@ class HealQueueTest {
     }
 
     @Test
+    void aFullQueue_keepsEveryReport_spilledToTheJournal_andAfterARestartAllArePending() throws Exception {
+        ErasureObjectStore first = open();
+        first.makeBucket(B);
+        first.healQueue().capacity(10);
+        List<String> keys = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            keys.add("spill/" + i);
+            // Half of them as a write that missed drives reports (forced before it returns), half as a read's.
+            first.healQueue().report(B, keys.get(i), "null", "test report " + i, i % 2 == 0);
+        }
+        HealQueue.Status st = first.healStatus();
+        assertThat(st.pending()).isEqualTo(50);
+        assertThat(st.spilled()).isEqualTo(40);
+        assertThat(first.healQueue().snapshot()).hasSize(10);
+        first.journal().flush();
+        for (LocalDrive d : first.drives()) {
+            assertThat(journalItems(d)).extracting(MrfJournal.Entry::key).containsExactlyInAnyOrderElementsOf(keys);
+        }
+
+        // A crash: the first store is abandoned; a new process (default capacity) finds every report.
+        ErasureObjectStore second = open();
+        assertThat(second.healStatus().pending()).isEqualTo(50);
+        assertThat(second.healQueue().snapshot())
+                .extracting(HealQueue.Item::key)
+                .containsExactlyInAnyOrderElementsOf(keys);
+    }
+
+    @Test
+    void spilledReports_areLoadedBackAsTheQueueDrains_andEveryWriteIsHealed() throws Exception {
+        ErasureObjectStore s = open();
+        s.makeBucket(B);
+        s.healQueue().capacity(6);
+        List<byte[]> data = writeMissingDriveThree(s, 20);
+        assertThat(s.healStatus().pending()).isEqualTo(20);
+        assertThat(s.healStatus().spilled()).isEqualTo(14);
+
+        // Each drain heals what is in memory; healed items make room for the spilled ones.
+        for (int round = 0; round < 20 && s.healStatus().pending() > 0; round++) {
+            s.healer().drain();
+        }
+        HealQueue.Status st = s.healStatus();
+        assertThat(st.pending()).isZero();
+        assertThat(st.spilled()).isZero();
+        assertThat(st.healed()).isEqualTo(20);
+        for (int i = 0; i < data.size(); i++) {
+            assertThat(Files.exists(s.drives().get(3).metaFile(B, "k" + i)))
+                    .as("k%d healed", i)
+                    .isTrue();
+        }
+        s.journal().flush();
+        await("the journals compacted once nothing is spilled", () -> {
+            try {
+                for (LocalDrive d : s.drives()) {
+                    if (!journalItems(d).isEmpty()) {
+                        return false;
+                    }
+                }
+                return true;
+            } catch (IOException e) {
+                return false;
+            }
+        });
+        away(s, List.of(0, 1));
+        try {
+            for (int i = 0; i < data.size(); i++) {
+                assertThat(read(s, B, "k" + i, null)).isEqualTo(data.get(i));
+            }
+        } finally {
+            back(s, List.of(0, 1));
+        }
+    }
+
+    @Test
     void aTornJournalTail_isIgnoredAtStart_andCutByTheCompaction() throws Exception {
         ErasureObjectStore first = open();
         first.makeBucket(B);

@@ -97,6 +97,28 @@ final class AdminApi {
     }
 
     /** Waits until the heal queue is empty (retrying what waits for a backoff), at most {@code seconds}. */
+    /**
+     * Waits until every drive is in service again: a drive taken out as faulty (I/O errors, a stalled call) returns at
+     * the next drive check (every 10 s) after its stalled calls ended and a probe succeeded.
+     */
+    void awaitDrivesInService(int seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        JsonNode drives = null;
+        while (System.nanoTime() < deadline) {
+            drives = status().get("drives");
+            boolean all = true;
+            for (JsonNode drive : drives) {
+                all &= !"offline".equals(drive.get("state").asText())
+                        && !"faulty".equals(drive.get("state").asText());
+            }
+            if (all) {
+                return;
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("drives not back in service within " + seconds + " s: " + drives);
+    }
+
     void awaitHealed(int seconds) throws InterruptedException {
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         JsonNode heal = null;

@@ -60,14 +60,22 @@ class DriveFailuresIT {
         REMOVED,
         UNREADABLE,
         IO_ERRORS,
-        STALLED
+        STALLED,
+        /** Only commit points stall (renames of metadata into place, in-place rewrites, moves to trash). */
+        STALLED_COMMIT
     }
 
     static Stream<Arguments> cases() {
         List<Arguments> out = new ArrayList<>();
         if ("full".equals(System.getProperty("faults.matrix"))) {
+            // -Dfaults.modes=STALLED_COMMIT,... runs the full matrix of those ways only.
+            String only = System.getProperty("faults.modes", "");
             for (Layout layout : Layout.values()) {
                 for (Mode mode : Mode.values()) {
+                    if (!only.isBlank()
+                            && !java.util.Arrays.asList(only.split(",")).contains(mode.name())) {
+                        continue;
+                    }
                     for (int k = 0; k <= layout.drives; k++) {
                         out.add(Arguments.of(layout, mode, k));
                     }
@@ -79,6 +87,9 @@ class DriveFailuresIT {
         // edges for every way; on 4+4, the edge of reads (parity failed) and one past it.
         out.add(Arguments.of(Layout.EC_2_2, Mode.IO_ERRORS, 1));
         for (Mode mode : Mode.values()) {
+            if (mode == Mode.STALLED_COMMIT) {
+                continue; // in the full matrix (-Pfaults)
+            }
             out.add(Arguments.of(Layout.EC_2_2, mode, 2));
             out.add(Arguments.of(Layout.EC_2_2, mode, 3));
         }
@@ -121,7 +132,8 @@ class DriveFailuresIT {
         for (int i : which) {
             fail(d, i, mode);
         }
-        boolean readable = layout.drives - failed >= layout.data();
+        // Reads touch no commit point: a drive stalling only there serves them.
+        boolean readable = mode == Mode.STALLED_COMMIT || layout.drives - failed >= layout.data();
         boolean writable = layout.drives - failed >= layout.writeQuorum();
         String during = prefix + "written-while-failed";
         byte[] duringData = random(1_500_000, seed + 2);
@@ -156,7 +168,8 @@ class DriveFailuresIT {
             }
         }
 
-        // Drives back: healing puts every object on every drive; reads are byte-identical.
+        // Drives back (faulty ones after their probe): healing puts every object on every drive; reads are identical.
+        d.admin().awaitDrivesInService(60);
         d.admin().awaitHealed(60);
         assertThat(d.get(BUCKET, prefix + "small")).isEqualTo(small);
         assertThat(d.get(BUCKET, prefix + "large")).isEqualTo(large);
@@ -180,6 +193,8 @@ class DriveFailuresIT {
             case UNREADABLE -> d.admin().inject(drive, "{\"readErrors\":true}");
             case IO_ERRORS -> d.admin().inject(drive, "{\"readErrors\":true,\"writeErrors\":true}");
             case STALLED -> d.admin().inject(drive, "{\"latencyMillis\":" + FaultMatrix.STALL_MILLIS + "}");
+            case STALLED_COMMIT ->
+                d.admin().inject(drive, "{\"commitStallMillis\":" + FaultMatrix.COMMIT_STALL_MILLIS + "}");
         }
     }
 
@@ -323,6 +338,7 @@ class DriveFailuresIT {
             d.admin().clearFaults();
         }
         assertThat(d.process().logs()).contains("is slow:");
+        d.admin().awaitDrivesInService(60);
         d.admin().awaitHealed(60);
         assertThat(d.get(bucket, "written")).hasSize(4_000_000);
         assertEveryDriveHoldsShards(d, bucket, "written", true);

@@ -26,6 +26,11 @@ final class FaultMatrix {
     static final long DRIVE_TIMEOUT_MILLIS = 2_000;
     /** Injected stall per I/O operation: longer than the drive timeout. */
     static final long STALL_MILLIS = 3_000;
+    /**
+     * Injected stall of commit points only: longer than {@link #REQUEST_BOUND}, so a request that waited for such a
+     * drive (instead of giving up on it at the drive timeout) fails the bound.
+     */
+    static final long COMMIT_STALL_MILLIS = REQUEST_BOUND.toMillis() + 5_000;
 
     /** An erasure layout: {@code drives} drives in one set with {@code parity} parity shards. */
     enum Layout {
