@@ -24,7 +24,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Cost of {@code xl.meta} operations on a key with 1 and 10,000 typical single-part versions (8-drive set, 4+4,
- * content-type only). Results and machine: {@code docs/benchmarks-xlmeta.md}.
+ * content-type only). Results and machine: {@code docs/benchmarks.md}.
  *
  * <pre>
  * ./appliance mvn -q -o -pl appliance-core,jmh -DskipTests package

@@ -23,7 +23,7 @@ final class VectorReedSolomon extends ReedSolomon {
     static final String WIDTH_PROPERTY = "dev.appliance.codec.vectorBits";
 
     /**
-     * The one place the vector shape is chosen (see {@link #chooseSpecies()} and docs/benchmarks-codec.md).
+     * The one place the vector shape is chosen (see {@link #chooseSpecies()} and docs/benchmarks.md).
      * It must be a static final constant so C2 can intrinsify the Vector API calls.
      */
     static final VectorSpecies<Byte> SPECIES = chooseSpecies();
@@ -41,7 +41,7 @@ final class VectorReedSolomon extends ReedSolomon {
 
     /**
      * 256 bits where the CPU has AVX-512 VBMI: there {@code selectFrom} on 32 bytes is a single VPERMB ymm. On the
-     * Ice Lake Xeon we measured (docs/benchmarks-codec.md) 256 bits matched 512 bits on 2+2 encode and was clearly
+     * Ice Lake Xeon we measured (docs/benchmarks.md) 256 bits matched 512 bits on 2+2 encode and was clearly
      * faster on 8+4 (512-bit code lowers the clock and loses a vector port); 128 bits was slowest. Everywhere else
      * 128 bits: {@code selectFrom} on SPECIES_128 is the classic split-nibble PSHUFB (TBL on ARM), while wider byte
      * permutes without VBMI are multi-instruction cross-lane sequences.
