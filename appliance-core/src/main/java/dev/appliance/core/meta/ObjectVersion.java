@@ -110,6 +110,16 @@ public record ObjectVersion(
 
     /** This version with other stored metadata (tags, headers); data and layout unchanged. */
     public ObjectVersion withMetadata(SortedMap<String, String> newMetadata) {
+        return withMutable(newMetadata, metaGeneration);
+    }
+
+    /** This version with the same everything but its metadata generation. */
+    public ObjectVersion withMetaGeneration(long generation) {
+        return withMutable(metadata, generation);
+    }
+
+    /** This version with its mutable fields replaced: the identity ({@link #sameIdentity}) stays. */
+    private ObjectVersion withMutable(SortedMap<String, String> newMetadata, long generation) {
         return new ObjectVersion(
                 versionId,
                 type,
@@ -124,26 +134,6 @@ public record ObjectVersion(
                 parts,
                 etag,
                 newMetadata,
-                inline,
-                metaGeneration);
-    }
-
-    /** This version with the same everything but its metadata generation. */
-    public ObjectVersion withMetaGeneration(long generation) {
-        return new ObjectVersion(
-                versionId,
-                type,
-                modTimeNanos,
-                dataDir,
-                size,
-                dataShards,
-                parityShards,
-                blockSize,
-                distribution,
-                bitrotAlgorithm,
-                parts,
-                etag,
-                metadata,
                 inline,
                 generation);
     }
