@@ -13,11 +13,6 @@ import java.util.List;
  */
 public interface ObjectStore extends AutoCloseable {
 
-    /** Opens the erasure-coded store on {@code config}'s drives, formatting them on first use. */
-    static ObjectStore open(StoreConfig config) {
-        return dev.appliance.core.erasure.ErasureObjectStore.open(config);
-    }
-
     /** Creates a bucket without Object Lock. */
     default void makeBucket(String bucket) {
         makeBucket(bucket, false);

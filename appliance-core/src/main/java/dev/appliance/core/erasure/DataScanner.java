@@ -106,7 +106,7 @@ final class DataScanner {
     private String parityCursor = "";
 
     static final int DEFAULT_PARITY_CHECKS_PER_CYCLE = 32;
-    static final int DEFAULT_HEAL_SAMPLE_CYCLES = 16;
+    static final int DEFAULT_HEAL_SAMPLE_CYCLES = dev.appliance.core.admin.StoreAdmin.DEFAULT_HEAL_SAMPLE_CYCLES;
     private volatile Instant lastDeepScan;
     private final HealFigures healFigures = new HealFigures();
 

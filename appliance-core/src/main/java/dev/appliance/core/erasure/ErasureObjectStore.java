@@ -21,8 +21,11 @@ import dev.appliance.core.StoreConfig;
 import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.WriteConditions;
+import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.alerts.VersionAlerts;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.heal.DriveHealStatus;
+import dev.appliance.core.heal.HealQueueStatus;
 import dev.appliance.core.lifecycle.Lifecycle;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
 import dev.appliance.core.listing.DriveWalker;
@@ -35,6 +38,7 @@ import dev.appliance.core.objectlock.ObjectLockConfiguration;
 import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionClock;
 import dev.appliance.core.scanner.ScanReport;
+import dev.appliance.core.scanner.ScannerHealFigures;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -62,7 +66,7 @@ import java.util.concurrent.TimeUnit;
  * The erasure-coded {@link ObjectStore}: buckets exist on every drive, each object lives in the one erasure set its key
  * hashes to, and listings merge the sorted walks of every drive.
  */
-public final class ErasureObjectStore implements ObjectStore {
+public final class ErasureObjectStore implements ApplianceStore {
     private final Topology topology;
     private final List<ErasureSet> sets;
     private final List<LocalDrive> allDrives;
@@ -482,7 +486,7 @@ public final class ErasureObjectStore implements ObjectStore {
     }
 
     /** The heal queue's figures: pending, retrying, healed, failed, the last failures. */
-    public HealQueue.Status healStatus() {
+    public HealQueueStatus healStatus() {
         return heal.status();
     }
 
@@ -928,9 +932,6 @@ public final class ErasureObjectStore implements ObjectStore {
         scanner.keysPerSecond = keysPerSecond;
     }
 
-    /** The scanner heal-checks every key once in this many cycles unless told otherwise. */
-    public static final int DEFAULT_HEAL_SAMPLE_CYCLES = DataScanner.DEFAULT_HEAL_SAMPLE_CYCLES;
-
     /**
      * The scanner's heal checks: every key once in {@code sampleCycles} cycles (0: never), light (metadata on every
      * drive, part files present and whole); and every {@code deepInterval} (null: never) one cycle that verifies every
@@ -944,17 +945,6 @@ public final class ErasureObjectStore implements ObjectStore {
         scanner.healSampleCycles = sampleCycles;
         scanner.deepScanInterval = deepInterval;
     }
-
-    /** What the scanner's heal checks found since start. */
-    public record ScannerHealFigures(
-            long keysChecked,
-            long keysDeepChecked,
-            long keysRepaired,
-            long keysFailed,
-            int sampleCycles,
-            Duration deepScanInterval,
-            Instant lastDeepScanStarted,
-            Instant lastDeepScanFinished) {}
 
     public ScannerHealFigures scannerHealFigures() {
         var f = scanner.healFigures();

@@ -1,7 +1,7 @@
 package dev.appliance.core.erasure;
 
+import dev.appliance.core.heal.HealQueueStatus;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -37,23 +37,6 @@ public final class HealQueue {
     /** One version to heal and why. */
     public record Item(String bucket, String key, String versionId, String reason) {}
 
-    /** A heal that failed, for the operator. */
-    public record Failure(String item, String reason, Instant time) {}
-
-    /**
-     * The queue's figures.
-     *
-     * @param pending items waiting (including those retrying, and those spilled to the journal)
-     * @param retrying pending items whose last heal could not finish (drives unreachable), waiting for their backoff
-     * @param healed items healed (shards or metadata rewritten, or a dangling version removed) since start
-     * @param failed heals that failed since start (data lost, drives disagreeing, or errors)
-     * @param lastFailures the newest failures, newest first
-     * @param spilled of {@code pending}, reports held in the journal only because the in-memory queue was full (an
-     *     upper bound: a key reported again while spilled counts again), loaded back as the queue drains
-     */
-    public record Status(
-            int pending, int retrying, long healed, long failed, List<Failure> lastFailures, long spilled) {}
-
     /** A pending item and its schedule. */
     static final class Entry {
         final Item item;
@@ -86,7 +69,7 @@ public final class HealQueue {
     private final ReentrantLock lock = new ReentrantLock();
     private final java.util.concurrent.locks.Condition reported = lock.newCondition();
     private final Map<String, Entry> pending = new LinkedHashMap<>();
-    private final Deque<Failure> failures = new ArrayDeque<>();
+    private final Deque<HealQueueStatus.Failure> failures = new ArrayDeque<>();
     private final Clock clock;
     private final ToIntFunction<String> setOfKey;
     private MrfJournal journal;
@@ -223,7 +206,7 @@ public final class HealQueue {
         }
     }
 
-    public Status status() {
+    public HealQueueStatus status() {
         lock.lock();
         try {
             int retrying = 0;
@@ -236,7 +219,7 @@ public final class HealQueue {
             for (long n : spilled.values()) {
                 spilledTotal += n;
             }
-            return new Status(
+            return new HealQueueStatus(
                     (int) Math.min(Integer.MAX_VALUE, pending.size() + spilledTotal),
                     retrying,
                     healed,
@@ -355,7 +338,7 @@ public final class HealQueue {
             String why = error != null ? String.valueOf(error) : result.detail();
             if (error != null || result.status() == HealResult.Status.FAILED) {
                 failed++;
-                failures.addFirst(new Failure(e.name(), why, clock.instant()));
+                failures.addFirst(new HealQueueStatus.Failure(e.name(), why, clock.instant()));
                 while (failures.size() > FAILURES_KEPT) {
                     failures.removeLast();
                 }
