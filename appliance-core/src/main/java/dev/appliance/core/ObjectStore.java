@@ -1,5 +1,7 @@
 package dev.appliance.core;
 
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;

@@ -253,7 +253,7 @@ final class BucketRecords {
 
     /**
      * Writes {@code content} as the bucket's new record on every drive in service; acknowledged on a majority (else
-     * {@link dev.appliance.core.StorageException} WRITE_QUORUM, and the record this process serves stays the old one).
+     * {@link dev.appliance.core.error.StorageException} WRITE_QUORUM, and the record this process serves stays the old one).
      * The caller holds the bucket's write lock.
      */
     void write(BucketRecord content, boolean createDir) {

@@ -2,12 +2,12 @@ package dev.appliance.core.erasure;
 
 import dev.appliance.core.BucketInfo;
 import dev.appliance.core.BucketUsage;
-import dev.appliance.core.ErrorKind;
 import dev.appliance.core.MultipartUpload;
-import dev.appliance.core.StorageException;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.erasure.DriveCalls.Outcome;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import dev.appliance.core.lifecycle.Lifecycle;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
 import dev.appliance.core.listing.DriveWalker;

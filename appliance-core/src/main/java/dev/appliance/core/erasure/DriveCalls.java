@@ -443,7 +443,7 @@ final class DriveCalls {
     }
 
     /**
-     * Fails with {@link dev.appliance.core.ErrorKind#WRITE_QUORUM} (or {@code STORAGE_FULL} when drives are full) unless
+     * Fails with {@link dev.appliance.core.error.ErrorKind#WRITE_QUORUM} (or {@code STORAGE_FULL} when drives are full) unless
      * at least {@code quorum} of {@code outcomes} succeeded.
      */
     static void requireQuorum(List<? extends Outcome<?>> outcomes, int quorum, String what) {
@@ -458,8 +458,10 @@ final class DriveCalls {
         }
         if (ok < quorum) {
             boolean full = first != null && ErasureSet.isDiskFull(first);
-            throw new dev.appliance.core.StorageException(
-                    full ? dev.appliance.core.ErrorKind.STORAGE_FULL : dev.appliance.core.ErrorKind.WRITE_QUORUM,
+            throw new dev.appliance.core.error.StorageException(
+                    full
+                            ? dev.appliance.core.error.ErrorKind.STORAGE_FULL
+                            : dev.appliance.core.error.ErrorKind.WRITE_QUORUM,
                     what + " reached " + ok + " drive(s), " + quorum + " needed" + (first == null ? "" : ": " + first));
         }
     }

@@ -554,7 +554,7 @@ final class ObjectHealer {
                 dev.appliance.core.objectlock.ObjectLock.checkRemovable(version.metadata(), now, false);
             } catch (CorruptMetaException e) {
                 continue; // unreadable here; another copy decides
-            } catch (dev.appliance.core.StorageException locked) {
+            } catch (dev.appliance.core.error.StorageException locked) {
                 return true;
             }
         }

@@ -211,8 +211,9 @@ class MetadataDivergenceTest {
                             () -> store.headObject(B, "single", single.versionId()),
                             () -> store.headObject(B, "single", null))) {
                 org.assertj.core.api.Assertions.assertThatThrownBy(call)
-                        .isInstanceOfSatisfying(dev.appliance.core.StorageException.class, e -> assertThat(e.kind())
-                                .isEqualTo(dev.appliance.core.ErrorKind.READ_QUORUM));
+                        .isInstanceOfSatisfying(
+                                dev.appliance.core.error.StorageException.class,
+                                e -> assertThat(e.kind()).isEqualTo(dev.appliance.core.error.ErrorKind.READ_QUORUM));
             }
             back(store, List.of(0, 2));
             assertThat(store.headObject(B, key, null).versionId()).isEqualTo(v.versionId());
