@@ -18,6 +18,7 @@ import dev.appliance.core.meta.XlMeta;
 import dev.appliance.core.naming.VersionIds;
 import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.scanner.ScanReport;
+import dev.appliance.core.usage.UsageTracker;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;

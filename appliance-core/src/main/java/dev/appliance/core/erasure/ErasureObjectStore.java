@@ -39,6 +39,7 @@ import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionClock;
 import dev.appliance.core.scanner.ScanReport;
 import dev.appliance.core.scanner.ScannerHealFigures;
+import dev.appliance.core.usage.UsageTracker;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
