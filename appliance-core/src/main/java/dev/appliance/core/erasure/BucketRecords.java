@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
 import dev.appliance.core.lock.NamespaceLocks;

@@ -4,6 +4,7 @@ import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.ObjectReader;
 import dev.appliance.core.bitrot.BitrotAlgorithm;
 import dev.appliance.core.codec.ReedSolomon;
+import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.drive.PinnedDirectory;
 import dev.appliance.core.error.ErrorKind;

@@ -1,5 +1,6 @@
 package dev.appliance.core.erasure;
 
+import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.LocalDrive;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

@@ -2,8 +2,8 @@ package dev.appliance.core.erasure;
 
 import dev.appliance.core.bitrot.BitrotAlgorithm;
 import dev.appliance.core.codec.ReedSolomon;
+import dev.appliance.core.drive.DriveCalls.Outcome;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.erasure.DriveCalls.Outcome;
 import dev.appliance.core.meta.CorruptMetaException;
 import dev.appliance.core.meta.ObjectVersion;
 import dev.appliance.core.meta.PartInfo;

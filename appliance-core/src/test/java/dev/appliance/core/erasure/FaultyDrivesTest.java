@@ -10,6 +10,7 @@ import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.DriveFaults;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.objectlock.ObjectLock;
