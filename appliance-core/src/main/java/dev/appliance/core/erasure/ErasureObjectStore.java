@@ -21,6 +21,7 @@ import dev.appliance.core.VersioningState;
 import dev.appliance.core.WriteConditions;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.alerts.VersionAlerts;
+import dev.appliance.core.bucket.BucketRecords;
 import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.error.ErrorKind;

@@ -11,6 +11,7 @@ import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.bucket.BucketRecords;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
