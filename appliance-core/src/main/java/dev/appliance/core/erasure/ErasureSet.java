@@ -12,6 +12,7 @@ import dev.appliance.core.drive.DriveCalls.Outcome;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
+import dev.appliance.core.heal.HealQueue;
 import dev.appliance.core.lock.NamespaceLocks;
 import dev.appliance.core.meta.CorruptMetaException;
 import dev.appliance.core.meta.ObjectVersion;

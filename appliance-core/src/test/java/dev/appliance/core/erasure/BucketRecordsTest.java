@@ -14,6 +14,7 @@ import dev.appliance.core.VersioningState;
 import dev.appliance.core.bucket.BucketRecords;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
+import dev.appliance.core.heal.HealResult;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
 import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.objectlock.ObjectLockConfiguration;

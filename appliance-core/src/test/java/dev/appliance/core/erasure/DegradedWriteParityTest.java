@@ -13,6 +13,7 @@ import dev.appliance.core.UploadedPart;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
+import dev.appliance.core.heal.HealResult;
 import dev.appliance.core.meta.ObjectVersion;
 import dev.appliance.core.meta.XlMeta;
 import java.io.ByteArrayInputStream;

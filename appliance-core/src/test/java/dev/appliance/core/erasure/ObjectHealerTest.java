@@ -17,6 +17,8 @@ import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
+import dev.appliance.core.heal.HealQueue;
+import dev.appliance.core.heal.HealResult;
 import dev.appliance.core.meta.XlMeta;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
