@@ -70,7 +70,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The erasure-coded {@link ObjectStore}: buckets exist on every drive, each object lives in the one erasure set its key
- * hashes to, and listings merge the sorted walks of every drive.
+ * hashes to, and listings merge the sorted walks of every drive. It is also the operator's {@link
+ * dev.appliance.core.admin.StoreAdmin}; callers outside the engine get it as an {@link ApplianceStore} from {@code
+ * engine.Stores.open}.
  */
 public final class ErasureObjectStore implements ApplianceStore {
     private final Topology topology;
