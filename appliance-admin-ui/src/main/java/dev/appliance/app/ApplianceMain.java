@@ -8,8 +8,10 @@ import dev.appliance.app.console.ConsoleApplication;
 import dev.appliance.app.credentials.CredentialStore;
 import dev.appliance.app.credentials.RootCredentials;
 import dev.appliance.core.StoreConfig;
+import dev.appliance.core.admin.ApplianceStore;
+import dev.appliance.core.admin.StoreAdmin;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.erasure.ErasureObjectStore;
+import dev.appliance.core.engine.Stores;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
@@ -148,7 +150,7 @@ public final class ApplianceMain {
      * Applies the scanner options and starts the background scanner. A short lifecycle day (tests, demos) also
      * shortens the cycle interval to a quarter of a day, so that expiry happens within about a day of being due.
      */
-    static void applyScannerOptions(ErasureObjectStore store, ServerOptions.Scanner o) {
+    static void applyScannerOptions(ApplianceStore store, ServerOptions.Scanner o) {
         java.time.Duration interval = o.interval() != null ? o.interval() : java.time.Duration.ofMinutes(1);
         if (o.lifecycleDay() != null) {
             store.lifecycleDayLength(o.lifecycleDay());
@@ -162,7 +164,7 @@ public final class ApplianceMain {
         }
         store.scannerPace(interval, o.keysPerSecond() >= 0 ? o.keysPerSecond() : 1000);
         store.scannerHealChecks(
-                o.healSampleCycles() >= 0 ? o.healSampleCycles() : ErasureObjectStore.DEFAULT_HEAL_SAMPLE_CYCLES,
+                o.healSampleCycles() >= 0 ? o.healSampleCycles() : StoreAdmin.DEFAULT_HEAL_SAMPLE_CYCLES,
                 o.deepScanInterval());
         store.startScanner();
     }
@@ -205,7 +207,7 @@ public final class ApplianceMain {
         StoreConfig config = new StoreConfig(drives, 0, options.parity(), options.allowRootDrives(), Clock.systemUTC())
                 // -Dappliance.metadataJournal=false: force each rewritten metadata file (docs/object-lock.md)
                 .withMetadataJournal(!"false".equals(System.getProperty("appliance.metadataJournal")));
-        ErasureObjectStore.checkDrives(config, createMissing);
+        Stores.checkDrives(config, createMissing);
         Path configDir = CredentialStore.defaultConfigDir(env);
         if (fromEnv.isEmpty() && !anyFormatted) {
             requireWritable(configDir); // the key of the credentials about to be generated goes there
@@ -216,7 +218,7 @@ public final class ApplianceMain {
                 Files.createDirectories(d);
             }
         }
-        ErasureObjectStore store = ErasureObjectStore.open(config);
+        ApplianceStore store = Stores.open(config);
         applyScannerOptions(store, options.scanner());
         var credentialStore = new CredentialStore(store.drives(), store.deploymentId(), configDir);
         var creds = credentialStore.resolve(env, (c, again) -> showGenerated(c, again, out));

@@ -1,5 +1,7 @@
 package dev.appliance.core;
 
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
@@ -12,11 +14,6 @@ import java.util.List;
  * ErrorKind}; an {@link IOException} from {@code putObject} is the request body's own failure, passed through.
  */
 public interface ObjectStore extends AutoCloseable {
-
-    /** Opens the erasure-coded store on {@code config}'s drives, formatting them on first use. */
-    static ObjectStore open(StoreConfig config) {
-        return dev.appliance.core.erasure.ErasureObjectStore.open(config);
-    }
 
     /** Creates a bucket without Object Lock. */
     default void makeBucket(String bucket) {

@@ -4,6 +4,7 @@ import dev.appliance.core.ObjectStore;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.engine.Stores;
 import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionMode;
@@ -85,7 +86,7 @@ public class ObjectLockBenchmark {
             for (int i = 1; i <= 4; i++) {
                 drives.add(Files.createDirectories(dir.resolve("disk" + i)));
             }
-            store = ObjectStore.open(StoreConfig.of(drives).withMetadataJournal(metadataJournal));
+            store = Stores.open(StoreConfig.of(drives).withMetadataJournal(metadataJournal));
         }
 
         dev.appliance.core.ObjectInfo put(String bucket, String key, byte[] data, Map<String, String> lock) {

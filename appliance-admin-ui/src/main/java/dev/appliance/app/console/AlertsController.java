@@ -1,8 +1,8 @@
 package dev.appliance.app.console;
 
+import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.alerts.Alert;
 import dev.appliance.core.alerts.VersionAlerts;
-import dev.appliance.core.erasure.ErasureObjectStore;
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,9 +24,9 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 class AlertsController {
-    private final ErasureObjectStore store;
+    private final ApplianceStore store;
 
-    AlertsController(ErasureObjectStore store) {
+    AlertsController(ApplianceStore store) {
         this.store = store;
     }
 

@@ -2,11 +2,11 @@ package dev.appliance.app.console;
 
 import dev.appliance.core.BucketSettings;
 import dev.appliance.core.BucketUsage;
-import dev.appliance.core.ErrorKind;
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.StorageCapacity;
-import dev.appliance.core.StorageException;
 import dev.appliance.core.alerts.VersionAlerts;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.http.HttpStatus;

@@ -1,7 +1,7 @@
 package dev.appliance.app.console;
 
 import dev.appliance.app.cli.ServerOptions.HostPort;
-import dev.appliance.core.erasure.ErasureObjectStore;
+import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
@@ -44,7 +44,7 @@ public class ConsoleApplication {
      */
     public static Running start(
             HostPort address,
-            ErasureObjectStore store,
+            ApplianceStore store,
             S3Server s3,
             CredentialsProvider credentials,
             Authorizer authorizer) {
@@ -54,7 +54,7 @@ public class ConsoleApplication {
     /** As above; {@code extra} adds beans before the context starts (tests observe which handlers run). */
     static Running start(
             HostPort address,
-            ErasureObjectStore store,
+            ApplianceStore store,
             S3Server s3,
             CredentialsProvider credentials,
             Authorizer authorizer,

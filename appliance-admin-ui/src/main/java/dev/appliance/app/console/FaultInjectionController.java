@@ -1,8 +1,8 @@
 package dev.appliance.app.console;
 
+import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.drive.DriveFaults;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.erasure.ErasureObjectStore;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,9 +30,9 @@ import org.springframework.web.bind.annotation.RestController;
 class FaultInjectionController {
     static final String PROPERTY = "appliance.faultInjection";
 
-    private final ErasureObjectStore store;
+    private final ApplianceStore store;
 
-    FaultInjectionController(ErasureObjectStore store) {
+    FaultInjectionController(ApplianceStore store) {
         this.store = store;
     }
 

@@ -1,8 +1,8 @@
 package dev.appliance.app.console;
 
+import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.erasure.DriveHealStatus;
-import dev.appliance.core.erasure.ErasureObjectStore;
+import dev.appliance.core.heal.DriveHealStatus;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,9 +22,9 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 class HealController {
-    private final ErasureObjectStore store;
+    private final ApplianceStore store;
 
-    HealController(ErasureObjectStore store) {
+    HealController(ApplianceStore store) {
         this.store = store;
     }
 
@@ -39,7 +39,7 @@ class HealController {
     }
 
     /** Every drive in topology order with its set, slot, state and (when out of service) why. */
-    static List<Map<String, Object>> driveStates(ErasureObjectStore store) {
+    static List<Map<String, Object>> driveStates(ApplianceStore store) {
         List<Map<String, Object>> out = new ArrayList<>();
         List<LocalDrive> drives = store.drives();
         for (int i = 0; i < drives.size(); i++) {
@@ -59,7 +59,7 @@ class HealController {
         return out;
     }
 
-    static List<Map<String, Object>> driveHeals(ErasureObjectStore store) {
+    static List<Map<String, Object>> driveHeals(ApplianceStore store) {
         List<Map<String, Object>> out = new ArrayList<>();
         for (DriveHealStatus h : store.driveHeals()) {
             Map<String, Object> m = new LinkedHashMap<>();

@@ -1,6 +1,6 @@
 package dev.appliance.app.console;
 
-import dev.appliance.core.erasure.ErasureObjectStore;
+import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.scanner.ScanReport;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -14,9 +14,9 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 class ScannerController {
-    private final ErasureObjectStore store;
+    private final ApplianceStore store;
 
-    ScannerController(ErasureObjectStore store) {
+    ScannerController(ApplianceStore store) {
         this.store = store;
     }
 

@@ -1,6 +1,6 @@
 package dev.appliance.app.console;
 
-import dev.appliance.core.erasure.ErasureObjectStore;
+import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.objectlock.HostTimeSync;
 import dev.appliance.s3.S3Server;
 import java.util.LinkedHashMap;
@@ -25,10 +25,10 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 class StatusController {
-    private final ErasureObjectStore store;
+    private final ApplianceStore store;
     private final S3Server s3;
 
-    StatusController(ErasureObjectStore store, S3Server s3) {
+    StatusController(ApplianceStore store, S3Server s3) {
         this.store = store;
         this.s3 = s3;
     }

@@ -8,8 +8,9 @@ import dev.appliance.app.cli.ServerOptions.HostPort;
 import dev.appliance.core.BucketSettings;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
+import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.erasure.ErasureObjectStore;
+import dev.appliance.core.engine.Stores;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
@@ -73,7 +74,7 @@ class ConsolePathSpellingTest {
     @TempDir
     static Path tmp;
 
-    private static ErasureObjectStore store;
+    private static ApplianceStore store;
     private static S3Server s3;
     private static ConsoleApplication.Running console;
     private static HttpClient http;
@@ -94,7 +95,7 @@ class ConsolePathSpellingTest {
         for (int i = 0; i < 4; i++) {
             drives.add(Files.createDirectories(tmp.resolve("drive-" + i)));
         }
-        store = ErasureObjectStore.open(new StoreConfig(drives, 0, -1, true, Clock.systemUTC()));
+        store = Stores.open(new StoreConfig(drives, 0, -1, true, Clock.systemUTC()));
         store.makeBucket(BUCKET);
         byte[] data = "hello".getBytes(StandardCharsets.UTF_8);
         store.putObject(BUCKET, OBJECT_KEY, PutRequest.of(data.length), new ByteArrayInputStream(data));

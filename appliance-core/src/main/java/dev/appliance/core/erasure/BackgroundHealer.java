@@ -1,5 +1,7 @@
 package dev.appliance.core.erasure;
 
+import dev.appliance.core.heal.HealQueue;
+import dev.appliance.core.heal.HealResult;
 import dev.appliance.core.naming.VersionIds;
 import java.util.List;
 import java.util.UUID;

@@ -1,8 +1,8 @@
 package dev.appliance.core.erasure;
 
-import dev.appliance.core.ErrorKind;
-import dev.appliance.core.StorageException;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import dev.appliance.core.meta.CorruptMetaException;
 import dev.appliance.core.meta.XlMeta;
 import dev.appliance.core.naming.ObjectKeys;

@@ -2,12 +2,13 @@ package dev.appliance.core.erasure;
 
 import dev.appliance.core.BucketInfo;
 import dev.appliance.core.BucketUsage;
-import dev.appliance.core.ErrorKind;
 import dev.appliance.core.MultipartUpload;
-import dev.appliance.core.StorageException;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.drive.DriveCalls.Outcome;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.erasure.DriveCalls.Outcome;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
+import dev.appliance.core.heal.HealResult;
 import dev.appliance.core.lifecycle.Lifecycle;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
 import dev.appliance.core.listing.DriveWalker;
@@ -18,6 +19,7 @@ import dev.appliance.core.meta.XlMeta;
 import dev.appliance.core.naming.VersionIds;
 import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.scanner.ScanReport;
+import dev.appliance.core.usage.UsageTracker;
 import java.io.IOException;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -106,7 +108,7 @@ final class DataScanner {
     private String parityCursor = "";
 
     static final int DEFAULT_PARITY_CHECKS_PER_CYCLE = 32;
-    static final int DEFAULT_HEAL_SAMPLE_CYCLES = 16;
+    static final int DEFAULT_HEAL_SAMPLE_CYCLES = dev.appliance.core.admin.StoreAdmin.DEFAULT_HEAL_SAMPLE_CYCLES;
     private volatile Instant lastDeepScan;
     private final HealFigures healFigures = new HealFigures();
 

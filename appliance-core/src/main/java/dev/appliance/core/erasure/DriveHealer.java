@@ -1,6 +1,10 @@
 package dev.appliance.core.erasure;
 
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.heal.DriveHealStatus;
+import dev.appliance.core.heal.HealQueue;
+import dev.appliance.core.heal.HealResult;
+import dev.appliance.core.heal.HealTracker;
 import dev.appliance.core.listing.DriveWalker;
 import dev.appliance.core.naming.ObjectKeys;
 import java.io.IOException;

@@ -1,7 +1,9 @@
 package dev.appliance.core.erasure;
 
+import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.DriveFormat;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.heal.HealTracker;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -6,7 +6,6 @@ import dev.appliance.core.BucketUsage;
 import dev.appliance.core.CompleteChecksum;
 import dev.appliance.core.CompletedPart;
 import dev.appliance.core.DeleteResult;
-import dev.appliance.core.ErrorKind;
 import dev.appliance.core.ListObjectsResult;
 import dev.appliance.core.ListVersionsResult;
 import dev.appliance.core.MultipartChecksum;
@@ -16,13 +15,22 @@ import dev.appliance.core.ObjectReader;
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StorageCapacity;
-import dev.appliance.core.StorageException;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.WriteConditions;
+import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.alerts.VersionAlerts;
+import dev.appliance.core.bucket.BucketRecords;
+import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
+import dev.appliance.core.heal.DriveHealStatus;
+import dev.appliance.core.heal.HealQueue;
+import dev.appliance.core.heal.HealQueueStatus;
+import dev.appliance.core.heal.HealResult;
+import dev.appliance.core.heal.MrfJournal;
 import dev.appliance.core.lifecycle.Lifecycle;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
 import dev.appliance.core.listing.DriveWalker;
@@ -35,6 +43,8 @@ import dev.appliance.core.objectlock.ObjectLockConfiguration;
 import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionClock;
 import dev.appliance.core.scanner.ScanReport;
+import dev.appliance.core.scanner.ScannerHealFigures;
+import dev.appliance.core.usage.UsageTracker;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -60,9 +70,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The erasure-coded {@link ObjectStore}: buckets exist on every drive, each object lives in the one erasure set its key
- * hashes to, and listings merge the sorted walks of every drive.
+ * hashes to, and listings merge the sorted walks of every drive. It is also the operator's {@link
+ * dev.appliance.core.admin.StoreAdmin}; callers outside the engine get it as an {@link ApplianceStore} from {@code
+ * engine.Stores.open}.
  */
-public final class ErasureObjectStore implements ObjectStore {
+public final class ErasureObjectStore implements ApplianceStore {
     private final Topology topology;
     private final List<ErasureSet> sets;
     private final List<LocalDrive> allDrives;
@@ -482,7 +494,7 @@ public final class ErasureObjectStore implements ObjectStore {
     }
 
     /** The heal queue's figures: pending, retrying, healed, failed, the last failures. */
-    public HealQueue.Status healStatus() {
+    public HealQueueStatus healStatus() {
         return heal.status();
     }
 
@@ -928,9 +940,6 @@ public final class ErasureObjectStore implements ObjectStore {
         scanner.keysPerSecond = keysPerSecond;
     }
 
-    /** The scanner heal-checks every key once in this many cycles unless told otherwise. */
-    public static final int DEFAULT_HEAL_SAMPLE_CYCLES = DataScanner.DEFAULT_HEAL_SAMPLE_CYCLES;
-
     /**
      * The scanner's heal checks: every key once in {@code sampleCycles} cycles (0: never), light (metadata on every
      * drive, part files present and whole); and every {@code deepInterval} (null: never) one cycle that verifies every
@@ -944,17 +953,6 @@ public final class ErasureObjectStore implements ObjectStore {
         scanner.healSampleCycles = sampleCycles;
         scanner.deepScanInterval = deepInterval;
     }
-
-    /** What the scanner's heal checks found since start. */
-    public record ScannerHealFigures(
-            long keysChecked,
-            long keysDeepChecked,
-            long keysRepaired,
-            long keysFailed,
-            int sampleCycles,
-            Duration deepScanInterval,
-            Instant lastDeepScanStarted,
-            Instant lastDeepScanFinished) {}
 
     public ScannerHealFigures scannerHealFigures() {
         var f = scanner.healFigures();

@@ -1,13 +1,14 @@
 package dev.appliance.core.erasure;
 
-import dev.appliance.core.ErrorKind;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.ObjectReader;
-import dev.appliance.core.StorageException;
 import dev.appliance.core.bitrot.BitrotAlgorithm;
 import dev.appliance.core.codec.ReedSolomon;
+import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.drive.PinnedDirectory;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import dev.appliance.core.meta.ObjectVersion;
 import dev.appliance.core.meta.PartInfo;
 import dev.appliance.core.meta.XlMeta;

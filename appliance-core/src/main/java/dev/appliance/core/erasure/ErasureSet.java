@@ -1,16 +1,18 @@
 package dev.appliance.core.erasure;
 
 import dev.appliance.core.DeleteResult;
-import dev.appliance.core.ErrorKind;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StorageException;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.WriteConditions;
 import dev.appliance.core.bitrot.BitrotAlgorithm;
 import dev.appliance.core.codec.ReedSolomon;
+import dev.appliance.core.drive.DriveCalls;
+import dev.appliance.core.drive.DriveCalls.Outcome;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.erasure.DriveCalls.Outcome;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
+import dev.appliance.core.heal.HealQueue;
 import dev.appliance.core.lock.NamespaceLocks;
 import dev.appliance.core.meta.CorruptMetaException;
 import dev.appliance.core.meta.ObjectVersion;
@@ -790,13 +792,7 @@ final class ErasureSet {
     }
 
     static boolean isDiskFull(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause()) {
-            String m = c.getMessage();
-            if (m != null && m.contains("No space left on device")) {
-                return true;
-            }
-        }
-        return false;
+        return DriveCalls.isDiskFull(t);
     }
 
     // ---------------------------------------------------------------------------------------------------- read

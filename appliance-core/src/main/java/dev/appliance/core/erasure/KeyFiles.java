@@ -182,8 +182,8 @@ final class KeyFiles {
                 replacedDataDir = dataDirOf(archived.file(), archived.index());
                 newArchive = archived.file().withoutVersion(id);
             } else if (totalVersions() >= maxVersions) {
-                throw new dev.appliance.core.StorageException(
-                        dev.appliance.core.ErrorKind.TOO_MANY_VERSIONS,
+                throw new dev.appliance.core.error.StorageException(
+                        dev.appliance.core.error.ErrorKind.TOO_MANY_VERSIONS,
                         "the object already has " + totalVersions() + " versions (the limit per key is " + maxVersions
                                 + "): remove old versions, e.g. with a NoncurrentVersionExpiration lifecycle rule");
             }

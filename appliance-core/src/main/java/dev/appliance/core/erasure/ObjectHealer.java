@@ -2,8 +2,9 @@ package dev.appliance.core.erasure;
 
 import dev.appliance.core.bitrot.BitrotAlgorithm;
 import dev.appliance.core.codec.ReedSolomon;
+import dev.appliance.core.drive.DriveCalls.Outcome;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.erasure.DriveCalls.Outcome;
+import dev.appliance.core.heal.HealResult;
 import dev.appliance.core.meta.CorruptMetaException;
 import dev.appliance.core.meta.ObjectVersion;
 import dev.appliance.core.meta.PartInfo;
@@ -554,7 +555,7 @@ final class ObjectHealer {
                 dev.appliance.core.objectlock.ObjectLock.checkRemovable(version.metadata(), now, false);
             } catch (CorruptMetaException e) {
                 continue; // unreadable here; another copy decides
-            } catch (dev.appliance.core.StorageException locked) {
+            } catch (dev.appliance.core.error.StorageException locked) {
                 return true;
             }
         }

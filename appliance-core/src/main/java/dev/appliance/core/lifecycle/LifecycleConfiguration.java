@@ -2,8 +2,8 @@ package dev.appliance.core.lifecycle;
 
 import static java.util.Objects.requireNonNull;
 
-import dev.appliance.core.ErrorKind;
-import dev.appliance.core.StorageException;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import java.time.Instant;
 import java.time.LocalTime;
 import java.time.ZoneOffset;

@@ -1,7 +1,7 @@
 package dev.appliance.core.naming;
 
-import dev.appliance.core.ErrorKind;
-import dev.appliance.core.StorageException;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import java.util.regex.Pattern;
 
 /** The S3 bucket naming rules (general purpose buckets). */

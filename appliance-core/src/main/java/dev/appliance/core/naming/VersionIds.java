@@ -1,7 +1,7 @@
 package dev.appliance.core.naming;
 
-import dev.appliance.core.ErrorKind;
-import dev.appliance.core.StorageException;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import dev.appliance.core.meta.ObjectVersion;
 import java.util.UUID;
 

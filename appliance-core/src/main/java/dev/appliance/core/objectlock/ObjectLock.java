@@ -1,7 +1,7 @@
 package dev.appliance.core.objectlock;
 
-import dev.appliance.core.ErrorKind;
-import dev.appliance.core.StorageException;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;

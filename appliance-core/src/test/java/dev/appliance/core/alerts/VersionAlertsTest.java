@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.appliance.core.BucketSettings;
-import dev.appliance.core.ErrorKind;
 import dev.appliance.core.MovableClock;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StorageException;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.erasure.ErasureObjectStore;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
 import dev.appliance.core.lifecycle.LifecycleConfiguration.Filter;
 import dev.appliance.core.lifecycle.LifecycleConfiguration.NoncurrentExpiration;

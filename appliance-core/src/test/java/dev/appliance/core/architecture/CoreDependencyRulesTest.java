@@ -1,11 +1,15 @@
 package dev.appliance.core.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -51,5 +55,42 @@ class CoreDependencyRulesTest {
                 .dependOnClassesThat()
                 .resideInAnyPackage("dev.appliance.s3..", "dev.appliance.app..")
                 .check(core);
+    }
+
+    @Test
+    void corePackages_areFreeOfCycles() {
+        slices().assignedFrom(packagesUnder("dev.appliance.core"))
+                .should()
+                .beFreeOfCycles()
+                .because("each capability is a room: entry and value types at the root, implementations depending on"
+                        + " them, never the reverse")
+                .check(core);
+    }
+
+    /**
+     * One slice per top-level package under {@code root}, and the root package itself as one more: the root holds the
+     * entry and value types, so a dependency from it back to an implementation package is a cycle too.
+     */
+    static SliceAssignment packagesUnder(String root) {
+        return new SliceAssignment() {
+            @Override
+            public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+                String pkg = javaClass.getPackageName();
+                if (pkg.equals(root)) {
+                    return SliceIdentifier.of("(root)");
+                }
+                if (!pkg.startsWith(root + ".")) {
+                    return SliceIdentifier.ignore();
+                }
+                String rest = pkg.substring(root.length() + 1);
+                int dot = rest.indexOf('.');
+                return SliceIdentifier.of(dot < 0 ? rest : rest.substring(0, dot));
+            }
+
+            @Override
+            public String getDescription() {
+                return "top-level packages of " + root + " (and the root package)";
+            }
+        };
     }
 }

@@ -121,18 +121,18 @@ class CapacityAndUsageTest {
         put("a", 4000);
         put("b", 4000); // 8,000 of 10,000: counted or not yet, the quota knows
         assertThatThrownBy(() -> put("c", 4000))
-                .isInstanceOfSatisfying(dev.appliance.core.StorageException.class, e -> assertThat(e.kind())
-                        .isEqualTo(dev.appliance.core.ErrorKind.QUOTA_EXCEEDED))
+                .isInstanceOfSatisfying(dev.appliance.core.error.StorageException.class, e -> assertThat(e.kind())
+                        .isEqualTo(dev.appliance.core.error.ErrorKind.QUOTA_EXCEEDED))
                 .hasMessageContaining("10000-byte quota");
         assertThatThrownBy(() -> store.headObject("bucket", "c", null))
                 .as("nothing of the refused write is stored")
-                .isInstanceOf(dev.appliance.core.StorageException.class);
+                .isInstanceOf(dev.appliance.core.error.StorageException.class);
         put("c", 2000); // exactly up to the quota is fine
         String upload = store.createMultipartUpload("bucket", "mp", PutRequest.of(-1), null);
         assertThatThrownBy(() -> store.uploadPart(
                         "bucket", "mp", upload, 1, PutRequest.of(1), new ByteArrayInputStream(new byte[1])))
-                .isInstanceOfSatisfying(dev.appliance.core.StorageException.class, e -> assertThat(e.kind())
-                        .isEqualTo(dev.appliance.core.ErrorKind.QUOTA_EXCEEDED));
+                .isInstanceOfSatisfying(dev.appliance.core.error.StorageException.class, e -> assertThat(e.kind())
+                        .isEqualTo(dev.appliance.core.error.ErrorKind.QUOTA_EXCEEDED));
 
         // Removing a version frees its bytes once the bucket is recounted.
         store.usageRefreshInterval(Duration.ZERO);
@@ -144,7 +144,7 @@ class CapacityAndUsageTest {
             try {
                 put("d", 3000);
                 written = true;
-            } catch (dev.appliance.core.StorageException e) {
+            } catch (dev.appliance.core.error.StorageException e) {
                 Thread.sleep(50);
             }
         }

@@ -10,6 +10,7 @@ import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.UploadedPart;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.heal.HealResult;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -5,11 +5,11 @@ import static dev.appliance.core.erasure.HealTestDrives.read;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.appliance.core.ErrorKind;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StorageException;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

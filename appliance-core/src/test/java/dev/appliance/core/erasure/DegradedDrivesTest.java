@@ -3,14 +3,15 @@ package dev.appliance.core.erasure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.appliance.core.ErrorKind;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.ObjectReader;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StorageException;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
+import dev.appliance.core.heal.HealQueue;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

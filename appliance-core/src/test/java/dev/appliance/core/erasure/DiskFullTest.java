@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.appliance.core.ErrorKind;
 import dev.appliance.core.ObjectReader;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StorageException;
 import dev.appliance.core.StoreConfig;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;

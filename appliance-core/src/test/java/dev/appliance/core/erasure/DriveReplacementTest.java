@@ -11,6 +11,8 @@ import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.DriveFormat;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.heal.DriveHealStatus;
+import dev.appliance.core.heal.HealTracker;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;

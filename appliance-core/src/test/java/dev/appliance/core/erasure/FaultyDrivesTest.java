@@ -10,6 +10,7 @@ import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.DriveFaults;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.objectlock.ObjectLock;
@@ -189,8 +190,8 @@ class FaultyDrivesTest {
             try {
                 put("plain", "refused", data);
                 throw new AssertionError("a write that reached 2 of 4 drives was acknowledged");
-            } catch (dev.appliance.core.StorageException e) {
-                assertThat(e.kind()).isEqualTo(dev.appliance.core.ErrorKind.WRITE_QUORUM);
+            } catch (dev.appliance.core.error.StorageException e) {
+                assertThat(e.kind()).isEqualTo(dev.appliance.core.error.ErrorKind.WRITE_QUORUM);
             }
         });
         for (int i : List.of(1, 2)) {

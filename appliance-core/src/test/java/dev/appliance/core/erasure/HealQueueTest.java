@@ -13,6 +13,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.heal.HealQueue;
+import dev.appliance.core.heal.HealQueueStatus;
+import dev.appliance.core.heal.MrfJournal;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -132,7 +135,7 @@ class HealQueueTest {
             // Half of them as a write that missed drives reports (forced before it returns), half as a read's.
             first.healQueue().report(B, keys.get(i), "null", "test report " + i, i % 2 == 0);
         }
-        HealQueue.Status st = first.healStatus();
+        HealQueueStatus st = first.healStatus();
         assertThat(st.pending()).isEqualTo(50);
         assertThat(st.spilled()).isEqualTo(40);
         assertThat(first.healQueue().snapshot()).hasSize(10);
@@ -162,7 +165,7 @@ class HealQueueTest {
         for (int round = 0; round < 20 && s.healStatus().pending() > 0; round++) {
             s.healer().drain();
         }
-        HealQueue.Status st = s.healStatus();
+        HealQueueStatus st = s.healStatus();
         assertThat(st.pending()).isZero();
         assertThat(st.spilled()).isZero();
         assertThat(st.healed()).isEqualTo(20);
@@ -285,7 +288,7 @@ class HealQueueTest {
         away(s, List.of(3));
         try {
             assertThat(s.healer().drain()).isEqualTo(1);
-            HealQueue.Status st = s.healStatus();
+            HealQueueStatus st = s.healStatus();
             assertThat(st.pending()).isEqualTo(1);
             assertThat(st.retrying()).isEqualTo(1);
             assertThat(st.healed()).isZero();
@@ -316,7 +319,7 @@ class HealQueueTest {
         corrupt(shard, 5, 9);
         try {
             s.healer().drain();
-            HealQueue.Status st = s.healStatus();
+            HealQueueStatus st = s.healStatus();
             assertThat(st.pending()).as("drive 3 still lacks the version").isEqualTo(1);
             assertThat(st.retrying()).isEqualTo(1);
             assertThat(Files.readAllBytes(shard))
@@ -354,7 +357,7 @@ class HealQueueTest {
 
         assertThat(s.healer().drain()).isEqualTo(1);
 
-        HealQueue.Status st = s.healStatus();
+        HealQueueStatus st = s.healStatus();
         assertThat(st.pending()).isZero();
         assertThat(st.failed()).isEqualTo(1);
         assertThat(st.lastFailures()).hasSize(1);

@@ -3,14 +3,14 @@ package dev.appliance.core.erasure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.appliance.core.ErrorKind;
 import dev.appliance.core.MovableClock;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StorageException;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import dev.appliance.core.lifecycle.Lifecycle;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
 import dev.appliance.core.lifecycle.LifecycleConfiguration.Expiration;

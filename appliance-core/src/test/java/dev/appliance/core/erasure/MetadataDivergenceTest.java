@@ -10,6 +10,7 @@ import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.heal.HealResult;
 import dev.appliance.core.meta.XlMeta;
 import dev.appliance.core.naming.VersionIds;
 import dev.appliance.core.objectlock.ObjectLock;
@@ -211,8 +212,9 @@ class MetadataDivergenceTest {
                             () -> store.headObject(B, "single", single.versionId()),
                             () -> store.headObject(B, "single", null))) {
                 org.assertj.core.api.Assertions.assertThatThrownBy(call)
-                        .isInstanceOfSatisfying(dev.appliance.core.StorageException.class, e -> assertThat(e.kind())
-                                .isEqualTo(dev.appliance.core.ErrorKind.READ_QUORUM));
+                        .isInstanceOfSatisfying(
+                                dev.appliance.core.error.StorageException.class,
+                                e -> assertThat(e.kind()).isEqualTo(dev.appliance.core.error.ErrorKind.READ_QUORUM));
             }
             back(store, List.of(0, 2));
             assertThat(store.headObject(B, key, null).versionId()).isEqualTo(v.versionId());

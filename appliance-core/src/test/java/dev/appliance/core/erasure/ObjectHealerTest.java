@@ -11,12 +11,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.appliance.core.CompletedPart;
-import dev.appliance.core.ErrorKind;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StorageException;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
+import dev.appliance.core.heal.HealQueue;
+import dev.appliance.core.heal.HealResult;
 import dev.appliance.core.meta.XlMeta;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;

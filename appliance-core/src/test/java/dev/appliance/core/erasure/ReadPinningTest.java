@@ -11,6 +11,7 @@ import dev.appliance.core.StoreConfig;
 import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.heal.HealQueueStatus;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -151,7 +152,7 @@ class ReadPinningTest {
 
     private void assertNoHealReported() {
         assertThat(store.healQueue().snapshot()).as("heal reports").isEmpty();
-        HealQueue.Status s = store.healQueue().status();
+        HealQueueStatus s = store.healQueue().status();
         assertThat(s.healed() + s.failed()).as("heals run").isZero();
     }
 

@@ -3,8 +3,8 @@ package dev.appliance.core.lifecycle;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.appliance.core.ErrorKind;
-import dev.appliance.core.StorageException;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import dev.appliance.core.lifecycle.Lifecycle.Action;
 import dev.appliance.core.lifecycle.Lifecycle.Version;
 import dev.appliance.core.lifecycle.LifecycleConfiguration.Expiration;

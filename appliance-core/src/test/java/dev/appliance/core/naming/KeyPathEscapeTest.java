@@ -3,9 +3,9 @@ package dev.appliance.core.naming;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.appliance.core.ErrorKind;
-import dev.appliance.core.StorageException;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import dev.appliance.core.listing.DriveWalker;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.appliance.core.ErrorKind;
-import dev.appliance.core.StorageException;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package dev.appliance.s3.error;
 
-import dev.appliance.core.ErrorKind;
-import dev.appliance.core.StorageException;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import java.io.IOException;
 
 /** The one place where internal failures become S3 errors. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.StoreConfig;
+import dev.appliance.core.engine.Stores;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
@@ -75,7 +76,7 @@ class FrontEndTest {
         for (int i = 1; i <= 4; i++) {
             dirs.add(Files.createDirectories(tmp.resolve("drive" + i)));
         }
-        store = ObjectStore.open(StoreConfig.of(dirs));
+        store = Stores.open(StoreConfig.of(dirs));
         Path certs = tmp.resolve("certs");
         SelfSignedCertificate.generate(certs, List.of(DOMAIN), Clock.systemUTC(), false);
         tlsServer = S3Server.start(

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
+import dev.appliance.core.engine.Stores;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import java.io.ByteArrayInputStream;
@@ -65,7 +66,7 @@ class ShortLivedConnectionsTest {
         for (int i = 1; i <= 4; i++) {
             dirs.add(Files.createDirectories(drives.resolve("drive" + i)));
         }
-        try (ObjectStore store = ObjectStore.open(StoreConfig.of(dirs));
+        try (ObjectStore store = Stores.open(StoreConfig.of(dirs));
                 S3Server server = S3Server.start(
                         store,
                         new S3ServerConfig(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.StoreConfig;
+import dev.appliance.core.engine.Stores;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
@@ -71,7 +72,7 @@ class SlowClientsTest {
         for (int i = 1; i <= 4; i++) {
             dirs.add(Files.createDirectories(root.resolve("drive" + i)));
         }
-        store = ObjectStore.open(StoreConfig.of(dirs));
+        store = Stores.open(StoreConfig.of(dirs));
         server = S3Server.start(
                 store,
                 new S3ServerConfig(

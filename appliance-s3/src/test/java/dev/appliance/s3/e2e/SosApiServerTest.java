@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.appliance.core.BucketSettings;
 import dev.appliance.core.ObjectStore;
-import dev.appliance.core.erasure.ErasureObjectStore;
+import dev.appliance.core.admin.StoreAdmin;
 import dev.appliance.s3.S3Server;
 import java.io.ByteArrayInputStream;
 import java.nio.file.Path;
@@ -95,7 +95,7 @@ class SosApiServerTest {
 
     @Test
     void capacityXml_reportsUsableCapacityAndLiveUsage_orTheQuota() throws Exception {
-        ((ErasureObjectStore) store).usageRefreshInterval(Duration.ZERO);
+        ((StoreAdmin) store).usageRefreshInterval(Duration.ZERO);
         s3.putObject(b -> b.bucket("veeam").key("blocks/1"), RequestBody.fromBytes(new byte[300_000]));
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         Document d =

@@ -2,6 +2,7 @@ package dev.appliance.s3.e2e;
 
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.StoreConfig;
+import dev.appliance.core.engine.Stores;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
@@ -39,7 +40,7 @@ record TestServer(ObjectStore store, S3Server server) {
         for (int i = 1; i <= 4; i++) {
             dirs.add(Files.createDirectories(root.resolve("drive" + i)));
         }
-        ObjectStore store = ObjectStore.open(StoreConfig.of(dirs));
+        ObjectStore store = Stores.open(StoreConfig.of(dirs));
         S3Server server = S3Server.start(
                 store,
                 new S3ServerConfig(

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.appliance.core.ObjectStore;
-import dev.appliance.core.erasure.ErasureObjectStore;
+import dev.appliance.core.admin.StoreAdmin;
 import dev.appliance.s3.S3Server;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
@@ -37,7 +37,7 @@ class VersionCapServerTest {
         store = started.store();
         server = started.server();
         s3 = started.client();
-        ((ErasureObjectStore) store).maxVersionsPerKey(CAP);
+        ((StoreAdmin) store).maxVersionsPerKey(CAP);
         s3.createBucket(b -> b.bucket("capped"));
         s3.putBucketVersioning(
                 b -> b.bucket("capped").versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));

@@ -2,8 +2,8 @@ package dev.appliance.s3.error;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.appliance.core.ErrorKind;
-import dev.appliance.core.StorageException;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import dev.appliance.s3.xml.XmlElement;
 import dev.appliance.s3.xml.XmlReader;
 import dev.appliance.s3.xml.XmlWriter;

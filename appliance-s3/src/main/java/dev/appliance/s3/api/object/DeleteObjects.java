@@ -3,10 +3,10 @@ package dev.appliance.s3.api.object;
 import static java.util.Objects.requireNonNull;
 
 import dev.appliance.core.DeleteResult;
-import dev.appliance.core.ErrorKind;
 import dev.appliance.core.ObjectStore;
-import dev.appliance.core.StorageException;
 import dev.appliance.core.checksum.ChecksumAlgorithm;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import dev.appliance.s3.api.Params;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.api.S3Response;

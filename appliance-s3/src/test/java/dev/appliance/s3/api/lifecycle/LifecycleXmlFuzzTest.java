@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.api.FuzzedDataProvider;
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import dev.appliance.core.ErrorKind;
-import dev.appliance.core.StorageException;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;

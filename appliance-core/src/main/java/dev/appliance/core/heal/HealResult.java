@@ -1,4 +1,4 @@
-package dev.appliance.core.erasure;
+package dev.appliance.core.heal;
 
 import static java.util.Objects.requireNonNull;
 
@@ -42,12 +42,12 @@ public record HealResult(Status status, List<String> healedDrives, long bytesWri
         detail = detail == null ? "" : detail;
     }
 
-    static HealResult of(Status status, String detail) {
+    public static HealResult of(Status status, String detail) {
         return new HealResult(status, List.of(), 0, detail);
     }
 
     /** One result for several versions of a key: the most urgent status, every drive, every byte. */
-    static HealResult combine(List<HealResult> results) {
+    public static HealResult combine(List<HealResult> results) {
         if (results.isEmpty()) {
             return of(Status.NOT_FOUND, "no version of the key on any drive");
         }

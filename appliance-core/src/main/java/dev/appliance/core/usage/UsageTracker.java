@@ -1,4 +1,4 @@
-package dev.appliance.core.erasure;
+package dev.appliance.core.usage;
 
 import dev.appliance.core.BucketUsage;
 import dev.appliance.core.ListVersionsResult;
@@ -17,9 +17,9 @@ import java.util.logging.Logger;
  * Bucket usage, counted by walking every version of a bucket and kept in memory: a stale figure (older than the
  * refresh interval, or changed by a write) is answered at once while a recount runs in the background, so readers never
  * wait on a large bucket once it has been counted, and see a write's effect within seconds. The background scanner
- * ({@link DataScanner}) hands in its own counts of every bucket at each cycle ({@link #scanned}).
+ * (in {@code erasure}) hands in its own counts of every bucket at each cycle ({@link #scanned}).
  */
-final class UsageTracker {
+public final class UsageTracker {
     private static final Logger LOG = Logger.getLogger(UsageTracker.class.getName());
     private static final int PAGE = 1000;
     /** Recounts after writes are at least this far apart, so a busy bucket is not walked over and over. */
@@ -36,17 +36,17 @@ final class UsageTracker {
 
     private volatile Duration refresh = Duration.ofSeconds(60);
 
-    UsageTracker(ObjectStore store, Executor executor, Clock clock) {
+    public UsageTracker(ObjectStore store, Executor executor, Clock clock) {
         this.store = store;
         this.executor = executor;
         this.clock = clock;
     }
 
-    void refreshInterval(Duration interval) {
+    public void refreshInterval(Duration interval) {
         this.refresh = interval;
     }
 
-    BucketUsage usage(String bucket) {
+    public BucketUsage usage(String bucket) {
         BucketUsage known = counted.get(bucket);
         if (known == null) {
             BucketUsage fresh = count(bucket);
@@ -77,14 +77,14 @@ final class UsageTracker {
     }
 
     /** A write changed the bucket: its next reader starts a recount (at most one per {@link #MIN_SPACING}). */
-    void changed(String bucket) {
+    public void changed(String bucket) {
         if (counted.containsKey(bucket)) {
             changed.add(bucket);
         }
     }
 
     /** A write added {@code bytes} to the bucket (as {@link #changed}, and counted until the next count has it). */
-    void added(String bucket, long bytes) {
+    public void added(String bucket, long bytes) {
         if (bytes > 0) {
             writtenCounter(bucket).addAndGet(bytes);
         }
@@ -92,7 +92,7 @@ final class UsageTracker {
     }
 
     /** The bucket's counted bytes plus what was written since the count: at least what the bucket holds now. */
-    long bytesUpperBound(String bucket) {
+    public long bytesUpperBound(String bucket) {
         return usage(bucket).bytes() + writtenCounter(bucket).get();
     }
 
@@ -101,7 +101,7 @@ final class UsageTracker {
     }
 
     /** Bytes written since the last count (a scan started now subtracts them once its count is in). */
-    long writtenSoFar(String bucket) {
+    public long writtenSoFar(String bucket) {
         return writtenCounter(bucket).get();
     }
 
@@ -109,7 +109,7 @@ final class UsageTracker {
      * The background scanner counted the bucket (its cycle began when {@code writtenBefore} bytes had been written
      * since the previous count): its figures replace the tracker's.
      */
-    void scanned(String bucket, BucketUsage fresh, long writtenBefore) {
+    public void scanned(String bucket, BucketUsage fresh, long writtenBefore) {
         BucketUsage known = counted.get(bucket);
         if (known != null && known.computedAt().isAfter(fresh.computedAt())) {
             return; // a recount that began later is already in
@@ -119,7 +119,7 @@ final class UsageTracker {
         writtenCounter(bucket).updateAndGet(w -> Math.max(0, w - writtenBefore));
     }
 
-    void forget(String bucket) {
+    public void forget(String bucket) {
         counted.remove(bucket);
         changed.remove(bucket);
         written.remove(bucket);

@@ -1,4 +1,4 @@
-package dev.appliance.core;
+package dev.appliance.core.error;
 
 /** What went wrong, in terms a front end can map to its own protocol's errors. */
 public enum ErrorKind {

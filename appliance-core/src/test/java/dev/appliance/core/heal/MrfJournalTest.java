@@ -1,4 +1,4 @@
-package dev.appliance.core.erasure;
+package dev.appliance.core.heal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

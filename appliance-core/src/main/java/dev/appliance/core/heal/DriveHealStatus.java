@@ -1,4 +1,4 @@
-package dev.appliance.core.erasure;
+package dev.appliance.core.heal;
 
 import java.time.Instant;
 import java.util.List;

@@ -1,6 +1,5 @@
-package dev.appliance.core.erasure;
+package dev.appliance.core.drive;
 
-import dev.appliance.core.drive.LocalDrive;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -34,20 +33,20 @@ import java.util.concurrent.Future;
  * Every I/O error a call meets counts against its drive (not a full disk, a missing file or a timeout: those are
  * answers, not faults); {@link Settings#errorLimit} errors within {@link Settings#errorWindowMillis} take the drive out
  * of service as faulty, as does one call that overran the deadline. While faulty, a drive is offline to every caller:
- * writes raise their parity for it and report the versions for healing, as for a removed drive. {@link DriveMonitor}
+ * writes raise their parity for it and report the versions for healing, as for a removed drive. The drive monitor (in {@code erasure})
  * probes it ({@link #probe}) and brings it back once its stalled calls ended and a probe succeeded.
  */
-final class DriveCalls {
+public final class DriveCalls {
     private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(DriveCalls.class.getName());
     /** How long drives that have not answered may lag once enough drives answered, before they are given up on. */
-    static final long STRAGGLER_MILLIS = Long.getLong("appliance.driveStragglerMillis", 300);
+    public static final long STRAGGLER_MILLIS = Long.getLong("appliance.driveStragglerMillis", 300);
     /**
      * As {@link #STRAGGLER_MILLIS}, for the staging writes of a write: longer, since leaving a merely busy drive out of
      * a write costs a heal afterwards, while leaving it out of a read costs nothing.
      */
-    static final long WRITE_STRAGGLER_MILLIS = Long.getLong("appliance.driveWriteStragglerMillis", 2_000);
+    public static final long WRITE_STRAGGLER_MILLIS = Long.getLong("appliance.driveWriteStragglerMillis", 2_000);
     /** How long any call may take at most: a drive hung longer counts as failed for that call (MinIO: 30 s). */
-    static final long TIMEOUT_MILLIS = Long.getLong("appliance.driveTimeoutMillis", 30_000);
+    public static final long TIMEOUT_MILLIS = Long.getLong("appliance.driveTimeoutMillis", 30_000);
 
     /**
      * Deadlines and fault thresholds of drive calls.
@@ -57,13 +56,13 @@ final class DriveCalls {
      *     never)
      * @param errorWindowMillis the window the errors are counted in
      */
-    record Settings(long timeoutMillis, int errorLimit, long errorWindowMillis) {
-        static final Settings DEFAULTS = new Settings(
+    public record Settings(long timeoutMillis, int errorLimit, long errorWindowMillis) {
+        public static final Settings DEFAULTS = new Settings(
                 TIMEOUT_MILLIS,
                 Integer.getInteger("appliance.driveErrorLimit", 10),
                 Long.getLong("appliance.driveErrorWindowMillis", 60_000));
 
-        Settings {
+        public Settings {
             if (timeoutMillis < 1) {
                 throw new IllegalArgumentException("timeoutMillis: " + timeoutMillis + " (expected at least 1)");
             }
@@ -88,59 +87,59 @@ final class DriveCalls {
     private final java.time.Clock clock;
     private volatile Settings settings = Settings.DEFAULTS;
 
-    DriveCalls(ExecutorService executor) {
+    public DriveCalls(ExecutorService executor) {
         this(executor, java.time.Clock.systemUTC());
     }
 
     /** @param clock times the error window */
-    DriveCalls(ExecutorService executor, java.time.Clock clock) {
+    public DriveCalls(ExecutorService executor, java.time.Clock clock) {
         this.executor = executor;
         this.clock = clock;
     }
 
     /** Changes the deadlines and thresholds from the next call on (tests shorten them). */
-    void settings(Settings s) {
+    public void settings(Settings s) {
         this.settings = java.util.Objects.requireNonNull(s, "settings");
     }
 
-    Settings settings() {
+    public Settings settings() {
         return settings;
     }
 
-    interface Call<T> {
+    public interface Call<T> {
         T call(int position, LocalDrive drive) throws Exception;
     }
 
     /** A drive's answer: a value, or the failure (an offline drive fails with {@link DriveOfflineException}). */
-    record Outcome<T>(T value, Throwable error) {
-        boolean ok() {
+    public record Outcome<T>(T value, Throwable error) {
+        public boolean ok() {
             return error == null;
         }
     }
 
-    static final class DriveOfflineException extends Exception {
+    public static final class DriveOfflineException extends Exception {
         private static final long serialVersionUID = 1L;
 
-        DriveOfflineException(LocalDrive drive) {
+        public DriveOfflineException(LocalDrive drive) {
             super("drive " + drive.root() + " is offline: " + drive.offlineReason(), null, false, false);
         }
     }
 
     /** A drive that did not answer a call in time; the call may go on in the background, its result unused. */
-    static final class DriveTimeoutException extends java.io.IOException {
+    public static final class DriveTimeoutException extends java.io.IOException {
         private static final long serialVersionUID = 1L;
 
-        DriveTimeoutException(LocalDrive drive, long waitedMillis) {
+        public DriveTimeoutException(LocalDrive drive, long waitedMillis) {
             super("drive " + drive.root() + " did not answer within " + waitedMillis + " ms (slow drive)");
         }
     }
 
     /** Runs one task on the drive executor (a virtual thread), for callers that wait for its answer themselves. */
-    <T> Future<T> submit(java.util.concurrent.Callable<T> task) {
+    public <T> Future<T> submit(java.util.concurrent.Callable<T> task) {
         return executor.submit(task);
     }
 
-    <T> List<Outcome<T>> onAll(List<LocalDrive> drives, Call<T> call) {
+    public <T> List<Outcome<T>> onAll(List<LocalDrive> drives, Call<T> call) {
         return on(drives, null, call);
     }
 
@@ -149,7 +148,7 @@ final class DriveCalls {
      * for every drive up to the deadline; one that overruns fails with {@link DriveTimeoutException} and is taken out of
      * service while its call goes on (see the class comment).
      */
-    <T> List<Outcome<T>> on(List<LocalDrive> drives, boolean[] include, Call<T> call) {
+    public <T> List<Outcome<T>> on(List<LocalDrive> drives, boolean[] include, Call<T> call) {
         return run(drives, include, Integer.MAX_VALUE, 0, "a change", call, null, false, false);
     }
 
@@ -157,7 +156,7 @@ final class DriveCalls {
      * As {@link #on(List, boolean[], Call)}, handing a value that arrives after its drive was given up on to
      * {@code late}, which undoes it if the caller refuses the change ({@link LateChanges#refused}).
      */
-    <T> List<Outcome<T>> on(List<LocalDrive> drives, boolean[] include, Call<T> call, LateChanges<T> late) {
+    public <T> List<Outcome<T>> on(List<LocalDrive> drives, boolean[] include, Call<T> call, LateChanges<T> late) {
         return run(drives, include, Integer.MAX_VALUE, 0, "a change", call, late::arrived, false, false);
     }
 
@@ -166,13 +165,13 @@ final class DriveCalls {
      * stay; the drives that missed the change are healed as usual), or refused (each is undone, now or when it lands,
      * before its drive can return to service).
      */
-    static final class LateChanges<T> {
+    public static final class LateChanges<T> {
         private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
         private final java.util.Map<Integer, T> arrived = new java.util.HashMap<>();
         private boolean decided;
         private java.util.function.BiConsumer<Integer, T> undo;
 
-        void arrived(int position, T change) {
+        public void arrived(int position, T change) {
             java.util.function.BiConsumer<Integer, T> now = null;
             lock.lock();
             try {
@@ -189,7 +188,7 @@ final class DriveCalls {
             }
         }
 
-        void accepted() {
+        public void accepted() {
             lock.lock();
             try {
                 decided = true;
@@ -199,7 +198,7 @@ final class DriveCalls {
             }
         }
 
-        void refused(java.util.function.BiConsumer<Integer, T> undoChange) {
+        public void refused(java.util.function.BiConsumer<Integer, T> undoChange) {
             java.util.Map<Integer, T> already;
             lock.lock();
             try {
@@ -221,7 +220,7 @@ final class DriveCalls {
      * a value that arrives after its drive was given up on is passed to {@code late} (to close what it opened), or
      * dropped when {@code late} is null.
      */
-    <T> List<Outcome<T>> onBounded(
+    public <T> List<Outcome<T>> onBounded(
             List<LocalDrive> drives,
             boolean[] include,
             int enough,
@@ -232,7 +231,7 @@ final class DriveCalls {
     }
 
     /** As {@link #onBounded(List, boolean[], int, String, Call, java.util.function.Consumer)}, with its own grace. */
-    <T> List<Outcome<T>> onBounded(
+    public <T> List<Outcome<T>> onBounded(
             List<LocalDrive> drives,
             boolean[] include,
             int enough,
@@ -381,7 +380,7 @@ final class DriveCalls {
      * Writes, forces, reads back and deletes a small file on {@code drive} ({@link LocalDrive#probe}), within the
      * deadline; null when it worked, else why not. A probe that overruns counts as a stalled call of the drive.
      */
-    String probe(LocalDrive drive) {
+    public String probe(LocalDrive drive) {
         List<Outcome<Boolean>> o = run(
                 List.of(drive),
                 null,
@@ -417,7 +416,7 @@ final class DriveCalls {
      * absent there, or a removed drive, which the drive check handles), a name that exists or a directory not empty
      * (races with other changes), nor an interrupt or a timeout of ours.
      */
-    static boolean isDriveFault(Throwable t) {
+    public static boolean isDriveFault(Throwable t) {
         if (t instanceof java.io.UncheckedIOException u) {
             t = u.getCause();
         }
@@ -432,7 +431,7 @@ final class DriveCalls {
                 || t instanceof DriveTimeoutException) {
             return false;
         }
-        return !ErasureSet.isDiskFull(t);
+        return !isDiskFull(t);
     }
 
     private static void takeOutOfService(LocalDrive drive, String reason) {
@@ -443,10 +442,10 @@ final class DriveCalls {
     }
 
     /**
-     * Fails with {@link dev.appliance.core.ErrorKind#WRITE_QUORUM} (or {@code STORAGE_FULL} when drives are full) unless
+     * Fails with {@link dev.appliance.core.error.ErrorKind#WRITE_QUORUM} (or {@code STORAGE_FULL} when drives are full) unless
      * at least {@code quorum} of {@code outcomes} succeeded.
      */
-    static void requireQuorum(List<? extends Outcome<?>> outcomes, int quorum, String what) {
+    public static void requireQuorum(List<? extends Outcome<?>> outcomes, int quorum, String what) {
         int ok = 0;
         Throwable first = null;
         for (var o : outcomes) {
@@ -457,10 +456,23 @@ final class DriveCalls {
             }
         }
         if (ok < quorum) {
-            boolean full = first != null && ErasureSet.isDiskFull(first);
-            throw new dev.appliance.core.StorageException(
-                    full ? dev.appliance.core.ErrorKind.STORAGE_FULL : dev.appliance.core.ErrorKind.WRITE_QUORUM,
+            boolean full = first != null && isDiskFull(first);
+            throw new dev.appliance.core.error.StorageException(
+                    full
+                            ? dev.appliance.core.error.ErrorKind.STORAGE_FULL
+                            : dev.appliance.core.error.ErrorKind.WRITE_QUORUM,
                     what + " reached " + ok + " drive(s), " + quorum + " needed" + (first == null ? "" : ": " + first));
         }
+    }
+
+    /** Whether {@code t} (or a cause) says the drive's file system is full. */
+    public static boolean isDiskFull(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            String m = c.getMessage();
+            if (m != null && m.contains("No space left on device")) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -1,4 +1,4 @@
-package dev.appliance.core.erasure;
+package dev.appliance.core.heal;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -28,11 +28,11 @@ import java.util.UUID;
  * the drive's {@code format.json}: a crash between the two leaves an unformatted drive, which is formatted again; it
  * never leaves a formatted drive that nobody fills.
  */
-final class HealTracker {
-    static final String FILE = "heal-tracker.json";
-    static final int MAX_FAILURES = 20;
-    static final String HEALING = "healing";
-    static final String DONE = "done";
+public final class HealTracker {
+    public static final String FILE = "heal-tracker.json";
+    public static final int MAX_FAILURES = 20;
+    public static final String HEALING = "healing";
+    public static final String DONE = "done";
 
     private static final ObjectMapper JSON = new ObjectMapper()
             .enable(SerializationFeature.INDENT_OUTPUT)
@@ -61,7 +61,7 @@ final class HealTracker {
     public int resumes;
     public List<Failure> failures = new ArrayList<>();
 
-    static HealTracker start(UUID driveId, int set, int slot, long nowMillis) {
+    public static HealTracker start(UUID driveId, int set, int slot, long nowMillis) {
         HealTracker t = new HealTracker();
         t.driveId = driveId;
         t.set = set;
@@ -71,25 +71,25 @@ final class HealTracker {
         return t;
     }
 
-    static Path file(LocalDrive drive) {
+    public static Path file(LocalDrive drive) {
         return drive.sysDir().resolve(FILE);
     }
 
     /** The drive's tracker, or null when it has none; a damaged one is reported as an I/O error. */
-    static HealTracker load(LocalDrive drive) throws IOException {
+    public static HealTracker load(LocalDrive drive) throws IOException {
         byte[] json = drive.readOrNull(file(drive));
         return json == null ? null : JSON.readValue(json, HealTracker.class);
     }
 
-    void save(LocalDrive drive) throws IOException {
+    public void save(LocalDrive drive) throws IOException {
         drive.writeDurably(file(drive), JSON.writeValueAsBytes(this));
     }
 
-    boolean finished() {
+    public boolean finished() {
         return DONE.equals(state);
     }
 
-    void fail(String name, String reason, long nowMillis) {
+    public void fail(String name, String reason, long nowMillis) {
         objectsFailed++;
         failures.add(new Failure(name, reason.length() > 300 ? reason.substring(0, 300) + "…" : reason, nowMillis));
         while (failures.size() > MAX_FAILURES) {
@@ -97,7 +97,7 @@ final class HealTracker {
         }
     }
 
-    HealTracker copy() {
+    public HealTracker copy() {
         try {
             return JSON.readValue(JSON.writeValueAsBytes(this), HealTracker.class);
         } catch (IOException e) {

@@ -1,7 +1,6 @@
-package dev.appliance.core.erasure;
+package dev.appliance.core.heal;
 
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -30,32 +29,15 @@ import java.util.logging.Logger;
  */
 public final class HealQueue {
     private static final Logger LOG = Logger.getLogger(HealQueue.class.getName());
-    static final int CAPACITY = 100_000;
+    public static final int CAPACITY = 100_000;
     static final int FAILURES_KEPT = 20;
     private static final long MAX_BACKOFF_MILLIS = 10 * 60_000L;
 
     /** One version to heal and why. */
     public record Item(String bucket, String key, String versionId, String reason) {}
 
-    /** A heal that failed, for the operator. */
-    public record Failure(String item, String reason, Instant time) {}
-
-    /**
-     * The queue's figures.
-     *
-     * @param pending items waiting (including those retrying, and those spilled to the journal)
-     * @param retrying pending items whose last heal could not finish (drives unreachable), waiting for their backoff
-     * @param healed items healed (shards or metadata rewritten, or a dangling version removed) since start
-     * @param failed heals that failed since start (data lost, drives disagreeing, or errors)
-     * @param lastFailures the newest failures, newest first
-     * @param spilled of {@code pending}, reports held in the journal only because the in-memory queue was full (an
-     *     upper bound: a key reported again while spilled counts again), loaded back as the queue drains
-     */
-    public record Status(
-            int pending, int retrying, long healed, long failed, List<Failure> lastFailures, long spilled) {}
-
     /** A pending item and its schedule. */
-    static final class Entry {
+    public static final class Entry {
         final Item item;
         final int set;
         final long reportedMillis;
@@ -73,11 +55,11 @@ public final class HealQueue {
             this.dueMillis = reportedMillis;
         }
 
-        Item item() {
+        public Item item() {
             return item;
         }
 
-        String name() {
+        public String name() {
             return item.bucket() + "/" + item.key()
                     + (item.versionId().isEmpty() ? "" : "?versionId=" + item.versionId());
         }
@@ -86,7 +68,7 @@ public final class HealQueue {
     private final ReentrantLock lock = new ReentrantLock();
     private final java.util.concurrent.locks.Condition reported = lock.newCondition();
     private final Map<String, Entry> pending = new LinkedHashMap<>();
-    private final Deque<Failure> failures = new ArrayDeque<>();
+    private final Deque<HealQueueStatus.Failure> failures = new ArrayDeque<>();
     private final Clock clock;
     private final ToIntFunction<String> setOfKey;
     private MrfJournal journal;
@@ -100,13 +82,13 @@ public final class HealQueue {
 
     private final java.util.Set<Integer> refilling = new java.util.HashSet<>();
 
-    HealQueue(Clock clock, ToIntFunction<String> setOfKey) {
+    public HealQueue(Clock clock, ToIntFunction<String> setOfKey) {
         this.clock = clock;
         this.setOfKey = setOfKey;
     }
 
     /** The most items held in memory from now on (tests make it small). */
-    void capacity(int items) {
+    public void capacity(int items) {
         if (items < 2) {
             throw new IllegalArgumentException("capacity: " + items + " (expected at least 2)");
         }
@@ -122,7 +104,7 @@ public final class HealQueue {
      * Persists reports from now on; {@code loaded} items (from the journals at start) are pending again, those beyond
      * the capacity spilled (they stay in the journals).
      */
-    void attach(MrfJournal journal, List<List<MrfJournal.Entry>> loadedBySet) {
+    public void attach(MrfJournal journal, List<List<MrfJournal.Entry>> loadedBySet) {
         lock.lock();
         try {
             this.journal = journal;
@@ -145,7 +127,7 @@ public final class HealQueue {
         }
     }
 
-    void report(String bucket, String key, String versionId, String reason) {
+    public void report(String bucket, String key, String versionId, String reason) {
         report(bucket, key, versionId, reason, false);
     }
 
@@ -153,7 +135,7 @@ public final class HealQueue {
      * Reports a version for healing. With {@code durable}, returns once the report is in the journal on stable
      * storage: writes that missed drives use it, so an acknowledged write is never forgotten by a crash.
      */
-    void report(String bucket, String key, String versionId, String reason, boolean durable) {
+    public void report(String bucket, String key, String versionId, String reason, boolean durable) {
         Item item = new Item(bucket, key, versionId == null ? "" : versionId, reason);
         String id = id(item);
         int set = setOfKey.applyAsInt(key);
@@ -223,7 +205,7 @@ public final class HealQueue {
         }
     }
 
-    public Status status() {
+    public HealQueueStatus status() {
         lock.lock();
         try {
             int retrying = 0;
@@ -236,7 +218,7 @@ public final class HealQueue {
             for (long n : spilled.values()) {
                 spilledTotal += n;
             }
-            return new Status(
+            return new HealQueueStatus(
                     (int) Math.min(Integer.MAX_VALUE, pending.size() + spilledTotal),
                     retrying,
                     healed,
@@ -252,12 +234,12 @@ public final class HealQueue {
      * The item due first among those reported at least {@code minAgeMillis} ago and due now (or every pending item,
      * {@code ignoreSchedule}), marked in progress; null when none.
      */
-    Entry take(long minAgeMillis, boolean ignoreSchedule) {
+    public Entry take(long minAgeMillis, boolean ignoreSchedule) {
         return take(minAgeMillis, ignoreSchedule, java.util.Set.of());
     }
 
     /** As {@link #take(long, boolean)}, skipping {@code exclude}. */
-    Entry take(long minAgeMillis, boolean ignoreSchedule, java.util.Set<Entry> exclude) {
+    public Entry take(long minAgeMillis, boolean ignoreSchedule, java.util.Set<Entry> exclude) {
         long now = clock.millis();
         lock.lock();
         try {
@@ -287,7 +269,7 @@ public final class HealQueue {
      * Whether the heal of {@code e} about to run should verify every shard: its first attempt, or after a new report
      * of it; retries otherwise check presence and size only.
      */
-    boolean deep(Entry e) {
+    public boolean deep(Entry e) {
         lock.lock();
         try {
             boolean deep = e.attempts == 0 || e.deepNext;
@@ -304,7 +286,7 @@ public final class HealQueue {
      * spilled reports back if there is room (after a refill that could not read the journal, no heal may end to
      * trigger the next one).
      */
-    int makeAllDue() {
+    public int makeAllDue() {
         List<Integer> refill = new ArrayList<>();
         MrfJournal j;
         lock.lock();
@@ -332,7 +314,7 @@ public final class HealQueue {
     }
 
     /** Waits up to {@code millis} for a new report. */
-    void awaitReport(long millis) throws InterruptedException {
+    public void awaitReport(long millis) throws InterruptedException {
         lock.lock();
         try {
             reported.await(millis, java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -342,7 +324,7 @@ public final class HealQueue {
     }
 
     /** Records how the heal of {@code e} ended: done (removed, a done record journaled), or scheduled again. */
-    void finish(Entry e, HealResult result, Throwable error) {
+    public void finish(Entry e, HealResult result, Throwable error) {
         MrfJournal j;
         boolean drained;
         boolean compactForSize = false;
@@ -355,7 +337,7 @@ public final class HealQueue {
             String why = error != null ? String.valueOf(error) : result.detail();
             if (error != null || result.status() == HealResult.Status.FAILED) {
                 failed++;
-                failures.addFirst(new Failure(e.name(), why, clock.instant()));
+                failures.addFirst(new HealQueueStatus.Failure(e.name(), why, clock.instant()));
                 while (failures.size() > FAILURES_KEPT) {
                     failures.removeLast();
                 }
@@ -463,7 +445,7 @@ public final class HealQueue {
         }
     }
 
-    static long backoffMillis(int attempts) {
+    public static long backoffMillis(int attempts) {
         return Math.min(MAX_BACKOFF_MILLIS, 1000L << Math.min(20, attempts - 1));
     }
 
@@ -471,7 +453,7 @@ public final class HealQueue {
      * The report records of set {@code set}'s pending items, for a journal compaction; null while the set has spilled
      * reports (they are in the journal only: it must not be compacted).
      */
-    List<MrfJournal.Entry> liveEntries(int set) {
+    public List<MrfJournal.Entry> liveEntries(int set) {
         lock.lock();
         try {
             if (spilled.containsKey(set)) {

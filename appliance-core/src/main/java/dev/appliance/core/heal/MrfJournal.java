@@ -1,5 +1,6 @@
-package dev.appliance.core.erasure;
+package dev.appliance.core.heal;
 
+import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.LocalDrive;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -47,22 +48,22 @@ import java.util.zip.CRC32C;
  * with the live items only (written to staging, forced, renamed, directory forced): at start (which also drops torn
  * tails), whenever the queue drains, and when dead records outnumber live ones.
  */
-final class MrfJournal {
+public final class MrfJournal {
     private static final Logger LOG = Logger.getLogger(MrfJournal.class.getName());
-    static final String DIR = "mrf";
+    public static final String DIR = "mrf";
     static final String FILE = "journal";
     static final byte[] MAGIC = {'A', 'M', 'R', 'F'};
     static final int MAJOR = 1;
     static final int MINOR = 0;
-    static final int HEADER = 8;
+    public static final int HEADER = 8;
     static final int MAX_RECORD = 8 * 1024;
     static final int MAX_REASON = 256;
-    static final byte REPORT = 1;
-    static final byte DONE = 2;
+    public static final byte REPORT = 1;
+    public static final byte DONE = 2;
     private static final long WAIT_MILLIS = 5_000;
 
     /** One journal record. */
-    record Entry(byte type, long timeMillis, String bucket, String key, String versionId, String reason) {}
+    public record Entry(byte type, long timeMillis, String bucket, String key, String versionId, String reason) {}
 
     /** A set's records and what the flusher should do with them. */
     private static final class SetState {
@@ -87,7 +88,7 @@ final class MrfJournal {
      * @param liveItems the report records of a set's pending items, for compaction (called on the flusher thread); null
      *     refuses the compaction (the queue spilled reports into the journal that it does not hold)
      */
-    MrfJournal(List<List<LocalDrive>> sets, DriveCalls calls, IntFunction<List<Entry>> liveItems) {
+    public MrfJournal(List<List<LocalDrive>> sets, DriveCalls calls, IntFunction<List<Entry>> liveItems) {
         this.sets = sets;
         this.calls = calls;
         this.liveItems = liveItems;
@@ -97,17 +98,17 @@ final class MrfJournal {
         }
     }
 
-    static Path fileOf(LocalDrive drive) {
+    public static Path fileOf(LocalDrive drive) {
         return drive.sysDir().resolve(DIR).resolve(FILE);
     }
 
     // ---------------------------------------------------------------------------------------------------- format
 
-    static byte[] header() {
+    public static byte[] header() {
         return new byte[] {MAGIC[0], MAGIC[1], MAGIC[2], MAGIC[3], 0, MAJOR, 0, MINOR};
     }
 
-    static byte[] encode(Entry e) {
+    public static byte[] encode(Entry e) {
         ByteArrayOutputStream payload = new ByteArrayOutputStream(64);
         payload.write(e.type());
         long t = e.timeMillis();
@@ -143,10 +144,10 @@ final class MrfJournal {
     }
 
     /** What a journal file holds: the records up to the first damaged one, and where they end. */
-    record Decoded(List<Entry> entries, int validLength, boolean tornTail) {}
+    public record Decoded(List<Entry> entries, int validLength, boolean tornTail) {}
 
     /** Decodes a whole journal file; never throws (a file without the magic holds nothing). */
-    static Decoded decode(byte[] file) {
+    public static Decoded decode(byte[] file) {
         List<Entry> out = new ArrayList<>();
         if (file.length < HEADER
                 || file[0] != MAGIC[0]
@@ -215,12 +216,12 @@ final class MrfJournal {
     }
 
     /** Identity of an item across records. */
-    static String identity(String bucket, String key, String versionId) {
+    public static String identity(String bucket, String key, String versionId) {
         return bucket + "\u0000" + key + "\u0000" + versionId;
     }
 
     /** Replays records: the report records of the items still pending, first report first. */
-    static List<Entry> replay(List<Entry> entries) {
+    public static List<Entry> replay(List<Entry> entries) {
         Map<String, Entry> live = new LinkedHashMap<>();
         for (Entry e : entries) {
             String id = identity(e.bucket(), e.key(), e.versionId());
@@ -239,7 +240,7 @@ final class MrfJournal {
      * Reads the journals of set {@code set} on its online drives: the union of their pending items. Schedules a
      * compaction when any was found, which also cuts torn tails.
      */
-    List<Entry> load(int set) {
+    public List<Entry> load(int set) {
         Map<String, Entry> union = new LinkedHashMap<>();
         boolean found = false;
         for (LocalDrive d : sets.get(set)) {
@@ -278,7 +279,7 @@ final class MrfJournal {
         return new ArrayList<>(union.values());
     }
 
-    void start() {
+    public void start() {
         for (List<LocalDrive> drives : sets) {
             for (LocalDrive d : drives) {
                 if (d.isOnline()) {
@@ -305,7 +306,7 @@ final class MrfJournal {
      * Queues a record for set {@code set}; with {@code wait}, returns once it is on stable storage on the set's
      * reachable drives (or after a few seconds, logged, when the drives do not answer).
      */
-    void append(int set, Entry e, boolean wait) {
+    public void append(int set, Entry e, boolean wait) {
         long ticket;
         lock.lock();
         try {
@@ -332,7 +333,7 @@ final class MrfJournal {
     }
 
     /** Asks for set {@code set}'s journals to be rewritten with its live items only. */
-    void compact(int set) {
+    public void compact(int set) {
         lock.lock();
         try {
             state[set].compact = true;
@@ -344,7 +345,7 @@ final class MrfJournal {
     }
 
     /** Dead records of set {@code set} worth a compaction: more than the live ones, and more than a few thousand. */
-    boolean wantsCompaction(int set, int live) {
+    public boolean wantsCompaction(int set, int live) {
         lock.lock();
         try {
             return state[set].appendedSinceCompaction > 2L * live + 4096;
@@ -354,7 +355,7 @@ final class MrfJournal {
     }
 
     /** Waits until everything queued so far is written (tests, shutdown). */
-    void flush() {
+    public void flush() {
         lock.lock();
         try {
             long ticket = ++requested;
@@ -374,7 +375,7 @@ final class MrfJournal {
         }
     }
 
-    void close() {
+    public void close() {
         flush();
         lock.lock();
         try {

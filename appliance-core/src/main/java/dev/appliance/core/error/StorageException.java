@@ -1,4 +1,4 @@
-package dev.appliance.core;
+package dev.appliance.core.error;
 
 import static java.util.Objects.requireNonNull;
 

@@ -1,10 +1,11 @@
-package dev.appliance.core.erasure;
+package dev.appliance.core.bucket;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
 import dev.appliance.core.lock.NamespaceLocks;
@@ -41,7 +42,7 @@ import java.util.logging.Logger;
  *
  * <p>Loading reads every drive in service, drops damaged copies (unparseable, or checksum mismatch) and takes, per
  * bucket, the highest generation with a verified copy; copies of equal generation are decided by how many drives hold
- * them. The store starts only with at least a read quorum of drives ({@link Topology}), and any read quorum meets every
+ * them. The store starts only with at least a read quorum of drives (the erasure topology), and any read quorum meets every
  * write majority, so the newest acknowledged generation is always among the copies read: a stale minority (a drive that
  * was away while a setting changed) never wins. A generation above it can only be a write that failed (reached fewer
  * drives than a majority, the client was told it failed); it may take effect, as S3 allows for a failed request, and
@@ -52,7 +53,7 @@ import java.util.logging.Logger;
  * cannot bring it back. {@link #repair} rewrites missing, damaged and stale copies on every drive in service: after
  * load, when a drive returns or is replaced, and after each scanner cycle.
  */
-final class BucketRecords {
+public final class BucketRecords {
     private static final Logger LOG = Logger.getLogger(BucketRecords.class.getName());
     private static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
@@ -67,7 +68,7 @@ final class BucketRecords {
      *
      * @param objectLock the Object Lock configuration, or null (absent in records written before Object Lock)
      */
-    record BucketRecord(
+    public record BucketRecord(
             String name,
             long createdMillis,
             String versioning,
@@ -82,7 +83,7 @@ final class BucketRecords {
      * One lifecycle rule on disk (absent in records written before lifecycle): every field flat, null when not given;
      * {@code dateMillis} is the Expiration date.
      */
-    record RuleRecord(
+    public record RuleRecord(
             String id,
             boolean enabled,
             String prefix,
@@ -95,7 +96,7 @@ final class BucketRecords {
             Integer noncurrentDays,
             Integer newerNoncurrentVersions,
             Integer abortIncompleteUploadDays) {
-        static RuleRecord of(LifecycleConfiguration.Rule r) {
+        public static RuleRecord of(LifecycleConfiguration.Rule r) {
             var e = r.expiration();
             var nc = r.noncurrentExpiration();
             return new RuleRecord(
@@ -113,7 +114,7 @@ final class BucketRecords {
                     r.abortIncompleteUploadDays());
         }
 
-        LifecycleConfiguration.Rule toRule() {
+        public LifecycleConfiguration.Rule toRule() {
             return new LifecycleConfiguration.Rule(
                     id,
                     enabled,
@@ -132,13 +133,13 @@ final class BucketRecords {
     }
 
     /** A bucket's Object Lock configuration on disk: lock enabled, default mode or null, days, years. */
-    record LockRecord(String mode, int days, int years) {
-        static LockRecord of(ObjectLockConfiguration c) {
+    public record LockRecord(String mode, int days, int years) {
+        public static LockRecord of(ObjectLockConfiguration c) {
             return new LockRecord(
                     c.defaultMode() == null ? null : c.defaultMode().name(), c.days(), c.years());
         }
 
-        ObjectLockConfiguration toConfiguration() {
+        public ObjectLockConfiguration toConfiguration() {
             return new ObjectLockConfiguration(mode == null ? null : RetentionMode.valueOf(mode), days, years);
         }
     }
@@ -147,7 +148,8 @@ final class BucketRecords {
      * One copy of a bucket's record: its generation (0 for records of older builds), whether it is a tombstone, the
      * digest of its content (the checksum it carries, verified), the settings (null for a tombstone) and its bytes.
      */
-    record Copy(String name, long generation, boolean deleted, String digest, BucketRecord content, byte[] bytes) {
+    public record Copy(
+            String name, long generation, boolean deleted, String digest, BucketRecord content, byte[] bytes) {
         boolean sameAs(Copy other) {
             return other != null && generation == other.generation && digest.equals(other.digest);
         }
@@ -167,7 +169,7 @@ final class BucketRecords {
      */
     private volatile boolean settled;
 
-    BucketRecords(List<LocalDrive> drives, DriveCalls calls, Clock clock, NamespaceLocks bucketLocks) {
+    public BucketRecords(List<LocalDrive> drives, DriveCalls calls, Clock clock, NamespaceLocks bucketLocks) {
         this.drives = drives;
         this.calls = calls;
         this.clock = clock;
@@ -179,7 +181,7 @@ final class BucketRecords {
     }
 
     /** Reads every drive in service and resolves each bucket; returns the settings of the buckets that exist. */
-    Map<String, BucketRecord> load() {
+    public Map<String, BucketRecord> load() {
         List<DriveCalls.Outcome<Map<String, Copy>>> read = calls.onAll(drives, (pos, d) -> readAll(d));
         int answered = 0;
         Map<String, List<Copy>> byName = new TreeMap<>();
@@ -253,10 +255,10 @@ final class BucketRecords {
 
     /**
      * Writes {@code content} as the bucket's new record on every drive in service; acknowledged on a majority (else
-     * {@link dev.appliance.core.StorageException} WRITE_QUORUM, and the record this process serves stays the old one).
+     * {@link dev.appliance.core.error.StorageException} WRITE_QUORUM, and the record this process serves stays the old one).
      * The caller holds the bucket's write lock.
      */
-    void write(BucketRecord content, boolean createDir) {
+    public void write(BucketRecord content, boolean createDir) {
         Copy copy = encode(content.name(), nextGeneration(content.name()), content);
         List<DriveCalls.Outcome<Void>> outcomes = calls.onAll(drives, (pos, drive) -> {
             if (createDir) {
@@ -273,7 +275,7 @@ final class BucketRecords {
      * Replaces the bucket's record with a tombstone and moves its directory to trash, on every drive in service;
      * acknowledged on a majority. The caller holds the bucket's write lock and checked that it is empty.
      */
-    void delete(String bucket) {
+    public void delete(String bucket) {
         Copy tombstone = encode(bucket, nextGeneration(bucket), null);
         List<DriveCalls.Outcome<Void>> outcomes =
                 calls.onAll(drives, (pos, drive) -> applyOnDrive(drive, tombstone, false));
@@ -282,7 +284,7 @@ final class BucketRecords {
     }
 
     /** Writes the bucket's current record on {@code drive} (a replaced drive being filled); nothing if deleted. */
-    void restore(String bucket, LocalDrive drive) throws IOException {
+    public void restore(String bucket, LocalDrive drive) throws IOException {
         Copy c = current.get(bucket);
         if (c == null || c.deleted()) {
             return;
@@ -296,7 +298,7 @@ final class BucketRecords {
      * writing the served record again under a higher generation; a record of a bucket this process does not know gets
      * a tombstone above it. Returns how many copies were rewritten.
      */
-    int repair() {
+    public int repair() {
         if (!settled) {
             return 0;
         }
@@ -442,7 +444,7 @@ final class BucketRecords {
     }
 
     /** Parses one copy; throws on damage: not JSON, or a checksum that does not match. */
-    static Copy decode(byte[] bytes) throws IOException {
+    public static Copy decode(byte[] bytes) throws IOException {
         JsonNode tree = JSON.readTree(bytes);
         if (!(tree instanceof ObjectNode node) || !node.hasNonNull("name")) {
             throw new IOException("not a bucket record");

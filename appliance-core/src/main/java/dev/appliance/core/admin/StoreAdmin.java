@@ -1,0 +1,103 @@
+package dev.appliance.core.admin;
+
+import dev.appliance.core.alerts.VersionAlerts;
+import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.heal.DriveHealStatus;
+import dev.appliance.core.heal.HealQueueStatus;
+import dev.appliance.core.objectlock.RetentionClock;
+import dev.appliance.core.scanner.ScanReport;
+import dev.appliance.core.scanner.ScannerHealFigures;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * What the operator's side of the appliance (admin API, console, CLI, the server's start-up) sees and tunes of the
+ * engine: topology and drives, healing, the scanner, alerts and the retention clock. The S3 side uses {@link
+ * dev.appliance.core.ObjectStore} only; neither reaches the erasure classes behind both.
+ */
+public interface StoreAdmin {
+
+    /** The scanner heal-checks every key once in this many cycles unless told otherwise. */
+    int DEFAULT_HEAL_SAMPLE_CYCLES = 16;
+
+    /** The deployment's id, written into every drive's format at first start. */
+    UUID deploymentId();
+
+    /** Problems found with drives at start (missing, unformatted...), for the operator. */
+    List<String> startupWarnings();
+
+    int setCount();
+
+    int drivesPerSet();
+
+    int parity();
+
+    /** Every drive in set order (set 1 slot 1 first); fault injection goes through them. */
+    List<LocalDrive> drives();
+
+    /**
+     * {@code healing} while a replaced drive is being filled, {@code faulty} while out of service for I/O errors or a
+     * stall (until a probe succeeds), else {@code online} or {@code offline}.
+     */
+    String driveState(LocalDrive drive);
+
+    /** The fill of every replaced drive since start (and of drives whose tracker says a fill is unfinished). */
+    List<DriveHealStatus> driveHeals();
+
+    /**
+     * Makes every heal waiting for its retry backoff due now (after drives came back, say), and returns how many
+     * items are pending.
+     */
+    int retryHealsNow();
+
+    /** The heal queue's figures: pending, retrying, healed, failed, the last failures. */
+    HealQueueStatus healStatus();
+
+    /** The retention clock Object Lock is evaluated against. */
+    RetentionClock retentionClock();
+
+    /** Version-explosion alerts: listed and acknowledged by the admin API and the CLI (docs/alerts.md). */
+    VersionAlerts versionAlerts();
+
+    /**
+     * The length of a lifecycle "day" (24 hours by default): rules' Days count in it, rounded up to its multiples
+     * since the epoch. Shorter for tests and demos only.
+     */
+    void lifecycleDayLength(Duration day);
+
+    Duration lifecycleDayLength();
+
+    /** The most versions one key may have (default 10,000); a write beyond it is refused. */
+    void maxVersionsPerKey(int max);
+
+    int maxVersionsPerKey();
+
+    /**
+     * Tunes the background scanner: a cycle starts at most every {@code interval}; at most {@code keysPerSecond} keys
+     * are scanned a second (0: unlimited).
+     */
+    void scannerPace(Duration interval, int keysPerSecond);
+
+    /**
+     * The scanner's heal checks: every key once in {@code sampleCycles} cycles (0: never), light (metadata on every
+     * drive, part files present and whole); and every {@code deepInterval} (null: never) one cycle that verifies every
+     * shard block's bitrot checksum of every key and rebuilds what is damaged.
+     */
+    void scannerHealChecks(int sampleCycles, Duration deepInterval);
+
+    /** What the scanner's heal checks found since start. */
+    ScannerHealFigures scannerHealFigures();
+
+    /** Starts the background scanner's cycles and the version-explosion alerts' evaluations between them. */
+    void startScanner();
+
+    /**
+     * The last completed scanner cycle, or null before the first: usage per bucket and drive, lifecycle actions, and
+     * per bucket the keys with the most versions (for version-explosion alerts).
+     */
+    ScanReport lastScan();
+
+    /** How old a bucket's usage may be before it is recounted in the background (default 60 s). */
+    void usageRefreshInterval(Duration interval);
+}
