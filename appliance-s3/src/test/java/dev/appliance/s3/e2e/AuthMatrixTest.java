@@ -36,7 +36,6 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -48,7 +47,6 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3Configuration;
@@ -89,7 +87,6 @@ class AuthMatrixTest {
     private static Target shared;
     private static SortedMap<String, String> baseline;
     private static final AtomicInteger controls = new AtomicInteger();
-    private static final List<S3Client> clients = new ArrayList<>();
 
     /** The resources one set of requests works on. */
     record Target(
@@ -112,11 +109,6 @@ class AuthMatrixTest {
         shared = prepare(good, "matrix");
         baseline = fingerprint();
         controlClient = CONTROL_SERVER.s3();
-    }
-
-    @AfterAll
-    static void stop() {
-        clients.forEach(S3Client::close);
     }
 
     /** Buckets and objects for one set of requests: a versioned tagged bucket, a lock bucket, an open upload. */
@@ -250,19 +242,11 @@ class AuthMatrixTest {
         };
     }
 
+    /** A client of the refusing server signing with {@code secret} (Apache's client, the harness's default). */
     private static S3Client client(String secret, Consumer<software.amazon.awssdk.services.s3.S3ClientBuilder> custom) {
-        var b = S3Client.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + SERVER.port()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(
-                        StaticCredentialsProvider.create(AwsBasicCredentials.create(S3TestServer.ACCESS_KEY, secret)))
-                .forcePathStyle(true)
-                // Apache's client reads the error body of a request refused while it waits for 100 Continue.
-                .httpClient(ApacheHttpClient.create());
-        custom.accept(b);
-        S3Client c = b.build();
-        clients.add(c);
-        return c;
+        // Apache's client reads the error body of a request refused while it waits for 100 Continue.
+        return SERVER.client(b -> custom.accept(b.credentialsProvider(
+                StaticCredentialsProvider.create(AwsBasicCredentials.create(S3TestServer.ACCESS_KEY, secret)))));
     }
 
     // ---- operations -------------------------------------------------------------------------------------------
