@@ -17,7 +17,6 @@ import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpDecoderConfig;
 import io.netty.handler.codec.http.HttpServerCodec;
@@ -91,6 +90,39 @@ public final class HttpServer implements AutoCloseable {
         }
     }
 
+    /** Builds the pipeline of one connection (see the class comment); tests run it on an {@code EmbeddedChannel}. */
+    static final class ConnectionInitializer extends ChannelInitializer<Channel> {
+        private final SslContext ssl;
+        private final Services services;
+        private final long headNanos;
+        private final long idleNanos;
+
+        ConnectionInitializer(SslContext ssl, Services services, long headNanos, long idleNanos) {
+            this.ssl = ssl;
+            this.services = services;
+            this.headNanos = headNanos;
+            this.idleNanos = idleNanos;
+        }
+
+        @Override
+        protected void initChannel(Channel ch) {
+            if (ssl != null) {
+                ch.pipeline().addLast("tls", ssl.newHandler(ch.alloc()));
+            }
+            RequestHeadTimer headTimer = new RequestHeadTimer(headNanos);
+            ch.pipeline()
+                    .addLast("head-timer", headTimer)
+                    .addLast(
+                            "http",
+                            new HttpServerCodec(new HttpDecoderConfig()
+                                    .setMaxInitialLineLength(MAX_INITIAL_LINE)
+                                    .setMaxHeaderSize(MAX_HEADER_SIZE)
+                                    .setMaxChunkSize(64 * 1024)))
+                    .addLast("idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS))
+                    .addLast("s3", new S3ChannelHandler(services, headTimer));
+        }
+    }
+
     /** Admission counters at one moment. */
     public record Stats(int connections, int inFlight, int waiting) {}
 
@@ -152,25 +184,7 @@ public final class HttpServer implements AutoCloseable {
                     .option(ChannelOption.SO_BACKLOG, 1024)
                     .childOption(ChannelOption.TCP_NODELAY, true)
                     .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 << 10, 1 << 20))
-                    .childHandler(new ChannelInitializer<SocketChannel>() {
-                        @Override
-                        protected void initChannel(SocketChannel ch) {
-                            if (ssl != null) {
-                                ch.pipeline().addLast("tls", ssl.newHandler(ch.alloc()));
-                            }
-                            RequestHeadTimer headTimer = new RequestHeadTimer(headNanos);
-                            ch.pipeline()
-                                    .addLast("head-timer", headTimer)
-                                    .addLast(
-                                            "http",
-                                            new HttpServerCodec(new HttpDecoderConfig()
-                                                    .setMaxInitialLineLength(MAX_INITIAL_LINE)
-                                                    .setMaxHeaderSize(MAX_HEADER_SIZE)
-                                                    .setMaxChunkSize(64 * 1024)))
-                                    .addLast("idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS))
-                                    .addLast("s3", new S3ChannelHandler(services, headTimer));
-                        }
-                    });
+                    .childHandler(new ConnectionInitializer(ssl, services, headNanos, idleNanos));
             Channel ch = b.bind(new InetSocketAddress(host, port)).sync().channel();
             return new HttpServer(boss, loops, workers, ch, admission);
         } catch (InterruptedException | RuntimeException e) {

@@ -3,15 +3,11 @@ package dev.appliance.s3.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.appliance.core.ObjectStore;
-import dev.appliance.s3.S3Server;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
+import dev.appliance.s3.testing.S3TestServer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.BucketCannedACL;
 import software.amazon.awssdk.services.s3.model.Grant;
 import software.amazon.awssdk.services.s3.model.Grantee;
@@ -25,28 +21,13 @@ import software.amazon.awssdk.services.s3.model.Type;
  * FULL_CONTROL; owner-only ACLs are accepted; anything granting more is refused and changes nothing.
  */
 class AclServerTest {
-    @TempDir
-    static Path drives;
-
-    private static ObjectStore store;
-    private static S3Server server;
-    private static S3Client s3;
+    @RegisterExtension
+    static final S3TestServer SERVER = S3TestServer.allowingAll();
 
     @BeforeAll
     static void start() throws Exception {
-        TestServer started = TestServer.start(drives, (ak, action, bucket, key) -> true);
-        store = started.store();
-        server = started.server();
-        s3 = started.client();
-        s3.createBucket(b -> b.bucket("acls").acl(BucketCannedACL.PRIVATE));
-        s3.putObject(b -> b.bucket("acls").key("obj"), RequestBody.fromString("x"));
-    }
-
-    @AfterAll
-    static void stop() {
-        s3.close();
-        server.close();
-        store.close();
+        SERVER.s3().createBucket(b -> b.bucket("acls").acl(BucketCannedACL.PRIVATE));
+        SERVER.s3().putObject(b -> b.bucket("acls").key("obj"), RequestBody.fromString("x"));
     }
 
     private static void assertNotSupported(Runnable call) {
@@ -58,25 +39,25 @@ class AclServerTest {
 
     @Test
     void reads_showTheOwnersFullControl() {
-        var bucketAcl = s3.getBucketAcl(b -> b.bucket("acls"));
+        var bucketAcl = SERVER.s3().getBucketAcl(b -> b.bucket("acls"));
         assertThat(bucketAcl.owner().id()).hasSize(64);
         assertThat(bucketAcl.grants()).singleElement().satisfies(g -> {
             assertThat(g.permission()).isEqualTo(Permission.FULL_CONTROL);
             assertThat(g.grantee().type()).isEqualTo(Type.CANONICAL_USER);
             assertThat(g.grantee().id()).isEqualTo(bucketAcl.owner().id());
         });
-        var objectAcl = s3.getObjectAcl(b -> b.bucket("acls").key("obj"));
+        var objectAcl = SERVER.s3().getObjectAcl(b -> b.bucket("acls").key("obj"));
         assertThat(objectAcl.grants())
                 .singleElement()
                 .extracting(Grant::permission)
                 .isEqualTo(Permission.FULL_CONTROL);
-        assertThat(catchThrowableOfType(
-                                S3Exception.class,
-                                () -> s3.getObjectAcl(b -> b.bucket("acls").key("missing")))
+        assertThat(catchThrowableOfType(S3Exception.class, () -> SERVER.s3()
+                                .getObjectAcl(b -> b.bucket("acls").key("missing")))
                         .awsErrorDetails()
                         .errorCode())
                 .isEqualTo("NoSuchKey");
-        assertThat(catchThrowableOfType(S3Exception.class, () -> s3.getBucketAcl(b -> b.bucket("no-such-bucket")))
+        assertThat(catchThrowableOfType(
+                                S3Exception.class, () -> SERVER.s3().getBucketAcl(b -> b.bucket("no-such-bucket")))
                         .awsErrorDetails()
                         .errorCode())
                 .isEqualTo("NoSuchBucket");
@@ -84,11 +65,13 @@ class AclServerTest {
 
     @Test
     void ownerOnlyAcls_areAccepted() {
-        s3.putBucketAcl(b -> b.bucket("acls").acl(BucketCannedACL.PRIVATE));
-        s3.putObjectAcl(b -> b.bucket("acls").key("obj").acl(ObjectCannedACL.BUCKET_OWNER_FULL_CONTROL));
-        s3.putObject(b -> b.bucket("acls").key("private").acl(ObjectCannedACL.PRIVATE), RequestBody.fromString("p"));
-        String owner = s3.getBucketAcl(b -> b.bucket("acls")).owner().id();
-        s3.putObjectAcl(b -> b.bucket("acls").key("obj").accessControlPolicy(p -> p.owner(o -> o.id(owner))
+        SERVER.s3().putBucketAcl(b -> b.bucket("acls").acl(BucketCannedACL.PRIVATE));
+        SERVER.s3().putObjectAcl(b -> b.bucket("acls").key("obj").acl(ObjectCannedACL.BUCKET_OWNER_FULL_CONTROL));
+        SERVER.s3()
+                .putObject(
+                        b -> b.bucket("acls").key("private").acl(ObjectCannedACL.PRIVATE), RequestBody.fromString("p"));
+        String owner = SERVER.s3().getBucketAcl(b -> b.bucket("acls")).owner().id();
+        SERVER.s3().putObjectAcl(b -> b.bucket("acls").key("obj").accessControlPolicy(p -> p.owner(o -> o.id(owner))
                 .grants(Grant.builder()
                         .grantee(Grantee.builder()
                                 .type(Type.CANONICAL_USER)
@@ -96,25 +79,30 @@ class AclServerTest {
                                 .build())
                         .permission(Permission.FULL_CONTROL)
                         .build())));
-        assertThat(s3.getObjectAsBytes(b -> b.bucket("acls").key("private")).asUtf8String())
+        assertThat(SERVER.s3()
+                        .getObjectAsBytes(b -> b.bucket("acls").key("private"))
+                        .asUtf8String())
                 .isEqualTo("p");
     }
 
     @Test
     void publicAcls_areRefusedAndCreateNothing() {
-        assertNotSupported(() -> s3.putObject(
-                b -> b.bucket("acls").key("public").acl(ObjectCannedACL.PUBLIC_READ), RequestBody.fromString("x")));
-        assertThat(catchThrowableOfType(
-                                S3Exception.class,
-                                () -> s3.headObject(b -> b.bucket("acls").key("public")))
+        assertNotSupported(() -> SERVER.s3()
+                .putObject(
+                        b -> b.bucket("acls").key("public").acl(ObjectCannedACL.PUBLIC_READ),
+                        RequestBody.fromString("x")));
+        assertThat(catchThrowableOfType(S3Exception.class, () -> SERVER.s3()
+                                .headObject(b -> b.bucket("acls").key("public")))
                         .statusCode())
                 .isEqualTo(404);
-        assertNotSupported(() -> s3.createBucket(b -> b.bucket("public-bucket").acl(BucketCannedACL.PUBLIC_READ)));
-        assertThat(s3.listBuckets().buckets()).noneMatch(b -> b.name().equals("public-bucket"));
-        assertNotSupported(() -> s3.putBucketAcl(b -> b.bucket("acls").acl(BucketCannedACL.PUBLIC_READ_WRITE)));
         assertNotSupported(
-                () -> s3.putObjectAcl(b -> b.bucket("acls").key("obj").grantRead("uri=\"x\"")));
-        assertNotSupported(() -> s3.putObjectAcl(b -> b.bucket("acls")
+                () -> SERVER.s3().createBucket(b -> b.bucket("public-bucket").acl(BucketCannedACL.PUBLIC_READ)));
+        assertThat(SERVER.s3().listBuckets().buckets()).noneMatch(b -> b.name().equals("public-bucket"));
+        assertNotSupported(
+                () -> SERVER.s3().putBucketAcl(b -> b.bucket("acls").acl(BucketCannedACL.PUBLIC_READ_WRITE)));
+        assertNotSupported(
+                () -> SERVER.s3().putObjectAcl(b -> b.bucket("acls").key("obj").grantRead("uri=\"x\"")));
+        assertNotSupported(() -> SERVER.s3().putObjectAcl(b -> b.bucket("acls")
                 .key("obj")
                 .accessControlPolicy(p -> p.grants(Grant.builder()
                         .grantee(Grantee.builder()
@@ -123,7 +111,7 @@ class AclServerTest {
                                 .build())
                         .permission(Permission.READ)
                         .build()))));
-        assertNotSupported(() ->
-                s3.createMultipartUpload(b -> b.bucket("acls").key("mp").acl(ObjectCannedACL.AUTHENTICATED_READ)));
+        assertNotSupported(() -> SERVER.s3()
+                .createMultipartUpload(b -> b.bucket("acls").key("mp").acl(ObjectCannedACL.AUTHENTICATED_READ)));
     }
 }

@@ -2,17 +2,13 @@ package dev.appliance.s3.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.appliance.core.ObjectStore;
-import dev.appliance.s3.S3Server;
-import java.nio.file.Path;
+import dev.appliance.s3.testing.S3TestServer;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.ObjectAttributes;
 import software.amazon.awssdk.services.s3.model.ObjectPart;
@@ -21,29 +17,23 @@ import software.amazon.awssdk.services.s3.model.ObjectPart;
 class AttributesServerTest {
     private static final int MIB = 1 << 20;
 
-    @TempDir
-    static Path drives;
-
-    private static ObjectStore store;
-    private static S3Server server;
-    private static S3Client s3;
+    @RegisterExtension
+    static final S3TestServer SERVER = S3TestServer.allowingAll();
 
     @BeforeAll
     static void start() throws Exception {
-        TestServer started = TestServer.start(drives, (ak, action, bucket, key) -> true);
-        store = started.store();
-        server = started.server();
-        s3 = started.client();
-        s3.createBucket(b -> b.bucket("attrs"));
-        String upload =
-                s3.createMultipartUpload(b -> b.bucket("attrs").key("three")).uploadId();
+        SERVER.s3().createBucket(b -> b.bucket("attrs"));
+        String upload = SERVER.s3()
+                .createMultipartUpload(b -> b.bucket("attrs").key("three"))
+                .uploadId();
         int[] sizes = {5 * MIB, 5 * MIB, 123};
         List<CompletedPart> parts = new ArrayList<>();
         for (int i = 0; i < sizes.length; i++) {
             int n = i + 1;
-            var up = s3.uploadPart(
-                    b -> b.bucket("attrs").key("three").uploadId(upload).partNumber(n),
-                    RequestBody.fromBytes(new byte[sizes[i]]));
+            var up = SERVER.s3()
+                    .uploadPart(
+                            b -> b.bucket("attrs").key("three").uploadId(upload).partNumber(n),
+                            RequestBody.fromBytes(new byte[sizes[i]]));
             // the client adds a CRC32 to each part by default; as on S3, completing names it
             parts.add(CompletedPart.builder()
                     .partNumber(n)
@@ -51,22 +41,17 @@ class AttributesServerTest {
                     .checksumCRC32(up.checksumCRC32())
                     .build());
         }
-        s3.completeMultipartUpload(
-                b -> b.bucket("attrs").key("three").uploadId(upload).multipartUpload(m -> m.parts(parts)));
-        s3.putObject(b -> b.bucket("attrs").key("single"), RequestBody.fromString("one piece"));
-    }
-
-    @AfterAll
-    static void stop() {
-        s3.close();
-        server.close();
-        store.close();
+        SERVER.s3()
+                .completeMultipartUpload(
+                        b -> b.bucket("attrs").key("three").uploadId(upload).multipartUpload(m -> m.parts(parts)));
+        SERVER.s3().putObject(b -> b.bucket("attrs").key("single"), RequestBody.fromString("one piece"));
     }
 
     @Test
     void multipartObject_listsItsPartsWithTheirCount() {
-        var attrs = s3.getObjectAttributes(
-                b -> b.bucket("attrs").key("three").objectAttributes(ObjectAttributes.OBJECT_PARTS));
+        var attrs = SERVER.s3()
+                .getObjectAttributes(
+                        b -> b.bucket("attrs").key("three").objectAttributes(ObjectAttributes.OBJECT_PARTS));
         assertThat(attrs.objectParts().totalPartsCount()).isEqualTo(3);
         assertThat(attrs.objectParts().isTruncated()).isFalse();
         assertThat(attrs.objectParts().parts())
@@ -79,14 +64,15 @@ class AttributesServerTest {
 
     @Test
     void parts_arePagedByMaxPartsAndMarker() {
-        var first = s3.getObjectAttributes(
-                b -> b.bucket("attrs").key("three").maxParts(2).objectAttributes(ObjectAttributes.OBJECT_PARTS));
+        var first = SERVER.s3()
+                .getObjectAttributes(b ->
+                        b.bucket("attrs").key("three").maxParts(2).objectAttributes(ObjectAttributes.OBJECT_PARTS));
         assertThat(first.objectParts().parts())
                 .extracting(ObjectPart::partNumber)
                 .containsExactly(1, 2);
         assertThat(first.objectParts().isTruncated()).isTrue();
         assertThat(first.objectParts().nextPartNumberMarker()).isEqualTo(2);
-        var rest = s3.getObjectAttributes(b -> b.bucket("attrs")
+        var rest = SERVER.s3().getObjectAttributes(b -> b.bucket("attrs")
                 .key("three")
                 .maxParts(2)
                 .partNumberMarker(first.objectParts().nextPartNumberMarker())
@@ -100,7 +86,7 @@ class AttributesServerTest {
 
     @Test
     void singlePutObject_hasNoObjectParts() {
-        var attrs = s3.getObjectAttributes(b -> b.bucket("attrs")
+        var attrs = SERVER.s3().getObjectAttributes(b -> b.bucket("attrs")
                 .key("single")
                 .objectAttributes(ObjectAttributes.OBJECT_PARTS, ObjectAttributes.OBJECT_SIZE));
         assertThat(attrs.objectParts()).isNull();

@@ -3,14 +3,12 @@ package dev.appliance.s3.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.appliance.core.ObjectStore;
-import dev.appliance.s3.S3Server;
-import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.SigV4;
 import dev.appliance.s3.e2e.RawSigner.Chunks;
 import dev.appliance.s3.e2e.RawSigner.Request;
 import dev.appliance.s3.e2e.RawSigner.Spoil;
 import dev.appliance.s3.e2e.RawSigner.Style;
+import dev.appliance.s3.testing.S3TestServer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -38,10 +36,9 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -50,7 +47,6 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3Configuration;
@@ -74,24 +70,23 @@ import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 class AuthMatrixTest {
     private static final String WRONG = "not-the-secret-key-000";
 
-    @TempDir
-    static Path root;
+    /** The server that receives the spoiled requests. */
+    @RegisterExtension
+    static final S3TestServer SERVER = S3TestServer.allowingAll();
+
+    /** A second server for the correctly signed controls, so that their changes never meet the refusals' check. */
+    @RegisterExtension
+    static final S3TestServer CONTROL_SERVER = S3TestServer.allowingAll();
 
     /** The drives of the server that receives the spoiled requests. */
     private static Path drives;
 
-    private static ObjectStore store;
-    private static S3Server server;
     private static int port;
     private static S3Client good;
-    /** A second server for the correctly signed controls, so that their changes never meet the refusals' check. */
-    private static TestServer controlServer;
-
     private static S3Client controlClient;
     private static Target shared;
     private static SortedMap<String, String> baseline;
     private static final AtomicInteger controls = new AtomicInteger();
-    private static final List<S3Client> clients = new ArrayList<>();
 
     /** The resources one set of requests works on. */
     record Target(
@@ -108,26 +103,12 @@ class AuthMatrixTest {
 
     @BeforeAll
     static void start() throws Exception {
-        drives = Files.createDirectories(root.resolve("matrix"));
-        TestServer started = TestServer.start(drives, Authorizer.allowAll());
-        store = started.store();
-        server = started.server();
-        port = server.port();
-        good = client(TestServer.SECRET_KEY, b -> {});
+        drives = SERVER.drives();
+        port = SERVER.port();
+        good = client(S3TestServer.SECRET_KEY, b -> {});
         shared = prepare(good, "matrix");
         baseline = fingerprint();
-        controlServer = TestServer.start(Files.createDirectories(root.resolve("controls")), Authorizer.allowAll());
-        controlClient = controlServer.client();
-        clients.add(controlClient);
-    }
-
-    @AfterAll
-    static void stop() {
-        clients.forEach(S3Client::close);
-        server.close();
-        store.close();
-        controlServer.server().close();
-        controlServer.store().close();
+        controlClient = CONTROL_SERVER.s3();
     }
 
     /** Buckets and objects for one set of requests: a versioned tagged bucket, a lock bucket, an open upload. */
@@ -261,19 +242,11 @@ class AuthMatrixTest {
         };
     }
 
+    /** A client of the refusing server signing with {@code secret} (Apache's client, the harness's default). */
     private static S3Client client(String secret, Consumer<software.amazon.awssdk.services.s3.S3ClientBuilder> custom) {
-        var b = S3Client.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(
-                        StaticCredentialsProvider.create(AwsBasicCredentials.create(TestServer.ACCESS_KEY, secret)))
-                .forcePathStyle(true)
-                // Apache's client reads the error body of a request refused while it waits for 100 Continue.
-                .httpClient(ApacheHttpClient.create());
-        custom.accept(b);
-        S3Client c = b.build();
-        clients.add(c);
-        return c;
+        // Apache's client reads the error body of a request refused while it waits for 100 Continue.
+        return SERVER.client(b -> custom.accept(b.credentialsProvider(
+                StaticCredentialsProvider.create(AwsBasicCredentials.create(S3TestServer.ACCESS_KEY, secret)))));
     }
 
     // ---- operations -------------------------------------------------------------------------------------------
@@ -572,7 +545,7 @@ class AuthMatrixTest {
     @MethodSource("styleTimesOp")
     void correctlySigned_succeeds(Style style, Op op) throws Exception {
         Target t = controlTarget(op);
-        RawHttp resp = RawSigner.send(controlServer.server().port(), style, op.request(t));
+        RawHttp resp = RawSigner.send(CONTROL_SERVER.port(), style, op.request(t));
         assertThat(resp.status() / 100).as("%s %s: %s", style, op, resp.body()).isEqualTo(2);
     }
 
@@ -618,7 +591,7 @@ class AuthMatrixTest {
     @EnumSource(FormFailure.class)
     void postPolicyForm_spoiled_isRefusedAndChangesNothing(FormFailure f) throws Exception {
         boolean control = f == FormFailure.NONE;
-        int to = control ? controlServer.server().port() : port;
+        int to = control ? CONTROL_SERVER.port() : port;
         String bucket = control ? controlTarget(Op.PUT_OBJECT).bucket() : shared.bucket();
         String policyBucket = f == FormFailure.OTHER_BUCKET_THAN_POLICY ? shared.lockBucket() : bucket;
         String key = "posted";
@@ -627,7 +600,7 @@ class AuthMatrixTest {
         String amzDate = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
                 .withZone(ZoneOffset.UTC)
                 .format(Instant.now());
-        String accessKey = f == FormFailure.UNKNOWN_ACCESS_KEY ? "no-such-access-key" : TestServer.ACCESS_KEY;
+        String accessKey = f == FormFailure.UNKNOWN_ACCESS_KEY ? "no-such-access-key" : S3TestServer.ACCESS_KEY;
         String credential = accessKey + "/" + date + "/us-east-1/s3/aws4_request";
         Instant expiration = f == FormFailure.POLICY_EXPIRED
                 ? Instant.now().minusSeconds(60)
@@ -638,7 +611,7 @@ class AuthMatrixTest {
                 + "{\"x-amz-algorithm\": \"AWS4-HMAC-SHA256\"}, {\"x-amz-credential\": \"" + credential + "\"}, "
                 + "{\"x-amz-date\": \"" + amzDate + "\"}]}";
         String b64 = Base64.getEncoder().encodeToString(policy.getBytes(StandardCharsets.UTF_8));
-        String secret = f == FormFailure.WRONG_SECRET ? WRONG : TestServer.SECRET_KEY;
+        String secret = f == FormFailure.WRONG_SECRET ? WRONG : S3TestServer.SECRET_KEY;
         String signature = SigV4.signature(SigV4.signingKey(secret, date, "us-east-1", "s3"), b64);
         if (f == FormFailure.POLICY_CHANGED_AFTER_SIGNING) {
             b64 = Base64.getEncoder()
@@ -781,10 +754,10 @@ class AuthMatrixTest {
     @MethodSource("presignedMethods")
     void sdkPresignedUrlWithWrongSecret_isRefusedAndChangesNothing(String method) throws Exception {
         try (S3Presigner presigner = S3Presigner.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
+                .endpointOverride(URI.create("http://127.0.0.1:" + SERVER.port()))
                 .region(Region.US_EAST_1)
                 .credentialsProvider(
-                        StaticCredentialsProvider.create(AwsBasicCredentials.create(TestServer.ACCESS_KEY, WRONG)))
+                        StaticCredentialsProvider.create(AwsBasicCredentials.create(S3TestServer.ACCESS_KEY, WRONG)))
                 .serviceConfiguration(
                         S3Configuration.builder().pathStyleAccessEnabled(true).build())
                 .build()) {

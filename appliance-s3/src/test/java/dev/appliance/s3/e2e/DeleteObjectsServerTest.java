@@ -3,16 +3,13 @@ package dev.appliance.s3.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.appliance.core.ObjectStore;
-import dev.appliance.s3.S3Server;
 import dev.appliance.s3.auth.SigV4;
+import dev.appliance.s3.testing.S3TestServer;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -23,16 +20,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.zip.CRC32;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.BucketVersioningStatus;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
@@ -43,54 +36,27 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /** DeleteObjects over the real engine, driven by the AWS SDK v2 client and by raw requests an SDK never sends. */
 class DeleteObjectsServerTest {
-    static {
-        LeakWatch.install();
-    }
-
-    private static final String AK = "root";
-    private static final String SK = "root-secret-key-123";
+    private static final String AK = S3TestServer.ACCESS_KEY;
+    private static final String SK = S3TestServer.SECRET_KEY;
     /** Deleting keys under this prefix is refused by the test's authorizer. */
     private static final String PROTECTED = "protected/";
 
-    private static ObjectStore store;
-    private static S3Server server;
     private static S3Client s3;
     private static S3Client whenRequired;
     private static int bucketCounter;
 
-    @TempDir
-    static Path drives;
+    @RegisterExtension
+    static final S3TestServer SERVER = S3TestServer.authorizing((ak, action, bucket, key) ->
+            key == null || !key.startsWith(PROTECTED) || !action.startsWith("s3:DeleteObject"));
 
     @BeforeAll
     static void start() throws Exception {
-        TestServer started = TestServer.start(
-                drives,
-                (ak, action, bucket, key) ->
-                        key == null || !key.startsWith(PROTECTED) || !action.startsWith("s3:DeleteObject"));
-        store = started.store();
-        server = started.server();
         s3 = client(RequestChecksumCalculation.WHEN_SUPPORTED);
         whenRequired = client(RequestChecksumCalculation.WHEN_REQUIRED);
     }
 
-    @AfterAll
-    static void stop() throws Exception {
-        s3.close();
-        whenRequired.close();
-        server.close();
-        store.close();
-        assertThat(LeakWatch.collect()).as("Netty leak reports").isEmpty();
-    }
-
     private static S3Client client(RequestChecksumCalculation checksums) {
-        return S3Client.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(AK, SK)))
-                .forcePathStyle(true)
-                .httpClient(UrlConnectionHttpClient.create())
-                .requestChecksumCalculation(checksums)
-                .build();
+        return SERVER.client(b -> b.httpClient(UrlConnectionHttpClient.create()).requestChecksumCalculation(checksums));
     }
 
     private static synchronized String newBucket(boolean versioned) {
@@ -362,7 +328,7 @@ class DeleteObjectsServerTest {
         String amzDate = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
                 .withZone(ZoneOffset.UTC)
                 .format(ZonedDateTime.now());
-        String host = "127.0.0.1:" + server.port();
+        String host = "127.0.0.1:" + SERVER.port();
         TreeMap<String, List<String>> h = new TreeMap<>();
         h.put("host", List.of(host));
         h.put("x-amz-content-sha256", List.of("UNSIGNED-PAYLOAD"));
@@ -390,7 +356,7 @@ class DeleteObjectsServerTest {
     }
 
     private static String raw(String request) throws Exception {
-        try (Socket s = new Socket("127.0.0.1", server.port())) {
+        try (Socket s = new Socket("127.0.0.1", SERVER.port())) {
             s.setSoTimeout(5000);
             OutputStream out = s.getOutputStream();
             out.write(request.getBytes(StandardCharsets.UTF_8));

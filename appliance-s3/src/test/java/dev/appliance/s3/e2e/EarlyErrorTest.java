@@ -3,17 +3,13 @@ package dev.appliance.s3.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import dev.appliance.core.ObjectStore;
-import dev.appliance.s3.S3Server;
-import java.nio.file.Path;
+import dev.appliance.s3.testing.S3TestServer;
 import java.time.Instant;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ObjectLockMode;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
@@ -23,27 +19,12 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * The SDK's Apache client sends the whole body before it reads the answer, as most clients do.
  */
 class EarlyErrorTest {
-    @TempDir
-    static Path drives;
-
-    private static ObjectStore store;
-    private static S3Server server;
-    private static S3Client s3;
+    @RegisterExtension
+    static final S3TestServer SERVER = S3TestServer.allowingAll();
 
     @BeforeAll
     static void start() throws Exception {
-        TestServer started = TestServer.start(drives, (ak, action, bucket, key) -> true);
-        store = started.store();
-        server = started.server();
-        s3 = started.client();
-        s3.createBucket(b -> b.bucket("locks").objectLockEnabledForBucket(true));
-    }
-
-    @AfterAll
-    static void stop() {
-        s3.close();
-        server.close();
-        store.close();
+        SERVER.s3().createBucket(b -> b.bucket("locks").objectLockEnabledForBucket(true));
     }
 
     private static S3Exception refused(Runnable call) {
@@ -57,13 +38,13 @@ class EarlyErrorTest {
     void putIntoAMissingBucket_answersNoSuchBucket_everyTime(int size) {
         byte[] body = new byte[size];
         for (int i = 0; i < 10; i++) {
-            S3Exception e = refused(
-                    () -> s3.putObject(b -> b.bucket("no-such-bucket").key("blk"), RequestBody.fromBytes(body)));
+            S3Exception e = refused(() ->
+                    SERVER.s3().putObject(b -> b.bucket("no-such-bucket").key("blk"), RequestBody.fromBytes(body)));
             assertThat(e.statusCode()).isEqualTo(404);
             assertThat(e.awsErrorDetails().errorCode()).isEqualTo("NoSuchBucket");
         }
         // and the connection pool keeps working afterwards
-        s3.putObject(b -> b.bucket("locks").key("after-" + size), RequestBody.fromBytes(body));
+        SERVER.s3().putObject(b -> b.bucket("locks").key("after-" + size), RequestBody.fromBytes(body));
     }
 
     @ParameterizedTest
@@ -71,12 +52,13 @@ class EarlyErrorTest {
     void lockPutWithAPastRetainUntilDate_answersInvalidArgument_everyTime(int size) {
         byte[] body = new byte[size];
         for (int i = 0; i < 10; i++) {
-            S3Exception e = refused(() -> s3.putObject(
-                    b -> b.bucket("locks")
-                            .key("late")
-                            .objectLockMode(ObjectLockMode.COMPLIANCE)
-                            .objectLockRetainUntilDate(Instant.parse("2001-01-01T00:00:00Z")),
-                    RequestBody.fromBytes(body)));
+            S3Exception e = refused(() -> SERVER.s3()
+                    .putObject(
+                            b -> b.bucket("locks")
+                                    .key("late")
+                                    .objectLockMode(ObjectLockMode.COMPLIANCE)
+                                    .objectLockRetainUntilDate(Instant.parse("2001-01-01T00:00:00Z")),
+                            RequestBody.fromBytes(body)));
             assertThat(e.statusCode()).isEqualTo(400);
             assertThat(e.awsErrorDetails().errorCode()).isEqualTo("InvalidArgument");
         }

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.appliance.core.ObjectStore;
-import dev.appliance.core.StoreConfig;
-import dev.appliance.core.engine.Stores;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
+import dev.appliance.s3.testing.S3TestServer;
+import dev.appliance.s3.testing.TestDrives;
 import dev.appliance.s3.tls.SelfSignedCertificate;
 import dev.appliance.s3.tls.ServerTls;
 import java.io.InputStream;
@@ -17,7 +17,6 @@ import java.net.Socket;
 import java.net.URI;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.time.Clock;
@@ -25,7 +24,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.BooleanSupplier;
 import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.AfterAll;
@@ -50,12 +48,8 @@ import software.amazon.awssdk.services.s3.presigner.S3Presigner;
  * certificate; the rest with raw sockets and SDK-presigned URLs.
  */
 class FrontEndTest {
-    static {
-        LeakWatch.install();
-    }
-
-    private static final String AK = "root";
-    private static final String SK = "root-secret-key-123";
+    private static final String AK = S3TestServer.ACCESS_KEY;
+    private static final String SK = S3TestServer.SECRET_KEY;
     private static final String DOMAIN = "s3.example.lab";
 
     @TempDir
@@ -72,11 +66,7 @@ class FrontEndTest {
 
     @BeforeAll
     static void start() throws Exception {
-        List<Path> dirs = new ArrayList<>();
-        for (int i = 1; i <= 4; i++) {
-            dirs.add(Files.createDirectories(tmp.resolve("drive" + i)));
-        }
-        store = Stores.open(StoreConfig.of(dirs));
+        store = TestDrives.openStore(tmp);
         Path certs = tmp.resolve("certs");
         SelfSignedCertificate.generate(certs, List.of(DOMAIN), Clock.systemUTC(), false);
         tlsServer = S3Server.start(
@@ -85,7 +75,7 @@ class FrontEndTest {
                         "127.0.0.1",
                         0,
                         null,
-                        ak -> AK.equals(ak) ? Optional.of(SK) : Optional.empty(),
+                        S3TestServer.CREDENTIALS,
                         Authorizer.allowAll(),
                         ServerTls.load(certs),
                         DOMAIN,
@@ -93,21 +83,14 @@ class FrontEndTest {
         plainServer = S3Server.start(
                 store,
                 new S3ServerConfig(
-                        "127.0.0.1",
-                        0,
-                        null,
-                        ak -> AK.equals(ak) ? Optional.of(SK) : Optional.empty(),
-                        Authorizer.allowAll(),
-                        null,
-                        DOMAIN,
-                        null));
+                        "127.0.0.1", 0, null, S3TestServer.CREDENTIALS, Authorizer.allowAll(), null, DOMAIN, null));
         limitedServer = S3Server.start(
                 store,
                 new S3ServerConfig(
                         "127.0.0.1",
                         0,
                         null,
-                        ak -> AK.equals(ak) ? Optional.of(SK) : Optional.empty(),
+                        S3TestServer.CREDENTIALS,
                         Authorizer.allowAll(),
                         null,
                         null,
@@ -144,7 +127,6 @@ class FrontEndTest {
         plainServer.close();
         limitedServer.close();
         store.close();
-        assertThat(LeakWatch.collect()).as("Netty leak reports").isEmpty();
     }
 
     private static S3Presigner presigner(int port, boolean pathStyle) {

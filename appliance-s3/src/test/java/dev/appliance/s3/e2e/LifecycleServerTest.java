@@ -3,10 +3,8 @@ package dev.appliance.s3.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.appliance.core.ObjectStore;
-import dev.appliance.s3.S3Server;
+import dev.appliance.s3.testing.S3TestServer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -16,12 +14,9 @@ import java.util.Base64;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.AbortIncompleteMultipartUpload;
 import software.amazon.awssdk.services.s3.model.ExpirationStatus;
 import software.amazon.awssdk.services.s3.model.GetBucketLifecycleConfigurationResponse;
@@ -35,31 +30,12 @@ import software.amazon.awssdk.services.s3.model.Tag;
 
 /** Put/Get/DeleteBucketLifecycleConfiguration and x-amz-expiration through the real server, SDK and raw requests. */
 class LifecycleServerTest {
-    @TempDir
-    static Path drives;
-
-    private static ObjectStore store;
-    private static S3Server server;
-    private static S3Client s3;
-
-    @BeforeAll
-    static void start() throws Exception {
-        TestServer started = TestServer.start(drives, (ak, action, bucket, key) -> true);
-        store = started.store();
-        server = started.server();
-        s3 = started.client();
-    }
-
-    @AfterAll
-    static void stop() {
-        s3.close();
-        server.close();
-        store.close();
-    }
+    @RegisterExtension
+    static final S3TestServer SERVER = S3TestServer.allowingAll();
 
     private static String bucket() {
         String b = "lc-" + UUID.randomUUID().toString().substring(0, 8);
-        s3.createBucket(c -> c.bucket(b));
+        SERVER.s3().createBucket(c -> c.bucket(b));
         return b;
     }
 
@@ -105,10 +81,10 @@ class LifecycleServerTest {
                         .daysAfterInitiation(2)
                         .build())
                 .build();
-        s3.putBucketLifecycleConfiguration(
-                r -> r.bucket(b).lifecycleConfiguration(c -> c.rules(expire, combined, markers)));
+        SERVER.s3().putBucketLifecycleConfiguration(r -> r.bucket(b)
+                .lifecycleConfiguration(c -> c.rules(expire, combined, markers)));
 
-        GetBucketLifecycleConfigurationResponse got = s3.getBucketLifecycleConfiguration(r -> r.bucket(b));
+        GetBucketLifecycleConfigurationResponse got = SERVER.s3().getBucketLifecycleConfiguration(r -> r.bucket(b));
         assertThat(got.rules()).hasSize(3);
         LifecycleRule g0 = got.rules().get(0);
         assertThat(g0.id()).isEqualTo("logs");
@@ -129,9 +105,9 @@ class LifecycleServerTest {
         assertThat(g2.expiration().expiredObjectDeleteMarker()).isTrue();
         assertThat(g2.abortIncompleteMultipartUpload().daysAfterInitiation()).isEqualTo(2);
 
-        s3.deleteBucketLifecycle(r -> r.bucket(b));
-        S3Exception none =
-                catchThrowableOfType(S3Exception.class, () -> s3.getBucketLifecycleConfiguration(r -> r.bucket(b)));
+        SERVER.s3().deleteBucketLifecycle(r -> r.bucket(b));
+        S3Exception none = catchThrowableOfType(
+                S3Exception.class, () -> SERVER.s3().getBucketLifecycleConfiguration(r -> r.bucket(b)));
         assertThat(none.statusCode()).isEqualTo(404);
         assertThat(none.awsErrorDetails().errorCode()).isEqualTo("NoSuchLifecycleConfiguration");
     }
@@ -139,27 +115,27 @@ class LifecycleServerTest {
     @Test
     void get_onABucketWithoutRules_isNoSuchLifecycleConfiguration_andOnNoBucket_NoSuchBucket() {
         String b = bucket();
-        S3Exception none =
-                catchThrowableOfType(S3Exception.class, () -> s3.getBucketLifecycleConfiguration(r -> r.bucket(b)));
+        S3Exception none = catchThrowableOfType(
+                S3Exception.class, () -> SERVER.s3().getBucketLifecycleConfiguration(r -> r.bucket(b)));
         assertThat(none.statusCode()).isEqualTo(404);
         assertThat(none.awsErrorDetails().errorCode()).isEqualTo("NoSuchLifecycleConfiguration");
-        S3Exception noBucket = catchThrowableOfType(
-                S3Exception.class, () -> s3.getBucketLifecycleConfiguration(r -> r.bucket("lc-missing-bucket")));
+        S3Exception noBucket = catchThrowableOfType(S3Exception.class, () -> SERVER.s3()
+                .getBucketLifecycleConfiguration(r -> r.bucket("lc-missing-bucket")));
         assertThat(noBucket.awsErrorDetails().errorCode()).isEqualTo("NoSuchBucket");
     }
 
     @Test
     void expirationHeader_onPutHeadAndGet_namesTheDateAndRule() {
         String b = bucket();
-        s3.putBucketLifecycleConfiguration(r -> r.bucket(b)
+        SERVER.s3().putBucketLifecycleConfiguration(r -> r.bucket(b)
                 .lifecycleConfiguration(c -> c.rules(LifecycleRule.builder()
                         .id("week")
                         .status(ExpirationStatus.ENABLED)
                         .filter(f -> f.prefix("tmp/"))
                         .expiration(e -> e.days(7))
                         .build())));
-        var put = s3.putObject(r -> r.bucket(b).key("tmp/a"), RequestBody.fromString("x"));
-        var head = s3.headObject(r -> r.bucket(b).key("tmp/a"));
+        var put = SERVER.s3().putObject(r -> r.bucket(b).key("tmp/a"), RequestBody.fromString("x"));
+        var head = SERVER.s3().headObject(r -> r.bucket(b).key("tmp/a"));
         Instant due = head.lastModified().truncatedTo(ChronoUnit.DAYS).plus(java.time.Duration.ofDays(8));
         String expected = "expiry-date=\""
                 + DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US)
@@ -168,13 +144,14 @@ class LifecycleServerTest {
                 + "\", rule-id=\"week\"";
         assertThat(put.expiration()).isEqualTo(expected);
         assertThat(head.expiration()).isEqualTo(expected);
-        try (var get = s3.getObject(r -> r.bucket(b).key("tmp/a"))) {
+        try (var get = SERVER.s3().getObject(r -> r.bucket(b).key("tmp/a"))) {
             assertThat(get.response().expiration()).isEqualTo(expected);
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
-        s3.putObject(r -> r.bucket(b).key("keep/a"), RequestBody.fromString("x"));
-        assertThat(s3.headObject(r -> r.bucket(b).key("keep/a")).expiration()).isNull();
+        SERVER.s3().putObject(r -> r.bucket(b).key("keep/a"), RequestBody.fromString("x"));
+        assertThat(SERVER.s3().headObject(r -> r.bucket(b).key("keep/a")).expiration())
+                .isNull();
     }
 
     // ------------------------------------------------------------------------------------------------ raw errors
@@ -191,7 +168,7 @@ class LifecycleServerTest {
     private static String putRaw(String bucket, String body) throws Exception {
         byte[] md5 = MessageDigest.getInstance("MD5").digest(body.getBytes(StandardCharsets.UTF_8));
         return SignedRaw.send(
-                server.port(),
+                SERVER.port(),
                 "PUT",
                 "/" + bucket,
                 "lifecycle",
@@ -291,11 +268,11 @@ class LifecycleServerTest {
                 "Transition");
         assertRefused(b, "<LifecycleConfiguration><Rule>", 400, "MalformedXML", null);
 
-        String noMd5 = SignedRaw.send(server.port(), "PUT", "/" + b, "lifecycle", Map.of(), doc(rule(twin)));
+        String noMd5 = SignedRaw.send(SERVER.port(), "PUT", "/" + b, "lifecycle", Map.of(), doc(rule(twin)));
         assertThat(noMd5).startsWith("HTTP/1.1 400").contains("InvalidRequest").contains("Content-MD5");
 
         // the configuration accepted first is still in place after every refusal
-        assertThat(s3.getBucketLifecycleConfiguration(r -> r.bucket(b)).rules())
+        assertThat(SERVER.s3().getBucketLifecycleConfiguration(r -> r.bucket(b)).rules())
                 .singleElement()
                 .satisfies(r -> assertThat(r.expiration().days()).isEqualTo(1));
     }
@@ -306,8 +283,10 @@ class LifecycleServerTest {
         String legacy = doc("<Rule><ID>old</ID><Prefix>logs/</Prefix><Status>Enabled</Status>"
                 + "<Expiration><Date>2031-05-01T00:00:00</Date></Expiration></Rule>");
         assertThat(putRaw(b, legacy)).startsWith("HTTP/1.1 200");
-        LifecycleRule r =
-                s3.getBucketLifecycleConfiguration(g -> g.bucket(b)).rules().getFirst();
+        LifecycleRule r = SERVER.s3()
+                .getBucketLifecycleConfiguration(g -> g.bucket(b))
+                .rules()
+                .getFirst();
         assertThat(r.filter().prefix()).isEqualTo("logs/");
         assertThat(r.expiration().date()).isEqualTo(Instant.parse("2031-05-01T00:00:00Z"));
     }

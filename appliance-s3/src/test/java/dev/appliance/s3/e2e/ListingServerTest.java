@@ -2,33 +2,25 @@ package dev.appliance.s3.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.appliance.core.ObjectStore;
-import dev.appliance.s3.S3Server;
-import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.SigV4;
 import dev.appliance.s3.auth.UriEncoding;
+import dev.appliance.s3.testing.S3TestServer;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.BucketVersioningStatus;
 import software.amazon.awssdk.services.s3.model.EncodingType;
@@ -42,37 +34,22 @@ import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
  * {@code fetch-owner}, {@code KeyCount}, {@code StorageClass}.
  */
 class ListingServerTest {
-    static {
-        LeakWatch.install();
-    }
-
-    private static final String AK = "root";
-    private static final String SK = "root-secret-key-123";
+    private static final String AK = S3TestServer.ACCESS_KEY;
+    private static final String SK = S3TestServer.SECRET_KEY;
     /** Keys a client would mangle without URL encoding: space, plus, percent, ampersand, non-ASCII, a control. */
     private static final List<String> ODD_KEYS =
             List.of("a b/c+d", "a b/e%20f", "a b/g&h<i>", "a b/sub/deep", "a+b", "plain", "x\u0001y", "é/ü", "€ 😀");
 
-    private static ObjectStore store;
-    private static S3Server server;
     private static S3Client s3;
     private static String bucket;
     private static String versioned;
 
-    @TempDir
-    static Path drives;
+    @RegisterExtension
+    static final S3TestServer SERVER = S3TestServer.allowingAll();
 
     @BeforeAll
     static void start() throws Exception {
-        TestServer started = TestServer.start(drives, Authorizer.allowAll());
-        store = started.store();
-        server = started.server();
-        s3 = S3Client.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(AK, SK)))
-                .forcePathStyle(true)
-                .httpClient(UrlConnectionHttpClient.create())
-                .build();
+        s3 = SERVER.client(b -> b.httpClient(UrlConnectionHttpClient.create()));
         bucket = "listing";
         s3.createBucket(b -> b.bucket(bucket));
         for (String k : ODD_KEYS) {
@@ -86,14 +63,6 @@ class ListingServerTest {
             s3.putObject(b -> b.bucket(versioned).key(k), RequestBody.fromString(k));
         }
         s3.deleteObject(b -> b.bucket(versioned).key("c+d"));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        s3.close();
-        server.close();
-        store.close();
-        assertThat(LeakWatch.collect()).as("Netty leak reports").isEmpty();
     }
 
     // ---- raw XML ----
@@ -285,7 +254,7 @@ class ListingServerTest {
         String amzDate = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
                 .withZone(ZoneOffset.UTC)
                 .format(ZonedDateTime.now());
-        String host = "127.0.0.1:" + server.port();
+        String host = "127.0.0.1:" + SERVER.port();
         TreeMap<String, List<String>> h = new TreeMap<>();
         h.put("host", List.of(host));
         h.put("x-amz-content-sha256", List.of(SigV4.EMPTY_SHA256));
@@ -300,7 +269,7 @@ class ListingServerTest {
                 + "Authorization: AWS4-HMAC-SHA256 Credential=" + AK + "/" + amzDate.substring(0, 8)
                 + "/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature=" + sig
                 + "\r\nConnection: close\r\n\r\n";
-        try (Socket s = new Socket("127.0.0.1", server.port())) {
+        try (Socket s = new Socket("127.0.0.1", SERVER.port())) {
             s.setSoTimeout(5000);
             OutputStream out = s.getOutputStream();
             out.write(request.getBytes(StandardCharsets.UTF_8));

@@ -3,14 +3,11 @@ package dev.appliance.s3.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.appliance.core.ObjectStore;
-import dev.appliance.s3.S3Server;
-import dev.appliance.s3.auth.Authorizer;
+import dev.appliance.s3.testing.S3TestServer;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -20,10 +17,9 @@ import java.util.Map;
 import java.util.Random;
 import java.util.zip.CRC32;
 import java.util.zip.CRC32C;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -48,41 +44,17 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
  * the listing of uploads and parts, through the AWS SDK v2 and raw requests.
  */
 class MultipartServerTest {
-    static {
-        LeakWatch.install();
-    }
-
     private static final int MIB = 1 << 20;
 
-    private static ObjectStore store;
-    private static S3Server server;
     private static S3Client s3;
     private static int bucketCounter;
 
-    @TempDir
-    static Path drives;
+    @RegisterExtension
+    static final S3TestServer SERVER = S3TestServer.allowingAll();
 
     @BeforeAll
     static void start() throws Exception {
-        TestServer started = TestServer.start(drives, Authorizer.allowAll());
-        store = started.store();
-        server = started.server();
-        s3 = S3Client.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create(TestServer.ACCESS_KEY, TestServer.SECRET_KEY)))
-                .forcePathStyle(true)
-                .httpClient(UrlConnectionHttpClient.create())
-                .build();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        s3.close();
-        server.close();
-        store.close();
-        assertThat(LeakWatch.collect()).as("Netty leak reports").isEmpty();
+        s3 = SERVER.client(b -> b.httpClient(UrlConnectionHttpClient.create()));
     }
 
     private static synchronized String newBucket() {
@@ -220,10 +192,10 @@ class MultipartServerTest {
                 .eTag();
         // no checksum sent: computed by the server
         S3Client plain = S3Client.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
+                .endpointOverride(URI.create("http://127.0.0.1:" + SERVER.port()))
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create(TestServer.ACCESS_KEY, TestServer.SECRET_KEY)))
+                        AwsBasicCredentials.create(S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY)))
                 .forcePathStyle(true)
                 .httpClient(UrlConnectionHttpClient.create())
                 .requestChecksumCalculation(
@@ -573,6 +545,6 @@ class MultipartServerTest {
     /** A signed request (UNSIGNED-PAYLOAD) with {@code extra} headers signed; the whole answer, head and body. */
     private static String request(String method, String path, String query, Map<String, String> extra, String body)
             throws Exception {
-        return SignedRaw.send(server.port(), method, path, query, extra, body);
+        return SignedRaw.send(SERVER.port(), method, path, query, extra, body);
     }
 }

@@ -3,10 +3,8 @@ package dev.appliance.s3.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.appliance.core.ObjectStore;
-import dev.appliance.s3.S3Server;
+import dev.appliance.s3.testing.S3TestServer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,12 +15,10 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.BucketVersioningStatus;
 import software.amazon.awssdk.services.s3.model.DeleteObjectResponse;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
@@ -38,35 +34,18 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /** S3 Object Lock through the AWS SDK for Java v2 (and raw requests for what the SDK cannot send). */
 class ObjectLockServerTest {
-    @TempDir
-    static Path drives;
-
-    private static ObjectStore store;
-    private static S3Server server;
-    private static S3Client s3;
+    @RegisterExtension
+    static final S3TestServer SERVER = S3TestServer.authorizing((ak, action, bucket, key) ->
+            !(action.equals("s3:BypassGovernanceRetention") && key != null && key.startsWith("nobypass/")));
 
     @BeforeAll
     static void start() throws Exception {
         // Everything allowed, except bypassing governance retention on keys under nobypass/.
-        TestServer started = TestServer.start(
-                drives,
-                (ak, action, bucket, key) ->
-                        !(action.equals("s3:BypassGovernanceRetention") && key != null && key.startsWith("nobypass/")));
-        store = started.store();
-        server = started.server();
-        s3 = started.client();
-    }
-
-    @AfterAll
-    static void stop() {
-        s3.close();
-        server.close();
-        store.close();
     }
 
     private static String lockBucket() {
         String b = "lock-" + UUID.randomUUID().toString().substring(0, 8);
-        s3.createBucket(c -> c.bucket(b).objectLockEnabledForBucket(true));
+        SERVER.s3().createBucket(c -> c.bucket(b).objectLockEnabledForBucket(true));
         return b;
     }
 
@@ -75,9 +54,10 @@ class ObjectLockServerTest {
     }
 
     private static PutObjectResponse putLocked(String bucket, String key, ObjectLockMode mode, Instant until) {
-        return s3.putObject(
-                b -> b.bucket(bucket).key(key).objectLockMode(mode).objectLockRetainUntilDate(until),
-                RequestBody.fromString("block " + key));
+        return SERVER.s3()
+                .putObject(
+                        b -> b.bucket(bucket).key(key).objectLockMode(mode).objectLockRetainUntilDate(until),
+                        RequestBody.fromString("block " + key));
     }
 
     private static S3Exception error(Runnable call) {
@@ -97,13 +77,14 @@ class ObjectLockServerTest {
     @Test
     void createBucketWithLock_enablesLockAndVersioning_versioningCannotBeSuspended() {
         String b = lockBucket();
-        GetObjectLockConfigurationResponse config = s3.getObjectLockConfiguration(c -> c.bucket(b));
+        GetObjectLockConfigurationResponse config = SERVER.s3().getObjectLockConfiguration(c -> c.bucket(b));
         assertThat(config.objectLockConfiguration().objectLockEnabledAsString()).isEqualTo("Enabled");
         assertThat(config.objectLockConfiguration().rule()).isNull();
-        assertThat(s3.getBucketVersioning(c -> c.bucket(b)).status()).isEqualTo(BucketVersioningStatus.ENABLED);
+        assertThat(SERVER.s3().getBucketVersioning(c -> c.bucket(b)).status())
+                .isEqualTo(BucketVersioningStatus.ENABLED);
         assertError(
-                error(() -> s3.putBucketVersioning(
-                        c -> c.bucket(b).versioningConfiguration(v -> v.status(BucketVersioningStatus.SUSPENDED)))),
+                error(() -> SERVER.s3().putBucketVersioning(c -> c.bucket(b)
+                        .versioningConfiguration(v -> v.status(BucketVersioningStatus.SUSPENDED)))),
                 409,
                 "InvalidBucketState");
     }
@@ -112,50 +93,53 @@ class ObjectLockServerTest {
     void lockBucket_answersSosapiByDefault_plainBucketDoesNot() {
         String b = lockBucket();
         String systemXml = ".system-d26a9498-cb7c-4a87-a44a-8ae204f5ba6c/system.xml";
-        assertThat(s3.getObjectAsBytes(g -> g.bucket(b).key(systemXml)).asUtf8String())
+        assertThat(SERVER.s3().getObjectAsBytes(g -> g.bucket(b).key(systemXml)).asUtf8String())
                 .contains("<SystemInfo>")
                 .contains("<CapacityInfo>true</CapacityInfo>");
-        s3.createBucket(c -> c.bucket("plain-sosapi"));
-        assertError(error(() -> s3.headObject(h -> h.bucket("plain-sosapi").key(systemXml))), 404, null);
+        SERVER.s3().createBucket(c -> c.bucket("plain-sosapi"));
+        assertError(
+                error(() -> SERVER.s3().headObject(h -> h.bucket("plain-sosapi").key(systemXml))), 404, null);
     }
 
     @Test
     void getObjectLockConfiguration_onPlainBucket_is404ObjectLockConfigurationNotFoundError() {
-        s3.createBucket(c -> c.bucket("plain-config"));
+        SERVER.s3().createBucket(c -> c.bucket("plain-config"));
         assertError(
-                error(() -> s3.getObjectLockConfiguration(c -> c.bucket("plain-config"))),
+                error(() -> SERVER.s3().getObjectLockConfiguration(c -> c.bucket("plain-config"))),
                 404,
                 "ObjectLockConfigurationNotFoundError");
     }
 
     @Test
     void putObjectLockConfiguration_needsVersioning_thenSetsDefaultRetention() {
-        s3.createBucket(c -> c.bucket("later-lock"));
-        Runnable enable = () -> s3.putObjectLockConfiguration(
-                c -> c.bucket("later-lock").objectLockConfiguration(o -> o.objectLockEnabled("Enabled")
+        SERVER.s3().createBucket(c -> c.bucket("later-lock"));
+        Runnable enable = () -> SERVER.s3().putObjectLockConfiguration(c -> c.bucket("later-lock")
+                .objectLockConfiguration(o -> o.objectLockEnabled("Enabled")
                         .rule(r -> r.defaultRetention(
                                 d -> d.mode(ObjectLockRetentionMode.GOVERNANCE).days(3)))));
         assertError(error(enable), 409, "InvalidBucketState");
-        s3.putBucketVersioning(
-                c -> c.bucket("later-lock").versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
+        SERVER.s3().putBucketVersioning(c -> c.bucket("later-lock")
+                .versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
         for (int bad : new int[] {0, -1}) {
             assertError(
-                    error(() -> s3.putObjectLockConfiguration(
-                            c -> c.bucket("later-lock").objectLockConfiguration(o -> o.objectLockEnabled("Enabled")
+                    error(() -> SERVER.s3().putObjectLockConfiguration(c -> c.bucket("later-lock")
+                            .objectLockConfiguration(o -> o.objectLockEnabled("Enabled")
                                     .rule(r -> r.defaultRetention(d -> d.mode(ObjectLockRetentionMode.GOVERNANCE)
                                             .days(bad)))))),
                     400,
                     "InvalidRetentionPeriod");
         }
         enable.run();
-        var rule = s3.getObjectLockConfiguration(c -> c.bucket("later-lock"))
+        var rule = SERVER.s3()
+                .getObjectLockConfiguration(c -> c.bucket("later-lock"))
                 .objectLockConfiguration()
                 .rule();
         assertThat(rule.defaultRetention().mode()).isEqualTo(ObjectLockRetentionMode.GOVERNANCE);
         assertThat(rule.defaultRetention().days()).isEqualTo(3);
 
-        s3.putObject(b -> b.bucket("later-lock").key("defaulted"), RequestBody.fromString("x"));
-        HeadObjectResponse head = s3.headObject(b -> b.bucket("later-lock").key("defaulted"));
+        SERVER.s3().putObject(b -> b.bucket("later-lock").key("defaulted"), RequestBody.fromString("x"));
+        HeadObjectResponse head =
+                SERVER.s3().headObject(b -> b.bucket("later-lock").key("defaulted"));
         assertThat(head.objectLockMode()).isEqualTo(ObjectLockMode.GOVERNANCE);
         assertThat(head.objectLockRetainUntilDate())
                 .isBetween(
@@ -170,22 +154,22 @@ class ObjectLockServerTest {
         String b = lockBucket();
         Instant until = inDays(30);
         PutObjectResponse put = putLocked(b, "blk", ObjectLockMode.COMPLIANCE, until);
-        HeadObjectResponse head = s3.headObject(h -> h.bucket(b).key("blk"));
+        HeadObjectResponse head = SERVER.s3().headObject(h -> h.bucket(b).key("blk"));
         assertThat(head.objectLockMode()).isEqualTo(ObjectLockMode.COMPLIANCE);
         assertThat(head.objectLockRetainUntilDate()).isEqualTo(until);
         assertThat(head.objectLockLegalHoldStatus()).isNull();
-        var get = s3.getObjectAsBytes(g -> g.bucket(b).key("blk").versionId(put.versionId()));
+        var get = SERVER.s3().getObjectAsBytes(g -> g.bucket(b).key("blk").versionId(put.versionId()));
         assertThat(get.response().objectLockMode()).isEqualTo(ObjectLockMode.COMPLIANCE);
         assertThat(get.asUtf8String()).isEqualTo("block blk");
         GetObjectRetentionResponse retention =
-                s3.getObjectRetention(r -> r.bucket(b).key("blk").versionId(put.versionId()));
+                SERVER.s3().getObjectRetention(r -> r.bucket(b).key("blk").versionId(put.versionId()));
         assertThat(retention.retention().mode()).isEqualTo(ObjectLockRetentionMode.COMPLIANCE);
         assertThat(retention.retention().retainUntilDate()).isEqualTo(until);
     }
 
     @Test
     void putWithLockHeaders_onBucketWithoutLock_isInvalidRequest() {
-        s3.createBucket(c -> c.bucket("plain-put"));
+        SERVER.s3().createBucket(c -> c.bucket("plain-put"));
         S3Exception e = error(() -> putLocked("plain-put", "k", ObjectLockMode.COMPLIANCE, inDays(1)));
         assertError(e, 400, "InvalidRequest");
         assertThat(e.awsErrorDetails().errorMessage()).contains("Bucket is missing Object Lock Configuration");
@@ -221,9 +205,10 @@ class ObjectLockServerTest {
     void newVersionOfALockedKey_alwaysSucceeds() {
         String b = lockBucket();
         PutObjectResponse first = putLocked(b, "Owner", ObjectLockMode.COMPLIANCE, inDays(5));
-        PutObjectResponse second = s3.putObject(p -> p.bucket(b).key("Owner"), RequestBody.fromString("takeover"));
+        PutObjectResponse second =
+                SERVER.s3().putObject(p -> p.bucket(b).key("Owner"), RequestBody.fromString("takeover"));
         assertThat(second.versionId()).isNotEqualTo(first.versionId());
-        assertThat(s3.getObjectAsBytes(g -> g.bucket(b).key("Owner")).asUtf8String())
+        assertThat(SERVER.s3().getObjectAsBytes(g -> g.bucket(b).key("Owner")).asUtf8String())
                 .isEqualTo("takeover");
     }
 
@@ -232,29 +217,31 @@ class ObjectLockServerTest {
         String b = lockBucket();
         Instant until = inDays(2);
         putLocked(b, "src", ObjectLockMode.COMPLIANCE, inDays(9));
-        s3.copyObject(c -> c.sourceBucket(b)
+        SERVER.s3().copyObject(c -> c.sourceBucket(b)
                 .sourceKey("src")
                 .destinationBucket(b)
                 .destinationKey("copy")
                 .objectLockMode(ObjectLockMode.GOVERNANCE)
                 .objectLockRetainUntilDate(until));
-        HeadObjectResponse copy = s3.headObject(h -> h.bucket(b).key("copy"));
+        HeadObjectResponse copy = SERVER.s3().headObject(h -> h.bucket(b).key("copy"));
         assertThat(copy.objectLockMode()).isEqualTo(ObjectLockMode.GOVERNANCE);
         assertThat(copy.objectLockRetainUntilDate()).isEqualTo(until);
 
-        String id = s3.createMultipartUpload(c -> c.bucket(b)
+        String id = SERVER.s3()
+                .createMultipartUpload(c -> c.bucket(b)
                         .key("mp")
                         .objectLockMode(ObjectLockMode.COMPLIANCE)
                         .objectLockRetainUntilDate(until)
                         .objectLockLegalHoldStatus(ObjectLockLegalHoldStatus.ON))
                 .uploadId();
-        String etag = s3.uploadPart(u -> u.bucket(b).key("mp").uploadId(id).partNumber(1), RequestBody.fromString("p"))
+        String etag = SERVER.s3()
+                .uploadPart(u -> u.bucket(b).key("mp").uploadId(id).partNumber(1), RequestBody.fromString("p"))
                 .eTag();
-        s3.completeMultipartUpload(c -> c.bucket(b)
+        SERVER.s3().completeMultipartUpload(c -> c.bucket(b)
                 .key("mp")
                 .uploadId(id)
                 .multipartUpload(m -> m.parts(p -> p.partNumber(1).eTag(etag))));
-        HeadObjectResponse mp = s3.headObject(h -> h.bucket(b).key("mp"));
+        HeadObjectResponse mp = SERVER.s3().headObject(h -> h.bucket(b).key("mp"));
         assertThat(mp.objectLockMode()).isEqualTo(ObjectLockMode.COMPLIANCE);
         assertThat(mp.objectLockRetainUntilDate()).isEqualTo(until);
         assertThat(mp.objectLockLegalHoldStatus()).isEqualTo(ObjectLockLegalHoldStatus.ON);
@@ -264,7 +251,8 @@ class ObjectLockServerTest {
     void uploadPart_ofALockedUpload_needsContentMd5OrAChecksum_partCopyDoesNot() throws Exception {
         String b = lockBucket();
         putLocked(b, "src", ObjectLockMode.COMPLIANCE, inDays(3));
-        String id = s3.createMultipartUpload(c -> c.bucket(b)
+        String id = SERVER.s3()
+                .createMultipartUpload(c -> c.bucket(b)
                         .key("mp")
                         .objectLockMode(ObjectLockMode.COMPLIANCE)
                         .objectLockRetainUntilDate(inDays(2)))
@@ -275,7 +263,9 @@ class ObjectLockServerTest {
                 .startsWith("HTTP/1.1 400")
                 .contains("<Code>InvalidRequest</Code>")
                 .contains("Content-MD5 OR x-amz-checksum- HTTP header is required for Upload Part requests");
-        assertThat(s3.listParts(l -> l.bucket(b).key("mp").uploadId(id)).parts())
+        assertThat(SERVER.s3()
+                        .listParts(l -> l.bucket(b).key("mp").uploadId(id))
+                        .parts())
                 .isEmpty();
         assertThat(raw("PUT", "/" + b + "/mp", query, Map.of("content-md5", md5("part one")), "part one"))
                 .startsWith("HTTP/1.1 200");
@@ -286,11 +276,14 @@ class ObjectLockServerTest {
                         Map.of("x-amz-copy-source", "/" + b + "/src"),
                         ""))
                 .startsWith("HTTP/1.1 200");
-        assertThat(s3.listParts(l -> l.bucket(b).key("mp").uploadId(id)).parts())
+        assertThat(SERVER.s3()
+                        .listParts(l -> l.bucket(b).key("mp").uploadId(id))
+                        .parts())
                 .hasSize(2);
 
         // An upload into the same bucket without lock parameters takes parts without a digest.
-        String plain = s3.createMultipartUpload(c -> c.bucket(b).key("plain")).uploadId();
+        String plain =
+                SERVER.s3().createMultipartUpload(c -> c.bucket(b).key("plain")).uploadId();
         assertThat(raw("PUT", "/" + b + "/plain", "partNumber=1&uploadId=" + plain, Map.of(), "x"))
                 .startsWith("HTTP/1.1 200");
     }
@@ -302,16 +295,18 @@ class ObjectLockServerTest {
         String b = lockBucket();
         PutObjectResponse put = putLocked(b, "blk", ObjectLockMode.COMPLIANCE, inDays(1));
         S3Exception denied =
-                error(() -> s3.deleteObject(d -> d.bucket(b).key("blk").versionId(put.versionId())));
+                error(() -> SERVER.s3().deleteObject(d -> d.bucket(b).key("blk").versionId(put.versionId())));
         assertError(denied, 403, "AccessDenied");
-        DeleteObjectResponse marker = s3.deleteObject(d -> d.bucket(b).key("blk"));
+        DeleteObjectResponse marker = SERVER.s3().deleteObject(d -> d.bucket(b).key("blk"));
         assertThat(marker.deleteMarker()).isTrue();
-        assertThat(s3.getObjectAsBytes(g -> g.bucket(b).key("blk").versionId(put.versionId()))
+        assertThat(SERVER.s3()
+                        .getObjectAsBytes(g -> g.bucket(b).key("blk").versionId(put.versionId()))
                         .asUtf8String())
                 .isEqualTo("block blk");
         // retention calls on a delete marker → 405
         assertError(
-                error(() -> s3.getObjectRetention(r -> r.bucket(b).key("blk").versionId(marker.versionId()))),
+                error(() -> SERVER.s3()
+                        .getObjectRetention(r -> r.bucket(b).key("blk").versionId(marker.versionId()))),
                 405,
                 "MethodNotAllowed");
     }
@@ -320,8 +315,8 @@ class ObjectLockServerTest {
     void deleteObjects_reportsAccessDeniedPerLockedVersion_andDeletesTheOthers() {
         String b = lockBucket();
         PutObjectResponse locked = putLocked(b, "a", ObjectLockMode.COMPLIANCE, inDays(1));
-        PutObjectResponse free = s3.putObject(p -> p.bucket(b).key("b"), RequestBody.fromString("b"));
-        DeleteObjectsResponse resp = s3.deleteObjects(d -> d.bucket(b)
+        PutObjectResponse free = SERVER.s3().putObject(p -> p.bucket(b).key("b"), RequestBody.fromString("b"));
+        DeleteObjectsResponse resp = SERVER.s3().deleteObjects(d -> d.bucket(b)
                 .delete(x -> x.objects(
                         ObjectIdentifier.builder()
                                 .key("a")
@@ -343,17 +338,20 @@ class ObjectLockServerTest {
         PutObjectResponse v = putLocked(b, "g", ObjectLockMode.GOVERNANCE, inDays(3));
         PutObjectResponse w = putLocked(b, "nobypass/g", ObjectLockMode.GOVERNANCE, inDays(3));
         assertError(
-                error(() -> s3.deleteObject(d -> d.bucket(b).key("g").versionId(v.versionId()))), 403, "AccessDenied");
+                error(() -> SERVER.s3().deleteObject(d -> d.bucket(b).key("g").versionId(v.versionId()))),
+                403,
+                "AccessDenied");
         // shortening without the header, and with the header but without the permission
         assertError(
-                error(() -> s3.putObjectRetention(
-                        r -> r.bucket(b).key("g").versionId(v.versionId()).retention(x -> x.mode(
-                                        ObjectLockRetentionMode.GOVERNANCE)
-                                .retainUntilDate(inDays(1))))),
+                error(() -> SERVER.s3().putObjectRetention(r -> r.bucket(b)
+                        .key("g")
+                        .versionId(v.versionId())
+                        .retention(
+                                x -> x.mode(ObjectLockRetentionMode.GOVERNANCE).retainUntilDate(inDays(1))))),
                 403,
                 "AccessDenied");
         assertError(
-                error(() -> s3.putObjectRetention(r -> r.bucket(b)
+                error(() -> SERVER.s3().putObjectRetention(r -> r.bucket(b)
                         .key("nobypass/g")
                         .versionId(w.versionId())
                         .bypassGovernanceRetention(true)
@@ -362,19 +360,23 @@ class ObjectLockServerTest {
                 403,
                 "AccessDenied");
         Instant shorter = inDays(1);
-        s3.putObjectRetention(r -> r.bucket(b)
+        SERVER.s3().putObjectRetention(r -> r.bucket(b)
                 .key("g")
                 .versionId(v.versionId())
                 .bypassGovernanceRetention(true)
                 .retention(x -> x.mode(ObjectLockRetentionMode.GOVERNANCE).retainUntilDate(shorter)));
-        assertThat(s3.getObjectRetention(r -> r.bucket(b).key("g").versionId(v.versionId()))
+        assertThat(SERVER.s3()
+                        .getObjectRetention(r -> r.bucket(b).key("g").versionId(v.versionId()))
                         .retention()
                         .retainUntilDate())
                 .isEqualTo(shorter);
-        s3.deleteObject(d -> d.bucket(b).key("g").versionId(v.versionId()).bypassGovernanceRetention(true));
+        SERVER.s3()
+                .deleteObject(d -> d.bucket(b).key("g").versionId(v.versionId()).bypassGovernanceRetention(true));
         assertError(
-                error(() -> s3.deleteObject(d ->
-                        d.bucket(b).key("nobypass/g").versionId(w.versionId()).bypassGovernanceRetention(true))),
+                error(() -> SERVER.s3().deleteObject(d -> d.bucket(b)
+                        .key("nobypass/g")
+                        .versionId(w.versionId())
+                        .bypassGovernanceRetention(true))),
                 403,
                 "AccessDenied");
     }
@@ -386,13 +388,14 @@ class ObjectLockServerTest {
         String b = lockBucket();
         PutObjectResponse v = putLocked(b, "c", ObjectLockMode.COMPLIANCE, inDays(10));
         Instant extended = inDays(20);
-        s3.putObjectRetention(r -> r.bucket(b).key("c").versionId(v.versionId()).retention(x -> x.mode(
-                        ObjectLockRetentionMode.COMPLIANCE)
-                .retainUntilDate(extended)));
-        assertThat(s3.headObject(h -> h.bucket(b).key("c")).objectLockRetainUntilDate())
+        SERVER.s3().putObjectRetention(r -> r.bucket(b)
+                .key("c")
+                .versionId(v.versionId())
+                .retention(x -> x.mode(ObjectLockRetentionMode.COMPLIANCE).retainUntilDate(extended)));
+        assertThat(SERVER.s3().headObject(h -> h.bucket(b).key("c")).objectLockRetainUntilDate())
                 .isEqualTo(extended);
         assertError(
-                error(() -> s3.putObjectRetention(r -> r.bucket(b)
+                error(() -> SERVER.s3().putObjectRetention(r -> r.bucket(b)
                         .key("c")
                         .versionId(v.versionId())
                         .bypassGovernanceRetention(true)
@@ -401,10 +404,11 @@ class ObjectLockServerTest {
                 403,
                 "AccessDenied");
         assertError(
-                error(() -> s3.putObjectRetention(
-                        r -> r.bucket(b).key("c").versionId(v.versionId()).retention(x -> x.mode(
-                                        ObjectLockRetentionMode.GOVERNANCE)
-                                .retainUntilDate(inDays(40))))),
+                error(() -> SERVER.s3().putObjectRetention(r -> r.bucket(b)
+                        .key("c")
+                        .versionId(v.versionId())
+                        .retention(
+                                x -> x.mode(ObjectLockRetentionMode.GOVERNANCE).retainUntilDate(inDays(40))))),
                 403,
                 "AccessDenied");
     }
@@ -412,7 +416,7 @@ class ObjectLockServerTest {
     @Test
     void putObjectRetention_namespaceLessXml_withAndWithoutFractionalSeconds() throws Exception {
         String b = lockBucket();
-        PutObjectResponse v = s3.putObject(p -> p.bucket(b).key("veeam"), RequestBody.fromString("blk"));
+        PutObjectResponse v = SERVER.s3().putObject(p -> p.bucket(b).key("veeam"), RequestBody.fromString("blk"));
         String date = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'")
                 .withZone(ZoneOffset.UTC)
                 .format(inDays(7));
@@ -424,7 +428,7 @@ class ObjectLockServerTest {
                 .contains("Missing required header for this request: Content-MD5");
         assertThat(raw("PUT", "/" + b + "/veeam", query, Map.of("content-md5", md5(body)), body))
                 .startsWith("HTTP/1.1 200");
-        assertThat(s3.headObject(h -> h.bucket(b).key("veeam")).objectLockRetainUntilDate())
+        assertThat(SERVER.s3().headObject(h -> h.bucket(b).key("veeam")).objectLockRetainUntilDate())
                 .isEqualTo(Instant.parse(date));
 
         String later = DateTimeFormatter.ISO_INSTANT.format(inDays(8).plusMillis(123));
@@ -432,7 +436,7 @@ class ObjectLockServerTest {
                 + "<RetainUntilDate>" + later + "</RetainUntilDate></Retention>";
         assertThat(raw("PUT", "/" + b + "/veeam", query, Map.of("content-md5", md5(namespaced)), namespaced))
                 .startsWith("HTTP/1.1 200");
-        assertThat(s3.headObject(h -> h.bucket(b).key("veeam")).objectLockRetainUntilDate())
+        assertThat(SERVER.s3().headObject(h -> h.bucket(b).key("veeam")).objectLockRetainUntilDate())
                 .isEqualTo(Instant.parse(later));
 
         String bad = "<Retention><Mode>FOREVER</Mode><RetainUntilDate>" + later + "</RetainUntilDate></Retention>";
@@ -445,19 +449,23 @@ class ObjectLockServerTest {
 
     @Test
     void retentionOnBucketWithoutLock_isInvalidRequest_andUnsetRetentionIs404() {
-        s3.createBucket(c -> c.bucket("plain-retention"));
-        s3.putObject(p -> p.bucket("plain-retention").key("k"), RequestBody.fromString("x"));
+        SERVER.s3().createBucket(c -> c.bucket("plain-retention"));
+        SERVER.s3().putObject(p -> p.bucket("plain-retention").key("k"), RequestBody.fromString("x"));
         assertError(
-                error(() ->
-                        s3.getObjectRetention(r -> r.bucket("plain-retention").key("k"))),
+                error(() -> SERVER.s3()
+                        .getObjectRetention(r -> r.bucket("plain-retention").key("k"))),
                 400,
                 "InvalidRequest");
         String b = lockBucket();
-        s3.putObject(p -> p.bucket(b).key("k"), RequestBody.fromString("x"));
+        SERVER.s3().putObject(p -> p.bucket(b).key("k"), RequestBody.fromString("x"));
         assertError(
-                error(() -> s3.getObjectRetention(r -> r.bucket(b).key("k"))), 404, "NoSuchObjectLockConfiguration");
+                error(() -> SERVER.s3().getObjectRetention(r -> r.bucket(b).key("k"))),
+                404,
+                "NoSuchObjectLockConfiguration");
         assertError(
-                error(() -> s3.getObjectLegalHold(r -> r.bucket(b).key("k"))), 404, "NoSuchObjectLockConfiguration");
+                error(() -> SERVER.s3().getObjectLegalHold(r -> r.bucket(b).key("k"))),
+                404,
+                "NoSuchObjectLockConfiguration");
     }
 
     // ---------------------------------------------------------------------------------------------------- legal hold
@@ -465,31 +473,34 @@ class ObjectLockServerTest {
     @Test
     void legalHold_blocksDeleteUntilOff() {
         String b = lockBucket();
-        PutObjectResponse v = s3.putObject(p -> p.bucket(b).key("held"), RequestBody.fromString("x"));
-        s3.putObjectLegalHold(h -> h.bucket(b)
+        PutObjectResponse v = SERVER.s3().putObject(p -> p.bucket(b).key("held"), RequestBody.fromString("x"));
+        SERVER.s3().putObjectLegalHold(h -> h.bucket(b)
                 .key("held")
                 .versionId(v.versionId())
                 .legalHold(l -> l.status(ObjectLockLegalHoldStatus.ON)));
-        assertThat(s3.getObjectLegalHold(h -> h.bucket(b).key("held").versionId(v.versionId()))
+        assertThat(SERVER.s3()
+                        .getObjectLegalHold(h -> h.bucket(b).key("held").versionId(v.versionId()))
                         .legalHold()
                         .status())
                 .isEqualTo(ObjectLockLegalHoldStatus.ON);
-        assertThat(s3.headObject(h -> h.bucket(b).key("held")).objectLockLegalHoldStatus())
+        assertThat(SERVER.s3().headObject(h -> h.bucket(b).key("held")).objectLockLegalHoldStatus())
                 .isEqualTo(ObjectLockLegalHoldStatus.ON);
         assertError(
-                error(() -> s3.deleteObject(d -> d.bucket(b).key("held").versionId(v.versionId()))),
+                error(() ->
+                        SERVER.s3().deleteObject(d -> d.bucket(b).key("held").versionId(v.versionId()))),
                 403,
                 "AccessDenied");
-        s3.putObjectLegalHold(h -> h.bucket(b)
+        SERVER.s3().putObjectLegalHold(h -> h.bucket(b)
                 .key("held")
                 .versionId(v.versionId())
                 .legalHold(l -> l.status(ObjectLockLegalHoldStatus.OFF)));
-        assertThat(s3.getObjectLegalHold(h -> h.bucket(b).key("held"))
+        assertThat(SERVER.s3()
+                        .getObjectLegalHold(h -> h.bucket(b).key("held"))
                         .legalHold()
                         .status())
                 .isEqualTo(ObjectLockLegalHoldStatus.OFF);
-        s3.deleteObject(d -> d.bucket(b).key("held").versionId(v.versionId()));
-        assertThat(s3.listObjectVersions(l -> l.bucket(b)).versions()).isEmpty();
+        SERVER.s3().deleteObject(d -> d.bucket(b).key("held").versionId(v.versionId()));
+        assertThat(SERVER.s3().listObjectVersions(l -> l.bucket(b)).versions()).isEmpty();
     }
 
     // --------------------------------------------------------------------------------------- dates and strict bodies
@@ -519,7 +530,7 @@ class ObjectLockServerTest {
             Map<String, String> copy = new LinkedHashMap<>(lock);
             copy.remove("content-md5");
             copy.put("x-amz-copy-source", "/" + b + "/source");
-            s3.putObject(p -> p.bucket(b).key("source"), RequestBody.fromString("src"));
+            SERVER.s3().putObject(p -> p.bucket(b).key("source"), RequestBody.fromString("src"));
             assertThat(raw("PUT", "/" + b + "/far-copy", "", copy, ""))
                     .as(until)
                     .startsWith("HTTP/1.1 400")
@@ -542,18 +553,19 @@ class ObjectLockServerTest {
                 .startsWith("HTTP/1.1 400")
                 .contains("<Code>InvalidArgument</Code>")
                 .contains("The retain until date must be in the future!");
-        assertThat(s3.listObjectVersions(l -> l.bucket(b)).versions())
+        assertThat(SERVER.s3().listObjectVersions(l -> l.bucket(b)).versions())
                 .extracting(v -> v.key())
                 .containsOnly("source");
-        assertThat(s3.headObject(h -> h.bucket(b).key("source")).objectLockMode())
+        assertThat(SERVER.s3().headObject(h -> h.bucket(b).key("source")).objectLockMode())
                 .isNull();
 
         // the last representable instant is taken, and every SDK call reads it back
         Instant last = Instant.parse("9999-12-31T23:59:59.999Z");
         putLocked(b, "last", ObjectLockMode.GOVERNANCE, last);
-        assertThat(s3.headObject(h -> h.bucket(b).key("last")).objectLockRetainUntilDate())
+        assertThat(SERVER.s3().headObject(h -> h.bucket(b).key("last")).objectLockRetainUntilDate())
                 .isEqualTo(last);
-        GetObjectRetentionResponse got = s3.getObjectRetention(r -> r.bucket(b).key("last"));
+        GetObjectRetentionResponse got =
+                SERVER.s3().getObjectRetention(r -> r.bucket(b).key("last"));
         assertThat(got.retention().retainUntilDate()).isEqualTo(last);
     }
 
@@ -567,21 +579,23 @@ class ObjectLockServerTest {
                         d -> d.mode(ObjectLockRetentionMode.GOVERNANCE).years(101),
                         d -> d.mode(ObjectLockRetentionMode.COMPLIANCE).years(Integer.MAX_VALUE))) {
             assertError(
-                    error(() -> s3.putObjectLockConfiguration(
-                            c -> c.bucket(b).objectLockConfiguration(o -> o.objectLockEnabled("Enabled")
-                                    .rule(r -> r.defaultRetention(rule))))),
+                    error(() -> SERVER.s3().putObjectLockConfiguration(c -> c.bucket(b)
+                            .objectLockConfiguration(
+                                    o -> o.objectLockEnabled("Enabled").rule(r -> r.defaultRetention(rule))))),
                     400,
                     "InvalidRetentionPeriod");
         }
-        assertThat(s3.getObjectLockConfiguration(c -> c.bucket(b))
+        assertThat(SERVER.s3()
+                        .getObjectLockConfiguration(c -> c.bucket(b))
                         .objectLockConfiguration()
                         .rule())
                 .isNull();
-        s3.putObjectLockConfiguration(c -> c.bucket(b).objectLockConfiguration(o -> o.objectLockEnabled("Enabled")
-                .rule(r -> r.defaultRetention(
-                        d -> d.mode(ObjectLockRetentionMode.GOVERNANCE).years(100)))));
-        s3.putObject(p -> p.bucket(b).key("defaulted"), RequestBody.fromString("x"));
-        assertThat(s3.headObject(h -> h.bucket(b).key("defaulted")).objectLockRetainUntilDate())
+        SERVER.s3()
+                .putObjectLockConfiguration(c -> c.bucket(b).objectLockConfiguration(o -> o.objectLockEnabled("Enabled")
+                        .rule(r -> r.defaultRetention(
+                                d -> d.mode(ObjectLockRetentionMode.GOVERNANCE).years(100)))));
+        SERVER.s3().putObject(p -> p.bucket(b).key("defaulted"), RequestBody.fromString("x"));
+        assertThat(SERVER.s3().headObject(h -> h.bucket(b).key("defaulted")).objectLockRetainUntilDate())
                 .isAfter(Instant.now().plus(Duration.ofDays(36_500)));
     }
 
@@ -589,7 +603,7 @@ class ObjectLockServerTest {
     @Test
     void lockBodies_withRepeatedOrUnknownElements_areMalformedXml_andChangeNothing() throws Exception {
         String b = lockBucket();
-        PutObjectResponse v = s3.putObject(p -> p.bucket(b).key("k"), RequestBody.fromString("x"));
+        PutObjectResponse v = SERVER.s3().putObject(p -> p.bucket(b).key("k"), RequestBody.fromString("x"));
         String query = "versionId=" + v.versionId();
         String soon = DateTimeFormatter.ISO_INSTANT.format(inDays(1));
         String later = DateTimeFormatter.ISO_INSTANT.format(inDays(2));
@@ -615,7 +629,7 @@ class ObjectLockServerTest {
                         .contains("<Code>MalformedXML</Code>");
             }
         }
-        HeadObjectResponse head = s3.headObject(h -> h.bucket(b).key("k"));
+        HeadObjectResponse head = SERVER.s3().headObject(h -> h.bucket(b).key("k"));
         assertThat(head.objectLockMode()).isNull();
         assertThat(head.objectLockLegalHoldStatus()).isNull();
 
@@ -645,7 +659,8 @@ class ObjectLockServerTest {
                     .startsWith("HTTP/1.1 400")
                     .contains("<Code>MalformedXML</Code>");
         }
-        assertThat(s3.getObjectLockConfiguration(c -> c.bucket(b))
+        assertThat(SERVER.s3()
+                        .getObjectLockConfiguration(c -> c.bucket(b))
                         .objectLockConfiguration()
                         .rule())
                 .isNull();
@@ -661,6 +676,6 @@ class ObjectLockServerTest {
     /** A signed request (UNSIGNED-PAYLOAD) with {@code extra} headers signed; the whole answer, head and body. */
     private static String raw(String method, String path, String query, Map<String, String> extra, String body)
             throws Exception {
-        return SignedRaw.send(server.port(), method, path, query, extra, body);
+        return SignedRaw.send(SERVER.port(), method, path, query, extra, body);
     }
 }

@@ -2,12 +2,10 @@ package dev.appliance.s3.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.appliance.core.ObjectStore;
-import dev.appliance.s3.S3Server;
-import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.SigV4;
 import dev.appliance.s3.e2e.RawSigner.Request;
 import dev.appliance.s3.e2e.RawSigner.Style;
+import dev.appliance.s3.testing.S3TestServer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.URLDecoder;
@@ -29,14 +27,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -75,12 +72,11 @@ class PathEscapeTest {
             // a key of ".." under a bucket of ".." with a bucket-only parameter: an object sub-resource not served
             "NotImplemented");
 
-    @TempDir
-    static Path root;
+    @RegisterExtension
+    static final S3TestServer SERVER = S3TestServer.allowingAll();
 
+    private static Path root;
     private static Path drivesDir;
-    private static ObjectStore store;
-    private static S3Server server;
     private static int port;
     private static S3Client s3;
     private static final Map<Path, String> canaries = new LinkedHashMap<>();
@@ -88,12 +84,10 @@ class PathEscapeTest {
 
     @BeforeAll
     static void start() throws Exception {
-        drivesDir = Files.createDirectories(root.resolve("drives"));
-        TestServer started = TestServer.start(drivesDir, Authorizer.allowAll());
-        store = started.store();
-        server = started.server();
-        port = server.port();
-        s3 = started.client();
+        root = SERVER.root();
+        drivesDir = SERVER.drives();
+        port = SERVER.port();
+        s3 = SERVER.s3();
         s3.createBucket(b -> b.bucket(BUCKET));
         s3.createBucket(b -> b.bucket(OTHER));
         s3.putObject(b -> b.bucket(BUCKET).key("existing"), RequestBody.fromString("existing content"));
@@ -114,13 +108,6 @@ class PathEscapeTest {
         Files.writeString(p, MARKER + " " + p.getFileName());
         canaries.put(p, Files.readString(p));
         canaryTimes.put(p, Files.getLastModifiedTime(p));
-    }
-
-    @AfterAll
-    static void stop() {
-        s3.close();
-        server.close();
-        store.close();
     }
 
     @AfterEach
@@ -475,7 +462,7 @@ class PathEscapeTest {
         String amzDate = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
                 .withZone(ZoneOffset.UTC)
                 .format(now);
-        String credential = TestServer.ACCESS_KEY + "/" + date + "/us-east-1/s3/aws4_request";
+        String credential = S3TestServer.ACCESS_KEY + "/" + date + "/us-east-1/s3/aws4_request";
         String policy = "{\"expiration\": \"" + now.plusSeconds(600).truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
                 + "\", \"conditions\": [{\"bucket\": \"" + BUCKET + "\"}, [\"starts-with\", \"$key\", \"\"], "
                 + "{\"x-amz-algorithm\": \"AWS4-HMAC-SHA256\"}, {\"x-amz-credential\": \"" + credential + "\"}, "
@@ -489,7 +476,7 @@ class PathEscapeTest {
         fields.put("policy", b64);
         fields.put(
                 "x-amz-signature",
-                SigV4.signature(SigV4.signingKey(TestServer.SECRET_KEY, date, "us-east-1", "s3"), b64));
+                SigV4.signature(SigV4.signingKey(S3TestServer.SECRET_KEY, date, "us-east-1", "s3"), b64));
         String boundary = "escape-boundary-31ab";
         ByteArrayOutputStream body = new ByteArrayOutputStream();
         fields.forEach((k, v) -> body.writeBytes(

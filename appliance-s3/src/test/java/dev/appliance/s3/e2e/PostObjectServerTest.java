@@ -3,16 +3,14 @@ package dev.appliance.s3.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import dev.appliance.core.ObjectStore;
-import dev.appliance.s3.S3Server;
 import dev.appliance.s3.auth.SigV4;
+import dev.appliance.s3.testing.S3TestServer;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -25,12 +23,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.core.sync.ResponseTransformer;
-import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 
 /**
@@ -42,33 +38,17 @@ class PostObjectServerTest {
     static final String BUCKET = "posts";
     static final String LOCK_BUCKET = "locked-posts";
 
-    @TempDir
-    static Path drives;
+    @RegisterExtension
+    static final S3TestServer SERVER = S3TestServer.authorizing(
+            (ak, action, bucket, key) -> !(action.equals("s3:PutObject") && key != null && key.startsWith("denied/")));
 
-    private static ObjectStore store;
-    private static S3Server server;
-    private static S3Client s3;
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @BeforeAll
     static void start() throws Exception {
         // everything allowed except writes under "denied/"
-        TestServer started = TestServer.start(
-                drives,
-                (ak, action, bucket, key) ->
-                        !(action.equals("s3:PutObject") && key != null && key.startsWith("denied/")));
-        store = started.store();
-        server = started.server();
-        s3 = started.client();
-        s3.createBucket(b -> b.bucket(BUCKET));
-        s3.createBucket(b -> b.bucket(LOCK_BUCKET).objectLockEnabledForBucket(true));
-    }
-
-    @AfterAll
-    static void stop() {
-        s3.close();
-        server.close();
-        store.close();
+        SERVER.s3().createBucket(b -> b.bucket(BUCKET));
+        SERVER.s3().createBucket(b -> b.bucket(LOCK_BUCKET).objectLockEnabledForBucket(true));
     }
 
     /** A signed form: policy conditions plus the fields that must accompany them. */
@@ -76,8 +56,8 @@ class PostObjectServerTest {
         final Map<String, String> fields = new LinkedHashMap<>();
         final List<String> conditions = new ArrayList<>();
         Instant expiration = Instant.now().plusSeconds(600);
-        String secret = TestServer.SECRET_KEY;
-        String accessKey = TestServer.ACCESS_KEY;
+        String secret = S3TestServer.SECRET_KEY;
+        String accessKey = S3TestServer.ACCESS_KEY;
         boolean coverAll = true;
         String bucket = BUCKET;
 
@@ -150,7 +130,7 @@ class PostObjectServerTest {
 
     static HttpResponse<String> post(String path, byte[] body) throws Exception {
         return HTTP.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + SERVER.port() + path))
                         .header("Content-Type", "multipart/form-data; boundary=" + BOUNDARY)
                         .POST(HttpRequest.BodyPublishers.ofByteArray(body))
                         .build(),
@@ -177,14 +157,14 @@ class PostObjectServerTest {
     }
 
     static byte[] read(String key) {
-        return s3.getObject(b -> b.bucket(BUCKET).key(key), ResponseTransformer.toBytes())
+        return SERVER.s3()
+                .getObject(b -> b.bucket(BUCKET).key(key), ResponseTransformer.toBytes())
                 .asByteArray();
     }
 
     static boolean exists(String key) {
-        return catchThrowableOfType(
-                        NoSuchKeyException.class,
-                        () -> s3.headObject(b -> b.bucket(BUCKET).key(key)))
+        return catchThrowableOfType(NoSuchKeyException.class, () -> SERVER.s3()
+                        .headObject(b -> b.bucket(BUCKET).key(key)))
                 == null;
     }
 
@@ -207,13 +187,14 @@ class PostObjectServerTest {
         assertThat(r.statusCode()).as(r.body()).isEqualTo(204);
         assertThat(r.headers().firstValue("ETag")).contains("\"" + md5Hex(data) + "\"");
         assertThat(r.headers().firstValue("Location"))
-                .contains("http://127.0.0.1:" + server.port() + "/" + BUCKET + "/docs/note.txt");
+                .contains("http://127.0.0.1:" + SERVER.port() + "/" + BUCKET + "/docs/note.txt");
         assertThat(read("docs/note.txt")).isEqualTo(data);
-        var head = s3.headObject(b -> b.bucket(BUCKET).key("docs/note.txt"));
+        var head = SERVER.s3().headObject(b -> b.bucket(BUCKET).key("docs/note.txt"));
         assertThat(head.contentType()).isEqualTo("text/plain");
         assertThat(head.cacheControl()).isEqualTo("max-age=60");
         assertThat(head.metadata()).containsEntry("color", "blue");
-        assertThat(s3.getObjectTagging(b -> b.bucket(BUCKET).key("docs/note.txt"))
+        assertThat(SERVER.s3()
+                        .getObjectTagging(b -> b.bucket(BUCKET).key("docs/note.txt"))
                         .tagSet())
                 .singleElement()
                 .satisfies(t -> assertThat(t.key() + "=" + t.value()).isEqualTo("a=1"));
@@ -231,7 +212,7 @@ class PostObjectServerTest {
         assertThat(r.statusCode()).isEqualTo(201);
         assertThat(r.body())
                 .contains(
-                        "<PostResponse><Location>http://127.0.0.1:" + server.port() + "/" + BUCKET + "/s201</Location>")
+                        "<PostResponse><Location>http://127.0.0.1:" + SERVER.port() + "/" + BUCKET + "/s201</Location>")
                 .contains("<Bucket>" + BUCKET + "</Bucket><Key>s201</Key><ETag>&quot;")
                 .doesNotContain("xmlns");
 
@@ -332,7 +313,8 @@ class PostObjectServerTest {
         HttpResponse<String> r =
                 post("/" + BUCKET, body(f, "f", new byte[] {1}, Map.of("x-amz-meta-late", "1", "submit", "Upload")));
         assertThat(r.statusCode()).isEqualTo(204);
-        assertThat(s3.headObject(b -> b.bucket(BUCKET).key("after")).metadata()).doesNotContainKey("late");
+        assertThat(SERVER.s3().headObject(b -> b.bucket(BUCKET).key("after")).metadata())
+                .doesNotContainKey("late");
         r = post(new Form().field("key", "after2").signed(), "f", new byte[] {2});
         assertThat(r.statusCode()).isEqualTo(204);
     }
@@ -385,9 +367,8 @@ class PostObjectServerTest {
         for (String k : List.of("bad-sig", "bad-ak", "tamper", "anon", "v2")) {
             assertThat(exists(k)).as(k).isFalse();
         }
-        assertThat(catchThrowableOfType(
-                        NoSuchKeyException.class,
-                        () -> s3.headObject(b -> b.bucket(BUCKET).key("denied/x"))))
+        assertThat(catchThrowableOfType(NoSuchKeyException.class, () -> SERVER.s3()
+                        .headObject(b -> b.bucket(BUCKET).key("denied/x"))))
                 .isNotNull();
     }
 
@@ -428,7 +409,7 @@ class PostObjectServerTest {
         String date = garbage.get("x-amz-credential").split("/")[1];
         garbage.put(
                 "x-amz-signature",
-                SigV4.signature(SigV4.signingKey(TestServer.SECRET_KEY, date, "us-east-1", "s3"), b64));
+                SigV4.signature(SigV4.signingKey(S3TestServer.SECRET_KEY, date, "us-east-1", "s3"), b64));
         r = post(garbage, "f", new byte[1]);
         assertThat(r.statusCode()).isEqualTo(400);
         assertThat(code(r)).isEqualTo("InvalidPolicyDocument");
@@ -526,14 +507,14 @@ class PostObjectServerTest {
         form.bucket = LOCK_BUCKET;
         HttpResponse<String> r = post("/" + LOCK_BUCKET, body(form.signed(), "f", data, Map.of()));
         assertThat(r.statusCode()).as(r.body()).isEqualTo(204);
-        var head = s3.headObject(b -> b.bucket(LOCK_BUCKET).key("locked-by-form"));
+        var head = SERVER.s3().headObject(b -> b.bucket(LOCK_BUCKET).key("locked-by-form"));
         assertThat(head.objectLockModeAsString()).isEqualTo("COMPLIANCE");
         assertThat(head.objectLockRetainUntilDate()).isEqualTo(Instant.parse(until));
         assertThat(head.objectLockLegalHoldStatusAsString()).isEqualTo("ON");
-        var deleteVersion = catchThrowableOfType(
-                software.amazon.awssdk.services.s3.model.S3Exception.class,
-                () -> s3.deleteObject(
-                        b -> b.bucket(LOCK_BUCKET).key("locked-by-form").versionId(head.versionId())));
+        var deleteVersion =
+                catchThrowableOfType(software.amazon.awssdk.services.s3.model.S3Exception.class, () -> SERVER.s3()
+                        .deleteObject(
+                                b -> b.bucket(LOCK_BUCKET).key("locked-by-form").versionId(head.versionId())));
         assertThat(deleteVersion.statusCode()).isEqualTo(403);
 
         // Without Content-MD5 or a checksum field: refused, as S3 refuses a lock PUT without one.

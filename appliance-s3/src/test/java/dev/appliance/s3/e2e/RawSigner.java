@@ -1,6 +1,7 @@
 package dev.appliance.s3.e2e;
 
 import dev.appliance.s3.auth.SigV4;
+import dev.appliance.s3.testing.S3TestServer;
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -93,8 +94,8 @@ final class RawSigner {
 
     /** Deviations from a correct signature; the defaults make a correct request. */
     static final class Spoil {
-        String secret = TestServer.SECRET_KEY;
-        String accessKey = TestServer.ACCESS_KEY;
+        String secret = S3TestServer.SECRET_KEY;
+        String accessKey = S3TestServer.ACCESS_KEY;
         Instant time;
         String signedMethod;
         String signedPath;

@@ -3,17 +3,13 @@ package dev.appliance.s3.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.appliance.core.ObjectStore;
-import dev.appliance.s3.S3Server;
-import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.SigV4;
+import dev.appliance.s3.testing.S3TestServer;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -23,10 +19,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -35,7 +29,6 @@ import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.model.BucketVersioningStatus;
@@ -49,50 +42,22 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /** The server over the real erasure-coded engine on 4 temp drives, driven by the AWS SDK v2 client in three configurations. */
 class S3ServerTest {
-    static {
-        LeakWatch.install();
-    }
+    private static final String AK = S3TestServer.ACCESS_KEY;
+    private static final String SK = S3TestServer.SECRET_KEY;
 
-    private static final String AK = "root";
-    private static final String SK = "root-secret-key-123";
-
-    private static ObjectStore store;
-    private static S3Server server;
-    private static final List<S3Client> clients = new ArrayList<>();
     private static int bucketCounter;
 
-    @TempDir
-    static Path drives;
-
-    @BeforeAll
-    static void start() throws Exception {
-        TestServer started = TestServer.start(drives, Authorizer.allowAll());
-        store = started.store();
-        server = started.server();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        clients.forEach(S3Client::close);
-        server.close();
-        store.close();
-        assertThat(LeakWatch.collect()).as("Netty leak reports").isEmpty();
-    }
+    @RegisterExtension
+    static final S3TestServer SERVER = S3TestServer.allowingAll();
 
     private static S3Client client(String secret, boolean chunked, RequestChecksumCalculation checksums) {
-        S3Client c = S3Client.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(AK, secret)))
-                .forcePathStyle(true)
+        return SERVER.client(b -> b.credentialsProvider(
+                        StaticCredentialsProvider.create(AwsBasicCredentials.create(S3TestServer.ACCESS_KEY, secret)))
                 .httpClient(UrlConnectionHttpClient.create())
                 .requestChecksumCalculation(checksums)
                 .serviceConfiguration(S3Configuration.builder()
                         .chunkedEncodingEnabled(chunked)
-                        .build())
-                .build();
-        clients.add(c);
-        return c;
+                        .build()));
     }
 
     static Stream<String> clientKinds() {
@@ -347,7 +312,7 @@ class S3ServerTest {
     // ---- raw HTTP: what an SDK never sends ----
 
     private static String raw(String request) throws Exception {
-        try (Socket s = new Socket("127.0.0.1", server.port())) {
+        try (Socket s = new Socket("127.0.0.1", SERVER.port())) {
             s.setSoTimeout(5000);
             OutputStream out = s.getOutputStream();
             out.write(request.getBytes(StandardCharsets.UTF_8));
@@ -376,7 +341,7 @@ class S3ServerTest {
         String amzDate = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'")
                 .withZone(ZoneOffset.UTC)
                 .format(ZonedDateTime.now());
-        String host = "127.0.0.1:" + server.port();
+        String host = "127.0.0.1:" + SERVER.port();
         TreeMap<String, List<String>> h = new TreeMap<>();
         h.put("host", List.of(host));
         h.put("x-amz-content-sha256", List.of("UNSIGNED-PAYLOAD"));
@@ -494,7 +459,7 @@ class S3ServerTest {
         s3.putObject(b -> b.bucket(bucket).key("a"), RequestBody.fromBytes(data));
         String dataDir;
         try (var entries = java.nio.file.Files.list(
-                drives.resolve("drive1").resolve(bucket).resolve("a"))) {
+                SERVER.drives().resolve("drive1").resolve(bucket).resolve("a"))) {
             dataDir = entries.map(p -> p.getFileName().toString())
                     .filter(n -> n.length() == 36)
                     .findFirst()

@@ -4,17 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
-import dev.appliance.core.engine.Stores;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
+import dev.appliance.s3.testing.TestDrives;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -62,11 +60,7 @@ class ShortLivedConnectionsTest {
             secrets.put("AKSHORT" + String.format("%05d", i), "secret-" + i + "-" + Long.toHexString(i * 7919L));
         }
         AtomicLong lookups = new AtomicLong();
-        List<Path> dirs = new ArrayList<>();
-        for (int i = 1; i <= 4; i++) {
-            dirs.add(Files.createDirectories(drives.resolve("drive" + i)));
-        }
-        try (ObjectStore store = Stores.open(StoreConfig.of(dirs));
+        try (ObjectStore store = TestDrives.openStore(drives);
                 S3Server server = S3Server.start(
                         store,
                         new S3ServerConfig(

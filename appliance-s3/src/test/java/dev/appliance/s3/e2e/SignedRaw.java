@@ -1,6 +1,7 @@
 package dev.appliance.s3.e2e;
 
 import dev.appliance.s3.auth.SigV4;
+import dev.appliance.s3.testing.S3TestServer;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
@@ -31,7 +32,7 @@ final class SignedRaw {
         h.put("x-amz-date", List.of(amzDate));
         extra.forEach((k, v) -> h.put(k, List.of(v)));
         String sig = SigV4.sign(
-                TestServer.SECRET_KEY,
+                S3TestServer.SECRET_KEY,
                 amzDate.substring(0, 8),
                 "us-east-1",
                 amzDate,
@@ -44,7 +45,7 @@ final class SignedRaw {
                 new StringBuilder(method + " " + path + (query.isEmpty() ? "" : "?" + query) + " HTTP/1.1\r\n");
         h.forEach((k, v) -> req.append(k).append(": ").append(v.getFirst()).append("\r\n"));
         req.append("Authorization: AWS4-HMAC-SHA256 Credential=")
-                .append(TestServer.ACCESS_KEY)
+                .append(S3TestServer.ACCESS_KEY)
                 .append('/')
                 .append(amzDate, 0, 8)
                 .append("/us-east-1/s3/aws4_request, SignedHeaders=")

@@ -2,15 +2,13 @@ package dev.appliance.s3.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.appliance.core.ObjectStore;
-import dev.appliance.core.StoreConfig;
-import dev.appliance.core.engine.Stores;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.e2e.RawSigner.Request;
 import dev.appliance.s3.e2e.RawSigner.Spoil;
 import dev.appliance.s3.e2e.RawSigner.Style;
+import dev.appliance.s3.testing.S3TestServer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,23 +17,19 @@ import java.lang.management.ManagementFactory;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
@@ -56,10 +50,20 @@ class SlowClientsTest {
 
     private static final String BUCKET = "slow";
 
-    @TempDir
-    static Path root;
+    @RegisterExtension
+    static final S3TestServer SERVER = S3TestServer.configured(
+            Authorizer.allowAll(),
+            c -> new S3ServerConfig(
+                    c.host(),
+                    c.port(),
+                    c.region(),
+                    c.credentials(),
+                    c.authorizer(),
+                    null,
+                    null,
+                    null,
+                    new S3ServerConfig.Timeouts(HEAD, BODY, IDLE)));
 
-    private static ObjectStore store;
     private static S3Server server;
     private static int port;
     private static S3Client s3;
@@ -68,36 +72,13 @@ class SlowClientsTest {
 
     @BeforeAll
     static void start() throws Exception {
-        List<Path> dirs = new ArrayList<>();
-        for (int i = 1; i <= 4; i++) {
-            dirs.add(Files.createDirectories(root.resolve("drive" + i)));
-        }
-        store = Stores.open(StoreConfig.of(dirs));
-        server = S3Server.start(
-                store,
-                new S3ServerConfig(
-                        "127.0.0.1",
-                        0,
-                        null,
-                        ak -> TestServer.ACCESS_KEY.equals(ak) ? Optional.of(TestServer.SECRET_KEY) : Optional.empty(),
-                        Authorizer.allowAll(),
-                        null,
-                        null,
-                        null,
-                        new S3ServerConfig.Timeouts(HEAD, BODY, IDLE)));
-        port = server.port();
-        s3 = new TestServer(store, server).client();
+        server = SERVER.server();
+        port = SERVER.port();
+        s3 = SERVER.s3();
         s3.createBucket(b -> b.bucket(BUCKET));
         s3.putObject(b -> b.bucket(BUCKET).key("existing"), RequestBody.fromString("still here"));
         baselineConnections = server.stats().connections();
         baselineThreads = ManagementFactory.getThreadMXBean().getThreadCount();
-    }
-
-    @AfterAll
-    static void stop() {
-        s3.close();
-        server.close();
-        store.close();
     }
 
     /** Whatever a test did, the server lets go of it: connections, requests in flight and platform threads. */

@@ -4,22 +4,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.appliance.core.BucketSettings;
-import dev.appliance.core.ObjectStore;
 import dev.appliance.core.admin.StoreAdmin;
-import dev.appliance.s3.S3Server;
+import dev.appliance.s3.testing.S3TestServer;
 import java.io.ByteArrayInputStream;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.HexFormat;
 import javax.xml.parsers.DocumentBuilderFactory;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.w3c.dom.Document;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.BucketVersioningStatus;
 import software.amazon.awssdk.services.s3.model.DeleteMarkerEntry;
 import software.amazon.awssdk.services.s3.model.DeletedObject;
@@ -32,29 +28,14 @@ class SosApiServerTest {
     private static final String SYSTEM = ".system-d26a9498-cb7c-4a87-a44a-8ae204f5ba6c/system.xml";
     private static final String CAPACITY = ".system-d26a9498-cb7c-4a87-a44a-8ae204f5ba6c/capacity.xml";
 
-    @TempDir
-    static Path drives;
-
-    private static ObjectStore store;
-    private static S3Server server;
-    private static S3Client s3;
+    @RegisterExtension
+    static final S3TestServer SERVER = S3TestServer.allowingAll();
 
     @BeforeAll
     static void start() throws Exception {
-        TestServer started = TestServer.start(drives, (ak, action, bucket, key) -> true);
-        store = started.store();
-        server = started.server();
-        s3 = started.client();
-        s3.createBucket(b -> b.bucket("veeam"));
-        s3.createBucket(b -> b.bucket("plain"));
-        store.setBucketSettings("veeam", new BucketSettings(null, true));
-    }
-
-    @AfterAll
-    static void stop() {
-        s3.close();
-        server.close();
-        store.close();
+        SERVER.s3().createBucket(b -> b.bucket("veeam"));
+        SERVER.s3().createBucket(b -> b.bucket("plain"));
+        SERVER.store().setBucketSettings("veeam", new BucketSettings(null, true));
     }
 
     private static Document xml(byte[] body) throws Exception {
@@ -67,7 +48,7 @@ class SosApiServerTest {
 
     @Test
     void systemXml_hasTheQuotedVersionAndModel_andExactHeaders() throws Exception {
-        var got = s3.getObjectAsBytes(b -> b.bucket("veeam").key(SYSTEM));
+        var got = SERVER.s3().getObjectAsBytes(b -> b.bucket("veeam").key(SYSTEM));
         byte[] body = got.asByteArray();
         Document d = xml(body);
         assertThat(d.getDocumentElement().getTagName()).isEqualTo("SystemInfo");
@@ -84,25 +65,29 @@ class SosApiServerTest {
         assertThat(got.response().contentLength()).isEqualTo(body.length);
         String md5 = HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(body));
         assertThat(got.response().eTag()).isEqualTo("\"" + md5 + "\"");
-        var head = s3.headObject(b -> b.bucket("veeam").key(SYSTEM));
+        var head = SERVER.s3().headObject(b -> b.bucket("veeam").key(SYSTEM));
         assertThat(head.contentLength()).isEqualTo(body.length);
         assertThat(head.eTag()).isEqualTo(got.response().eTag());
         assertThat(head.lastModified()).isNotNull();
-        var part = s3.getObjectAsBytes(b -> b.bucket("veeam").key(SYSTEM).range("bytes=0-9"));
+        var part =
+                SERVER.s3().getObjectAsBytes(b -> b.bucket("veeam").key(SYSTEM).range("bytes=0-9"));
         assertThat(part.asByteArray()).isEqualTo(java.util.Arrays.copyOf(body, 10));
         assertThat(part.response().contentRange()).isEqualTo("bytes 0-9/" + body.length);
     }
 
     @Test
     void capacityXml_reportsUsableCapacityAndLiveUsage_orTheQuota() throws Exception {
-        ((StoreAdmin) store).usageRefreshInterval(Duration.ZERO);
-        s3.putObject(b -> b.bucket("veeam").key("blocks/1"), RequestBody.fromBytes(new byte[300_000]));
+        ((StoreAdmin) SERVER.store()).usageRefreshInterval(Duration.ZERO);
+        SERVER.s3().putObject(b -> b.bucket("veeam").key("blocks/1"), RequestBody.fromBytes(new byte[300_000]));
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        Document d =
-                xml(s3.getObjectAsBytes(b -> b.bucket("veeam").key(CAPACITY)).asByteArray());
+        Document d = xml(SERVER.s3()
+                .getObjectAsBytes(b -> b.bucket("veeam").key(CAPACITY))
+                .asByteArray());
         while (number(d, "Used") != 300_000 && System.nanoTime() < deadline) {
             Thread.sleep(50);
-            d = xml(s3.getObjectAsBytes(b -> b.bucket("veeam").key(CAPACITY)).asByteArray());
+            d = xml(SERVER.s3()
+                    .getObjectAsBytes(b -> b.bucket("veeam").key(CAPACITY))
+                    .asByteArray());
         }
         assertThat(d.getDocumentElement().getTagName()).isEqualTo("CapacityInfo");
         assertThat(number(d, "Used")).isEqualTo(300_000);
@@ -111,73 +96,73 @@ class SosApiServerTest {
         assertThat(number(d, "Capacity")).isEqualTo(number(d, "Used") + number(d, "Available"));
         assertThat(number(d, "Available"))
                 .isPositive()
-                .isLessThan(store.capacity().usableBytes());
+                .isLessThan(SERVER.store().capacity().usableBytes());
 
-        store.setBucketSettings("veeam", new BucketSettings(200_000L, true));
+        SERVER.store().setBucketSettings("veeam", new BucketSettings(200_000L, true));
         try {
-            Document quota = xml(
-                    s3.getObjectAsBytes(b -> b.bucket("veeam").key(CAPACITY)).asByteArray());
+            Document quota = xml(SERVER.s3()
+                    .getObjectAsBytes(b -> b.bucket("veeam").key(CAPACITY))
+                    .asByteArray());
             assertThat(number(quota, "Capacity")).isEqualTo(200_000);
             assertThat(number(quota, "Available")).isZero(); // over quota: never negative
             // and a bucket over its quota takes no more writes
             var refused = org.assertj.core.api.Assertions.catchThrowableOfType(
-                    software.amazon.awssdk.services.s3.model.S3Exception.class,
-                    () -> s3.putObject(b -> b.bucket("veeam").key("blocks/2"), RequestBody.fromBytes(new byte[10])));
+                    software.amazon.awssdk.services.s3.model.S3Exception.class, () -> SERVER.s3()
+                            .putObject(b -> b.bucket("veeam").key("blocks/2"), RequestBody.fromBytes(new byte[10])));
             assertThat(refused.statusCode()).isEqualTo(403);
             assertThat(refused.awsErrorDetails().errorCode()).isEqualTo("QuotaExceeded");
         } finally {
-            store.setBucketSettings("veeam", new BucketSettings(null, true));
+            SERVER.store().setBucketSettings("veeam", new BucketSettings(null, true));
         }
     }
 
     @Test
     void deleteObjects_refusesTheVirtualKeysOneByOne_andWritesNoDeleteMarkerForThem() {
-        s3.createBucket(b -> b.bucket("veeam-versioned"));
-        s3.putBucketVersioning(b ->
-                b.bucket("veeam-versioned").versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
-        store.setBucketSettings("veeam-versioned", new BucketSettings(null, true));
-        s3.putObject(b -> b.bucket("veeam-versioned").key("blocks/1"), RequestBody.fromBytes(new byte[10]));
+        SERVER.s3().createBucket(b -> b.bucket("veeam-versioned"));
+        SERVER.s3().putBucketVersioning(b -> b.bucket("veeam-versioned")
+                .versioningConfiguration(v -> v.status(BucketVersioningStatus.ENABLED)));
+        SERVER.store().setBucketSettings("veeam-versioned", new BucketSettings(null, true));
+        SERVER.s3().putObject(b -> b.bucket("veeam-versioned").key("blocks/1"), RequestBody.fromBytes(new byte[10]));
 
-        var result = s3.deleteObjects(b -> b.bucket("veeam-versioned")
+        var result = SERVER.s3().deleteObjects(b -> b.bucket("veeam-versioned")
                 .delete(d -> d.objects(
                         ObjectIdentifier.builder().key(SYSTEM).build(),
                         ObjectIdentifier.builder().key(CAPACITY).build(),
                         ObjectIdentifier.builder().key("blocks/1").build())));
 
         // the same refusal as a single DELETE of these keys, in each key's own <Error>
-        S3Exception single = catchThrowableOfType(
-                S3Exception.class,
-                () -> s3.deleteObject(b -> b.bucket("veeam-versioned").key(SYSTEM)));
+        S3Exception single = catchThrowableOfType(S3Exception.class, () -> SERVER.s3()
+                .deleteObject(b -> b.bucket("veeam-versioned").key(SYSTEM)));
         assertThat(result.errors()).extracting(S3Error::key).containsExactly(SYSTEM, CAPACITY);
         assertThat(result.errors()).allSatisfy(e -> {
             assertThat(e.code()).isEqualTo(single.awsErrorDetails().errorCode()).isEqualTo("AccessDenied");
             assertThat(e.message()).isEqualTo(single.awsErrorDetails().errorMessage());
         });
         assertThat(result.deleted()).extracting(DeletedObject::key).containsExactly("blocks/1");
-        var versions = s3.listObjectVersions(b -> b.bucket("veeam-versioned"));
+        var versions = SERVER.s3().listObjectVersions(b -> b.bucket("veeam-versioned"));
         assertThat(versions.deleteMarkers()).extracting(DeleteMarkerEntry::key).containsExactly("blocks/1");
         assertThat(versions.versions()).noneMatch(v -> v.key().startsWith(".system-"));
         // and the virtual objects still answer
-        assertThat(s3.headObject(b -> b.bucket("veeam-versioned").key(SYSTEM)).contentLength())
+        assertThat(SERVER.s3()
+                        .headObject(b -> b.bucket("veeam-versioned").key(SYSTEM))
+                        .contentLength())
                 .isPositive();
     }
 
     @Test
     void virtualObjects_areReadOnly_unlisted_andAbsentWhereSosapiIsOff() {
         for (String key : new String[] {SYSTEM, CAPACITY}) {
-            S3Exception put = catchThrowableOfType(
-                    S3Exception.class,
-                    () -> s3.putObject(b -> b.bucket("veeam").key(key), RequestBody.fromString("<x/>")));
+            S3Exception put = catchThrowableOfType(S3Exception.class, () -> SERVER.s3()
+                    .putObject(b -> b.bucket("veeam").key(key), RequestBody.fromString("<x/>")));
             assertThat(put.statusCode()).isEqualTo(403);
-            S3Exception delete = catchThrowableOfType(
-                    S3Exception.class,
-                    () -> s3.deleteObject(b -> b.bucket("veeam").key(key)));
+            S3Exception delete = catchThrowableOfType(S3Exception.class, () -> SERVER.s3()
+                    .deleteObject(b -> b.bucket("veeam").key(key)));
             assertThat(delete.statusCode()).isEqualTo(403);
         }
-        assertThat(s3.listObjectsV2(b -> b.bucket("veeam")).contents())
+        assertThat(SERVER.s3().listObjectsV2(b -> b.bucket("veeam")).contents())
                 .noneMatch(o -> o.key().startsWith(".system-"));
-        S3Exception off = catchThrowableOfType(
-                S3Exception.class, () -> s3.getObject(b -> b.bucket("plain").key(SYSTEM)));
+        S3Exception off = catchThrowableOfType(S3Exception.class, () -> SERVER.s3()
+                .getObject(b -> b.bucket("plain").key(SYSTEM)));
         assertThat(off.awsErrorDetails().errorCode()).isEqualTo("NoSuchKey");
     }
 }
