@@ -1,5 +1,6 @@
 package dev.appliance.app.console;
 
+import dev.appliance.app.config.ApplianceProperties;
 import dev.appliance.core.drive.DriveFaults;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.erasure.ErasureObjectStore;
@@ -28,12 +29,12 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 class FaultInjectionController {
-    static final String PROPERTY = "appliance.faultInjection";
-
     private final ErasureObjectStore store;
+    private final boolean on;
 
-    FaultInjectionController(ErasureObjectStore store) {
+    FaultInjectionController(ErasureObjectStore store, ApplianceProperties properties) {
         this.store = store;
+        this.on = properties.testing().faultInjection();
     }
 
     /** The PUT body; absent fields inject nothing. */
@@ -54,15 +55,16 @@ class FaultInjectionController {
 
         Off() {
             super(
-                    "fault injection is off (start the appliance with -D" + PROPERTY + "=true to test with it)",
+                    "fault injection is off (start the appliance with -Dappliance.faultInjection=true, or"
+                            + " APPLIANCE_TESTING_FAULT_INJECTION=true, to test with it)",
                     null,
                     false,
                     false);
         }
     }
 
-    private static void requireOn() {
-        if (!Boolean.getBoolean(PROPERTY)) {
+    private void requireOn() {
+        if (!on) {
             throw new Off();
         }
     }
