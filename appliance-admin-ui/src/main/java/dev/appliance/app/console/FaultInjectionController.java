@@ -5,11 +5,10 @@ import dev.appliance.core.drive.DriveFaults;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.erasure.ErasureObjectStore;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -69,10 +68,20 @@ class FaultInjectionController {
         }
     }
 
+    /** A drive's injected faults (all false and 0: none). */
+    record FaultsView(
+            int drive,
+            String path,
+            boolean readErrors,
+            boolean writeErrors,
+            boolean diskFull,
+            boolean gone,
+            long latencyMillis) {}
+
     @GetMapping("/api/v1/admin/test/faults")
-    List<Map<String, Object>> list() {
+    List<FaultsView> list() {
         requireOn();
-        List<Map<String, Object>> out = new ArrayList<>();
+        List<FaultsView> out = new ArrayList<>();
         for (int i = 0; i < store.drives().size(); i++) {
             out.add(view(i));
         }
@@ -80,7 +89,7 @@ class FaultInjectionController {
     }
 
     @PutMapping("/api/v1/admin/test/faults/{drive}")
-    Map<String, Object> put(@PathVariable("drive") String drive, @RequestBody FaultsBody body) {
+    FaultsView put(@PathVariable("drive") String drive, @RequestBody FaultsBody body) {
         requireOn();
         int index = index(drive);
         store.drives().get(index).injectFaults(body.toFaults());
@@ -88,7 +97,7 @@ class FaultInjectionController {
     }
 
     @DeleteMapping("/api/v1/admin/test/faults/{drive}")
-    Map<String, Object> clear(@PathVariable("drive") String drive) {
+    FaultsView clear(@PathVariable("drive") String drive) {
         requireOn();
         int index = index(drive);
         store.drives().get(index).injectFaults(null);
@@ -96,7 +105,7 @@ class FaultInjectionController {
     }
 
     @DeleteMapping("/api/v1/admin/test/faults")
-    List<Map<String, Object>> clearAll() {
+    List<FaultsView> clearAll() {
         requireOn();
         store.drives().forEach(d -> d.injectFaults(null));
         return list();
@@ -115,27 +124,34 @@ class FaultInjectionController {
         throw new IllegalArgumentException("drive: '" + drive + "' (expected 0.." + (n - 1) + ")");
     }
 
-    private Map<String, Object> view(int index) {
+    private FaultsView view(int index) {
         LocalDrive d = store.drives().get(index);
         DriveFaults f = d.faults();
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("drive", index);
-        out.put("path", d.root().toString());
-        out.put("readErrors", f != null && f.readErrors());
-        out.put("writeErrors", f != null && f.writeErrors());
-        out.put("diskFull", f != null && f.diskFull());
-        out.put("gone", f != null && f.gone());
-        out.put("latencyMillis", f == null ? 0 : f.latencyMillis());
-        return out;
+        return new FaultsView(
+                index,
+                d.root().toString(),
+                f != null && f.readErrors(),
+                f != null && f.writeErrors(),
+                f != null && f.diskFull(),
+                f != null && f.gone(),
+                f == null ? 0 : f.latencyMillis());
     }
 
     @org.springframework.web.bind.annotation.ExceptionHandler(Off.class)
-    ResponseEntity<Map<String, String>> off(Off e) {
-        return ResponseEntity.status(HttpStatus.NOT_FOUND).body(Map.of("code", "NotFound", "message", e.getMessage()));
+    ResponseEntity<Problem> off(Off e) {
+        return ResponseEntity.status(HttpStatus.NOT_FOUND).body(new Problem("NotFound", e.getMessage()));
     }
 
     @org.springframework.web.bind.annotation.ExceptionHandler(IllegalArgumentException.class)
-    ResponseEntity<Map<String, String>> badValue(IllegalArgumentException e) {
-        return ResponseEntity.badRequest().body(Map.of("code", "InvalidArgument", "message", e.getMessage()));
+    ResponseEntity<Problem> badValue(IllegalArgumentException e) {
+        return ResponseEntity.badRequest().body(new Problem("InvalidArgument", e.getMessage()));
+    }
+
+    @org.springframework.web.bind.annotation.ExceptionHandler(HttpMessageNotReadableException.class)
+    ResponseEntity<Problem> badBody(HttpMessageNotReadableException e) {
+        if (!on) {
+            return off(new Off()); // the endpoint does not exist, whatever the body
+        }
+        return ResponseEntity.badRequest().body(Problem.unreadableBody("InvalidArgument", e));
     }
 }
