@@ -74,7 +74,8 @@ public final class ApplianceMain {
         }
         ServerOptions options;
         try {
-            options = ServerOptions.parse(Arrays.asList(args).subList(1, args.length));
+            options = ServerOptions.parse(
+                    Arrays.asList(args).subList(1, args.length), System.getenv(), systemProperties());
         } catch (IllegalArgumentException e) {
             System.err.println("appliance: " + e.getMessage());
             System.err.println(ServerOptions.USAGE);
@@ -87,6 +88,13 @@ public final class ApplianceMain {
             System.err.println("appliance: cannot start: " + e.getMessage());
             System.exit(1);
         }
+    }
+
+    /** The JVM's {@code -D} properties, read once (the configuration takes the {@code appliance.*} ones). */
+    private static Map<String, String> systemProperties() {
+        Map<String, String> out = new java.util.HashMap<>();
+        System.getProperties().forEach((k, v) -> out.put(String.valueOf(k), String.valueOf(v)));
+        return out;
     }
 
     /**
@@ -194,7 +202,7 @@ public final class ApplianceMain {
         // environment, the TLS files, both listening addresses, the drives and the config directory.
         Optional<RootCredentials> fromEnv = CredentialStore.fromEnvironment(env);
         ServerTls tls = options.certsDir() == null ? null : ServerTls.load(options.certsDir());
-        String domain = options.domain() != null ? options.domain() : env.get("APPLIANCE_DOMAIN");
+        String domain = options.domain(); // --domain, else APPLIANCE_DOMAIN (bound with the rest)
         probeListen(options.address(), "--address");
         probeListen(options.consoleAddress(), "--console-address");
         // Create missing drive directories only before the first format: later, a missing directory may be a disk
@@ -205,8 +213,8 @@ public final class ApplianceMain {
                 .map(p -> p.toAbsolutePath().normalize())
                 .toList();
         StoreConfig config = new StoreConfig(drives, 0, options.parity(), options.allowRootDrives(), Clock.systemUTC())
-                // -Dappliance.metadataJournal=false: force each rewritten metadata file (docs/object-lock.md)
-                .withMetadataJournal(!"false".equals(System.getProperty("appliance.metadataJournal")));
+                // appliance.drives.metadata-journal=false: force each rewritten metadata file (docs/object-lock.md)
+                .withMetadataJournal(options.properties().drives().metadataJournal());
         Stores.checkDrives(config, createMissing);
         Path configDir = CredentialStore.defaultConfigDir(env);
         if (fromEnv.isEmpty() && !anyFormatted) {
@@ -238,11 +246,7 @@ public final class ApplianceMain {
                             authorizer,
                             tls,
                             domain,
-                            S3ServerConfig.Limits.of(
-                                    options.maxConnections() > 0
-                                            ? options.maxConnections()
-                                            : S3ServerConfig.Limits.DEFAULT_MAX_CONNECTIONS,
-                                    options.maxRequests()),
+                            S3ServerConfig.Limits.of(options.maxConnections(), options.maxRequests()),
                             options.timeouts()));
         } catch (Exception e) { // Netty rethrows the bind failure (an IOException) undeclared
             store.close();
@@ -250,7 +254,7 @@ public final class ApplianceMain {
         }
         ConsoleApplication.Running console;
         try {
-            console = ConsoleApplication.start(options.consoleAddress(), store, s3, credentials, authorizer);
+            console = ConsoleApplication.start(options.properties(), store, s3, credentials, authorizer);
         } catch (RuntimeException e) {
             s3.close();
             store.close();
@@ -264,8 +268,8 @@ public final class ApplianceMain {
                             store.close();
                         },
                         "shutdown"));
-        if (Boolean.getBoolean("appliance.faultInjection")
-                && Boolean.getBoolean("appliance.faultInjection.haltBeforeBanner")) {
+        if (options.properties().testing().faultInjection()
+                && options.properties().testing().haltBeforeBanner()) {
             Runtime.getRuntime().halt(137); // tests: as a SIGKILL at the worst moment, credentials stored, no banner
         }
 

@@ -1,10 +1,17 @@
 package dev.appliance.app.cli;
 
+import dev.appliance.app.config.ApplianceBinding;
+import dev.appliance.app.config.ApplianceProperties;
+import dev.appliance.core.admin.StoreAdmin;
 import dev.appliance.s3.S3ServerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -15,10 +22,11 @@ import java.util.Set;
  * @param allowRootDrives drives may share the root filesystem (the embedded default, or {@code --allow-root-drives})
  * @param certsDir TLS certificate directory ({@code public.crt}, {@code private.key}), or null for plain HTTP
  * @param domain virtual-hosted-style domain, or null (the environment variable APPLIANCE_DOMAIN applies then)
- * @param maxConnections open S3 connections accepted (0: the default)
+ * @param maxConnections open S3 connections accepted (default 10,000)
  * @param maxRequests S3 requests in flight (0: from memory and CPUs)
  * @param scanner lifecycle day length, versions cap and scanner pace
  * @param timeouts S3 request timeouts: the head of a request, silence inside a body, an idle connection
+ * @param properties everything as bound and validated, for what the options above do not carry
  */
 public record ServerOptions(
         List<Path> drives,
@@ -32,7 +40,8 @@ public record ServerOptions(
         int maxConnections,
         int maxRequests,
         Scanner scanner,
-        S3ServerConfig.Timeouts timeouts) {
+        S3ServerConfig.Timeouts timeouts,
+        ApplianceProperties properties) {
 
     /**
      * The background scanner's settings.
@@ -52,7 +61,8 @@ public record ServerOptions(
             int keysPerSecond,
             int healSampleCycles,
             Duration deepScanInterval) {
-        public static final Scanner DEFAULTS = new Scanner(null, 0, null, -1, -1, null);
+        public static final Scanner DEFAULTS =
+                new Scanner(null, 0, null, 1000, StoreAdmin.DEFAULT_HEAL_SAMPLE_CYCLES, null);
     }
 
     public static final String USAGE = """
@@ -63,7 +73,7 @@ public record ServerOptions(
                                     [--scanner-interval DURATION] [--scanner-rate N]
                                     [--heal-sample-cycles N] [--deep-scan-interval DURATION]
                                     [--header-timeout DURATION] [--body-timeout DURATION]
-                                    [--idle-timeout DURATION]
+                                    [--idle-timeout DURATION] [--config FILE]
               DRIVE              drive directories; {1...N} expands, e.g. /mnt/disk{1...8}
                                  (default: ./data/disk{1...4}, created if missing, EC 2+2)
               --address          S3 API address (default :9000)
@@ -85,16 +95,28 @@ public record ServerOptions(
               --header-timeout   time a client has to send a request's line and headers (default 30s)
               --body-timeout     silence allowed inside a request body before the request is cut (default 60s)
               --idle-timeout     an idle keep-alive connection is closed after this (default 5m)
+              --config           settings file, YAML (or .properties): appliance.* properties as listed in
+                                 docs/operations.md; flags, -D properties and the environment override it
             environment: APPLIANCE_ROOT_USER, APPLIANCE_ROOT_PASSWORD set the root credentials (both or
                          neither; user 3 to 128 characters, password 8 to 128; without them they are
-                         generated and printed); APPLIANCE_DOMAIN is the default of --domain""";
+                         generated and printed); APPLIANCE_DOMAIN is the default of --domain;
+                         APPLIANCE_<PROPERTY> sets any property, e.g. APPLIANCE_SCANNER_RATE=500""";
 
     /** Host and port; an empty host listens on every interface. */
     public record HostPort(String host, int port) {
-        public static HostPort parse(String flag, String value) {
+        /** A value that is not {@code HOST:PORT} or {@code :PORT}; the message says what was expected. */
+        public static final class Invalid extends IllegalArgumentException {
+            private static final long serialVersionUID = 1L;
+
+            Invalid(String message) {
+                super(message);
+            }
+        }
+
+        public static HostPort parse(String value) {
             int colon = value.lastIndexOf(':');
             if (colon < 0) {
-                throw new IllegalArgumentException(flag + " '" + value + "': expected HOST:PORT or :PORT");
+                throw new Invalid("expected HOST:PORT or :PORT");
             }
             String host = value.substring(0, colon);
             if (host.startsWith("[") && host.endsWith("]")) {
@@ -104,10 +126,10 @@ public record ServerOptions(
             try {
                 port = Integer.parseInt(value.substring(colon + 1));
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException(flag + " '" + value + "': port is not a number");
+                throw new Invalid("port is not a number");
             }
             if (port < 0 || port > 65535) {
-                throw new IllegalArgumentException(flag + " '" + value + "': port " + port + " (expected 0..65535)");
+                throw new Invalid("port " + port + " (expected 0..65535)");
             }
             return new HostPort(host, port);
         }
@@ -122,156 +144,108 @@ public record ServerOptions(
         }
     }
 
-    /** The values being collected while the arguments are walked. */
-    private static final class Parsed {
-        final List<String> driveArgs = new ArrayList<>();
-        HostPort address = new HostPort("", 9000);
-        HostPort console = new HostPort("", 9001);
-        boolean allowRoot;
-        int parity = -1;
-        Path certsDir;
-        String domain;
-        int maxConnections;
-        int maxRequests;
-        Duration lifecycleDay;
-        int maxVersionsPerKey;
-        Duration scannerInterval;
-        int scannerRate = -1;
-        int healSampleCycles = -1;
-        Duration deepScanInterval;
-        Duration headerTimeout = S3ServerConfig.Timeouts.DEFAULTS.requestHead();
-        Duration bodyTimeout = S3ServerConfig.Timeouts.DEFAULTS.bodyRead();
-        Duration idleTimeout = S3ServerConfig.Timeouts.DEFAULTS.idle();
+    /** Each flag that takes a value and the property ({@link ApplianceProperties}) it sets. */
+    public static final Map<String, String> FLAG_PROPERTIES = Map.ofEntries(
+            Map.entry("--address", "appliance.s3.address"),
+            Map.entry("--console-address", "appliance.console.address"),
+            Map.entry("--parity", "appliance.drives.parity"),
+            Map.entry("--certs-dir", "appliance.s3.certs-dir"),
+            Map.entry("--domain", "appliance.s3.domain"),
+            Map.entry("--max-connections", "appliance.s3.max-connections"),
+            Map.entry("--max-requests", "appliance.s3.max-requests"),
+            Map.entry("--max-versions-per-key", "appliance.scanner.max-versions-per-key"),
+            Map.entry("--lifecycle-day", "appliance.scanner.lifecycle-day"),
+            Map.entry("--scanner-interval", "appliance.scanner.interval"),
+            Map.entry("--scanner-rate", "appliance.scanner.rate"),
+            Map.entry("--heal-sample-cycles", "appliance.scanner.heal-sample-cycles"),
+            Map.entry("--deep-scan-interval", "appliance.scanner.deep-scan-interval"),
+            Map.entry("--header-timeout", "appliance.s3.timeouts.header"),
+            Map.entry("--body-timeout", "appliance.s3.timeouts.body"),
+            Map.entry("--idle-timeout", "appliance.s3.timeouts.idle"));
+
+    static final String ALLOW_ROOT_DRIVES = "--allow-root-drives";
+    static final String CONFIG = "--config";
+
+    /** Flags only, as if nothing were set in the environment or a file (tests). */
+    public static ServerOptions parse(List<String> args) {
+        return parse(args, Map.of(), Map.of());
     }
 
-    private static final Set<String> WITH_VALUE = Set.of(
-            "--address",
-            "--console-address",
-            "--parity",
-            "--certs-dir",
-            "--domain",
-            "--max-connections",
-            "--max-requests",
-            "--max-versions-per-key",
-            "--lifecycle-day",
-            "--scanner-interval",
-            "--scanner-rate",
-            "--heal-sample-cycles",
-            "--deep-scan-interval",
-            "--header-timeout",
-            "--body-timeout",
-            "--idle-timeout");
-
-    public static ServerOptions parse(List<String> args) {
-        Parsed p = new Parsed();
-        Arguments.walk(args, WITH_VALUE, Set.of("--allow-root-drives"), new Arguments.Visitor() {
+    /**
+     * Maps the arguments onto {@link ApplianceProperties} names ({@code --scanner-rate 5} is {@code
+     * appliance.scanner.rate=5}, drive {@code i} is {@code appliance.drives.paths[i]}), binds them over the {@code -D}
+     * properties, the environment and the {@code --config} file, validates, and expands the drives.
+     *
+     * @throws IllegalArgumentException naming the flag (or variable, or file line) and the bad value
+     */
+    public static ServerOptions parse(
+            List<String> args, Map<String, String> env, Map<String, String> systemProperties) {
+        Map<String, String> values = new LinkedHashMap<>();
+        Map<String, String> flagNames = new HashMap<>();
+        List<String> driveArgs = new ArrayList<>();
+        Path[] configFile = {null};
+        Set<String> withValue = new HashSet<>(FLAG_PROPERTIES.keySet());
+        withValue.add(CONFIG);
+        Arguments.walk(args, withValue, Set.of(ALLOW_ROOT_DRIVES), new Arguments.Visitor() {
             @Override
             public void option(String flag, String value) {
-                switch (flag) {
-                    case "--address" -> p.address = HostPort.parse(flag, value);
-                    case "--console-address" -> p.console = HostPort.parse(flag, value);
-                    case "--certs-dir" -> p.certsDir = Path.of(value);
-                    case "--domain" -> p.domain = value;
-                    case "--max-connections" -> p.maxConnections = positive(flag, value);
-                    case "--max-requests" -> p.maxRequests = positive(flag, value);
-                    case "--max-versions-per-key" -> p.maxVersionsPerKey = positive(flag, value);
-                    case "--lifecycle-day" -> p.lifecycleDay = duration(flag, value);
-                    case "--scanner-interval" -> p.scannerInterval = duration(flag, value);
-                    case "--scanner-rate" -> p.scannerRate = nonNegative(flag, value);
-                    case "--heal-sample-cycles" -> p.healSampleCycles = nonNegative(flag, value);
-                    case "--deep-scan-interval" -> p.deepScanInterval = duration(flag, value);
-                    case "--header-timeout" -> p.headerTimeout = duration(flag, value);
-                    case "--body-timeout" -> p.bodyTimeout = duration(flag, value);
-                    case "--idle-timeout" -> p.idleTimeout = duration(flag, value);
-                    case "--allow-root-drives" -> p.allowRoot = true;
-                    default -> {
-                        try {
-                            p.parity = Integer.parseInt(value);
-                        } catch (NumberFormatException e) {
-                            throw new IllegalArgumentException("--parity '" + value + "': not a number");
-                        }
-                    }
+                if (flag.equals(CONFIG)) {
+                    configFile[0] = Path.of(value);
+                    return;
                 }
+                String property =
+                        flag.equals(ALLOW_ROOT_DRIVES) ? "appliance.drives.allow-root" : FLAG_PROPERTIES.get(flag);
+                values.put(property, value == null ? "true" : value);
+                flagNames.put(property, flag);
             }
 
             @Override
             public void positional(String arg) {
-                p.driveArgs.add(arg);
+                driveArgs.add(arg);
             }
         });
-        boolean embedded = p.driveArgs.isEmpty();
-        List<String> expanded =
-                embedded ? DriveEllipsis.expand("./data/disk{1...4}") : DriveEllipsis.expandAll(p.driveArgs);
-        List<Path> drives = expanded.stream().map(Path::of).toList();
-        if (p.address.port() != 0
-                && p.address.port() == p.console.port()
-                && p.address.host().equals(p.console.host())) {
-            throw new IllegalArgumentException("--console-address " + p.console + " is the same as --address");
+        for (int i = 0; i < driveArgs.size(); i++) {
+            values.put("appliance.drives.paths[" + i + "]", driveArgs.get(i));
+            flagNames.put("appliance.drives.paths[" + i + "]", "drive argument");
         }
+        return of(ApplianceBinding.bind(values, flagNames, systemProperties, env, configFile[0]));
+    }
+
+    /** The options the start uses, from bound and validated properties; expands the drive ellipses. */
+    public static ServerOptions of(ApplianceProperties p) {
+        boolean embedded = p.drives().paths().isEmpty();
+        List<String> expanded = embedded
+                ? DriveEllipsis.expand("./data/disk{1...4}")
+                : DriveEllipsis.expandAll(p.drives().paths());
+        List<Path> drives = expanded.stream().map(Path::of).toList();
+        HostPort address = p.s3().address();
+        HostPort console = p.console().address();
+        if (address.port() != 0
+                && address.port() == console.port()
+                && address.host().equals(console.host())) {
+            throw new IllegalArgumentException("--console-address " + console + " is the same as --address");
+        }
+        var s = p.scanner();
+        var t = p.s3().timeouts();
         return new ServerOptions(
                 drives,
                 embedded,
-                p.address,
-                p.console,
-                p.allowRoot || embedded,
-                p.parity,
-                p.certsDir,
-                p.domain,
-                p.maxConnections,
-                p.maxRequests,
+                address,
+                console,
+                p.drives().allowRoot() || embedded,
+                p.drives().parity() == null ? -1 : p.drives().parity(),
+                p.s3().certsDir(),
+                p.s3().domain(),
+                p.s3().maxConnections(),
+                p.s3().maxRequests() == null ? 0 : p.s3().maxRequests(),
                 new Scanner(
-                        p.lifecycleDay,
-                        p.maxVersionsPerKey,
-                        p.scannerInterval,
-                        p.scannerRate,
-                        p.healSampleCycles,
-                        p.deepScanInterval),
-                new S3ServerConfig.Timeouts(p.headerTimeout, p.bodyTimeout, p.idleTimeout));
-    }
-
-    private static int nonNegative(String flag, String value) {
-        return value.equals("0") ? 0 : positive(flag, value);
-    }
-
-    /** A positive duration: a number with a unit (ms, s, m, h, d), e.g. {@code 10s}, or ISO-8601 ({@code PT10S}). */
-    static Duration duration(String flag, String value) {
-        Duration d = null;
-        try {
-            if (value.startsWith("P") || value.startsWith("p")) {
-                d = Duration.parse(value);
-            } else {
-                java.util.regex.Matcher m =
-                        java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h|d)").matcher(value);
-                if (m.matches()) {
-                    long n = Long.parseLong(m.group(1));
-                    d = switch (m.group(2)) {
-                        case "ms" -> Duration.ofMillis(n);
-                        case "s" -> Duration.ofSeconds(n);
-                        case "m" -> Duration.ofMinutes(n);
-                        case "h" -> Duration.ofHours(n);
-                        default -> Duration.ofDays(n);
-                    };
-                }
-            }
-        } catch (RuntimeException e) {
-            d = null;
-        }
-        if (d == null || d.isNegative() || d.isZero() || d.toMillis() < 1) {
-            throw new IllegalArgumentException(
-                    flag + " '" + value + "': expected a positive duration such as 500ms, 10s, 5m, 24h or PT10S");
-        }
-        return d;
-    }
-
-    private static int positive(String flag, String value) {
-        try {
-            int n = Integer.parseInt(value);
-            if (n > 0) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // refused below
-        }
-        throw new IllegalArgumentException(flag + " '" + value + "': expected a positive number");
+                        s.lifecycleDay(),
+                        s.maxVersionsPerKey() == null ? 0 : s.maxVersionsPerKey(),
+                        s.interval(),
+                        s.rate(),
+                        s.healSampleCycles(),
+                        s.deepScanInterval()),
+                new S3ServerConfig.Timeouts(t.header(), t.body(), t.idle()),
+                p);
     }
 }

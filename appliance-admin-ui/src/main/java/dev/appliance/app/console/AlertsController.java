@@ -4,9 +4,7 @@ import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.alerts.Alert;
 import dev.appliance.core.alerts.VersionAlerts;
 import java.io.IOException;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.NoSuchElementException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
@@ -30,17 +28,15 @@ class AlertsController {
         this.store = store;
     }
 
+    /** The counts of active alerts, and the alerts shown (active, or with {@code all} also recently cleared). */
+    record AlertList(int active, int unacknowledged, int critical, List<Alert> alerts) {}
+
     @GetMapping("/api/v1/admin/alerts")
-    Map<String, Object> list(@RequestParam(name = "all", defaultValue = "false") boolean all) {
+    AlertList list(@RequestParam(name = "all", defaultValue = "false") boolean all) {
         VersionAlerts alerts = store.versionAlerts();
         List<Alert> shown = alerts.alerts(all);
         VersionAlerts.Summary s = alerts.summary();
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("active", s.active());
-        out.put("unacknowledged", s.unacknowledged());
-        out.put("critical", s.critical());
-        out.put("alerts", shown);
-        return out;
+        return new AlertList(s.active(), s.unacknowledged(), s.critical(), shown);
     }
 
     @PostMapping("/api/v1/admin/alerts/{id}/ack")
@@ -49,18 +45,15 @@ class AlertsController {
     }
 
     @ExceptionHandler(NoSuchElementException.class)
-    ResponseEntity<Map<String, String>> unknown(NoSuchElementException e) {
-        return ResponseEntity.status(HttpStatus.NOT_FOUND)
-                .body(Map.of("code", "NO_SUCH_ALERT", "message", e.getMessage()));
+    ResponseEntity<Problem> unknown(NoSuchElementException e) {
+        return ResponseEntity.status(HttpStatus.NOT_FOUND).body(new Problem("NO_SUCH_ALERT", e.getMessage()));
     }
 
     @ExceptionHandler(IOException.class)
-    ResponseEntity<Map<String, String>> notSaved(IOException e) {
+    ResponseEntity<Problem> notSaved(IOException e) {
         return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-                .body(Map.of(
-                        "code",
+                .body(new Problem(
                         "WRITE_QUORUM",
-                        "message",
                         "the acknowledgement could not be saved on a majority of drives: " + e.getMessage()));
     }
 }

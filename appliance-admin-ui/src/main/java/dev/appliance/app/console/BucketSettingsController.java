@@ -7,10 +7,9 @@ import dev.appliance.core.StorageCapacity;
 import dev.appliance.core.alerts.VersionAlerts;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -32,55 +31,72 @@ class BucketSettingsController {
         this.store = store;
     }
 
-    /** The PUT body; both fields optional. */
+    /** The PUT body; every field optional (null: unset). */
     record SettingsBody(Long quotaBytes, Boolean sosapi, Integer versionAlertThreshold) {}
 
+    /**
+     * A bucket's settings as stored (null: unset), the alert threshold in effect, what it holds and the pool's space.
+     */
+    record SettingsView(
+            String bucket,
+            Long quotaBytes,
+            Boolean sosapi,
+            Integer versionAlertThreshold,
+            int versionAlertThresholdInEffect,
+            UsageView usage,
+            PoolView pool) {}
+
+    /** What the bucket holds, as last counted ({@code countedAt}, ISO-8601). */
+    record UsageView(long objects, long versions, long deleteMarkers, long bytes, String countedAt) {}
+
+    record PoolView(long usableBytes, long freeBytes) {}
+
     @GetMapping("/api/v1/admin/buckets/{bucket}/settings")
-    Map<String, Object> get(@PathVariable("bucket") String bucket) {
+    SettingsView get(@PathVariable("bucket") String bucket) {
         return view(bucket);
     }
 
     @PutMapping("/api/v1/admin/buckets/{bucket}/settings")
-    Map<String, Object> put(@PathVariable("bucket") String bucket, @RequestBody SettingsBody body) {
+    SettingsView put(@PathVariable("bucket") String bucket, @RequestBody SettingsBody body) {
         store.setBucketSettings(
                 bucket, new BucketSettings(body.quotaBytes(), body.sosapi(), body.versionAlertThreshold()));
         return view(bucket);
     }
 
-    private Map<String, Object> view(String bucket) {
+    private SettingsView view(String bucket) {
         BucketSettings settings = store.bucketSettings(bucket);
         BucketUsage usage = store.bucketUsage(bucket);
         StorageCapacity pool = store.capacity();
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("bucket", bucket);
-        out.put("quotaBytes", settings.quotaBytes());
-        out.put("sosapi", settings.sosapi());
-        out.put("versionAlertThreshold", settings.versionAlertThreshold());
-        out.put(
-                "versionAlertThresholdInEffect",
+        return new SettingsView(
+                bucket,
+                settings.quotaBytes(),
+                settings.sosapi(),
+                settings.versionAlertThreshold(),
                 settings.versionAlertThreshold() == null
                         ? VersionAlerts.DEFAULT_THRESHOLD
-                        : settings.versionAlertThreshold());
-        out.put(
-                "usage",
-                Map.of(
-                        "objects", usage.objects(),
-                        "versions", usage.versions(),
-                        "deleteMarkers", usage.deleteMarkers(),
-                        "bytes", usage.bytes(),
-                        "countedAt", usage.computedAt().toString()));
-        out.put("pool", Map.of("usableBytes", pool.usableBytes(), "freeBytes", pool.freeBytes()));
-        return out;
+                        : settings.versionAlertThreshold(),
+                new UsageView(
+                        usage.objects(),
+                        usage.versions(),
+                        usage.deleteMarkers(),
+                        usage.bytes(),
+                        usage.computedAt().toString()),
+                new PoolView(pool.usableBytes(), pool.freeBytes()));
     }
 
     @ExceptionHandler(StorageException.class)
-    ResponseEntity<Map<String, String>> storageError(StorageException e) {
+    ResponseEntity<Problem> storageError(StorageException e) {
         HttpStatus status = e.kind() == ErrorKind.BUCKET_NOT_FOUND ? HttpStatus.NOT_FOUND : HttpStatus.BAD_REQUEST;
-        return ResponseEntity.status(status).body(Map.of("code", e.kind().name(), "message", e.getMessage()));
+        return ResponseEntity.status(status).body(new Problem(e.kind().name(), e.getMessage()));
     }
 
     @ExceptionHandler(IllegalArgumentException.class)
-    ResponseEntity<Map<String, String>> badValue(IllegalArgumentException e) {
-        return ResponseEntity.badRequest().body(Map.of("code", "INVALID_ARGUMENT", "message", e.getMessage()));
+    ResponseEntity<Problem> badValue(IllegalArgumentException e) {
+        return ResponseEntity.badRequest().body(new Problem("INVALID_ARGUMENT", e.getMessage()));
+    }
+
+    @ExceptionHandler(HttpMessageNotReadableException.class)
+    ResponseEntity<Problem> badBody(HttpMessageNotReadableException e) {
+        return ResponseEntity.badRequest().body(Problem.unreadableBody("INVALID_ARGUMENT", e));
     }
 }

@@ -1,6 +1,7 @@
 package dev.appliance.app.console;
 
 import dev.appliance.app.cli.ServerOptions.HostPort;
+import dev.appliance.app.config.ApplianceProperties;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
@@ -17,6 +18,7 @@ import org.springframework.boot.web.context.WebServerApplicationContext;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
 
 /**
@@ -39,41 +41,33 @@ public class ConsoleApplication {
     }
 
     /**
+     * @param properties the validated configuration; the console listens on {@code appliance.console.address}
      * @param credentials the keys the S3 endpoint knows; admin API requests are SigV4-signed with them
      * @param authorizer asked for every non-public request ({@code admin:<METHOD> <path>}, the path as routed)
      */
     public static Running start(
-            HostPort address,
+            ApplianceProperties properties,
             ApplianceStore store,
             S3Server s3,
             CredentialsProvider credentials,
             Authorizer authorizer) {
-        return start(address, store, s3, credentials, authorizer, c -> {});
+        return start(properties, store, s3, credentials, authorizer, c -> {});
     }
 
     /** As above; {@code extra} adds beans before the context starts (tests observe which handlers run). */
     static Running start(
-            HostPort address,
+            ApplianceProperties properties,
             ApplianceStore store,
             S3Server s3,
             CredentialsProvider credentials,
             Authorizer authorizer,
             ApplicationContextInitializer<ConfigurableApplicationContext> extra) {
-        // First on every request, before any other filter reads the body or the path.
-        var access = new FilterRegistrationBean<>(new ConsoleAccessFilter(
-                new SigV4Verifier(credentials, S3ServerConfig.DEFAULT_REGION, Clock.systemUTC()), authorizer));
-        access.addUrlPatterns("/*");
-        access.setOrder(Ordered.HIGHEST_PRECEDENCE);
+        HostPort address = properties.console().address();
         var ctx = new SpringApplicationBuilder(ConsoleApplication.class)
                 .bannerMode(Banner.Mode.OFF)
                 .web(WebApplicationType.SERVLET)
                 .logStartupInfo(false)
-                .initializers(c -> {
-                    c.getBeanFactory().registerSingleton("objectStore", store);
-                    c.getBeanFactory().registerSingleton("s3Server", s3);
-                    c.getBeanFactory().registerSingleton("consoleAccessFilter", access);
-                    extra.initialize(c);
-                })
+                .initializers(new ApplianceBeans(properties, store, s3, credentials, authorizer), extra)
                 .properties(Map.of(
                         "server.port", Integer.toString(address.port()),
                         "server.address", address.bindHost(),
@@ -84,5 +78,19 @@ public class ConsoleApplication {
                         "logging.level.root", "WARN"))
                 .run();
         return new Running(ctx);
+    }
+
+    /**
+     * The filter in front of every request, first, before any other filter reads the body or the path: only the
+     * public status and health answer without a signature.
+     */
+    @Bean
+    FilterRegistrationBean<ConsoleAccessFilter> consoleAccessFilter(
+            CredentialsProvider credentials, Authorizer authorizer) {
+        var access = new FilterRegistrationBean<>(new ConsoleAccessFilter(
+                new SigV4Verifier(credentials, S3ServerConfig.DEFAULT_REGION, Clock.systemUTC()), authorizer));
+        access.addUrlPatterns("/*");
+        access.setOrder(Ordered.HIGHEST_PRECEDENCE);
+        return access;
     }
 }

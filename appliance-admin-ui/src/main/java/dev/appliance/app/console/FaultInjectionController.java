@@ -1,14 +1,14 @@
 package dev.appliance.app.console;
 
+import dev.appliance.app.config.ApplianceProperties;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.drive.DriveFaults;
 import dev.appliance.core.drive.LocalDrive;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -19,7 +19,7 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * Test-only fault injection into drives (docs/testing.md): {@code GET /api/v1/admin/test/faults},
  * {@code PUT /api/v1/admin/test/faults/{drive}} with {@code {"readErrors": bool, "writeErrors": bool, "diskFull": bool,
- * "gone": bool, "latencyMillis": n, "commitStallMillis": n}} (absent fields: false / 0), {@code DELETE /api/v1/admin/test/faults/{drive}} and
+ * "gone": bool, "latencyMillis": n}} (absent fields: false / 0), {@code DELETE /api/v1/admin/test/faults/{drive}} and
  * {@code DELETE /api/v1/admin/test/faults}. {@code drive} is the drive's 0-based position in the order the drives
  * were given (as in the {@code drives} list of {@code GET /api/v1/status}).
  *
@@ -28,30 +28,23 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 class FaultInjectionController {
-    static final String PROPERTY = "appliance.faultInjection";
-
     private final ApplianceStore store;
+    private final boolean on;
 
-    FaultInjectionController(ApplianceStore store) {
+    FaultInjectionController(ApplianceStore store, ApplianceProperties properties) {
         this.store = store;
+        this.on = properties.testing().faultInjection();
     }
 
     /** The PUT body; absent fields inject nothing. */
-    record FaultsBody(
-            Boolean readErrors,
-            Boolean writeErrors,
-            Boolean diskFull,
-            Boolean gone,
-            Long latencyMillis,
-            Long commitStallMillis) {
+    record FaultsBody(Boolean readErrors, Boolean writeErrors, Boolean diskFull, Boolean gone, Long latencyMillis) {
         DriveFaults toFaults() {
             return new DriveFaults(
                     Boolean.TRUE.equals(readErrors),
                     Boolean.TRUE.equals(writeErrors),
                     Boolean.TRUE.equals(diskFull),
                     Boolean.TRUE.equals(gone),
-                    latencyMillis == null ? 0 : latencyMillis,
-                    commitStallMillis == null ? 0 : commitStallMillis);
+                    latencyMillis == null ? 0 : latencyMillis);
         }
     }
 
@@ -61,23 +54,34 @@ class FaultInjectionController {
 
         Off() {
             super(
-                    "fault injection is off (start the appliance with -D" + PROPERTY + "=true to test with it)",
+                    "fault injection is off (start the appliance with -Dappliance.faultInjection=true, or"
+                            + " APPLIANCE_TESTING_FAULT_INJECTION=true, to test with it)",
                     null,
                     false,
                     false);
         }
     }
 
-    private static void requireOn() {
-        if (!Boolean.getBoolean(PROPERTY)) {
+    private void requireOn() {
+        if (!on) {
             throw new Off();
         }
     }
 
+    /** A drive's injected faults (all false and 0: none). */
+    record FaultsView(
+            int drive,
+            String path,
+            boolean readErrors,
+            boolean writeErrors,
+            boolean diskFull,
+            boolean gone,
+            long latencyMillis) {}
+
     @GetMapping("/api/v1/admin/test/faults")
-    List<Map<String, Object>> list() {
+    List<FaultsView> list() {
         requireOn();
-        List<Map<String, Object>> out = new ArrayList<>();
+        List<FaultsView> out = new ArrayList<>();
         for (int i = 0; i < store.drives().size(); i++) {
             out.add(view(i));
         }
@@ -85,7 +89,7 @@ class FaultInjectionController {
     }
 
     @PutMapping("/api/v1/admin/test/faults/{drive}")
-    Map<String, Object> put(@PathVariable("drive") String drive, @RequestBody FaultsBody body) {
+    FaultsView put(@PathVariable("drive") String drive, @RequestBody FaultsBody body) {
         requireOn();
         int index = index(drive);
         store.drives().get(index).injectFaults(body.toFaults());
@@ -93,7 +97,7 @@ class FaultInjectionController {
     }
 
     @DeleteMapping("/api/v1/admin/test/faults/{drive}")
-    Map<String, Object> clear(@PathVariable("drive") String drive) {
+    FaultsView clear(@PathVariable("drive") String drive) {
         requireOn();
         int index = index(drive);
         store.drives().get(index).injectFaults(null);
@@ -101,7 +105,7 @@ class FaultInjectionController {
     }
 
     @DeleteMapping("/api/v1/admin/test/faults")
-    List<Map<String, Object>> clearAll() {
+    List<FaultsView> clearAll() {
         requireOn();
         store.drives().forEach(d -> d.injectFaults(null));
         return list();
@@ -120,28 +124,34 @@ class FaultInjectionController {
         throw new IllegalArgumentException("drive: '" + drive + "' (expected 0.." + (n - 1) + ")");
     }
 
-    private Map<String, Object> view(int index) {
+    private FaultsView view(int index) {
         LocalDrive d = store.drives().get(index);
         DriveFaults f = d.faults();
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("drive", index);
-        out.put("path", d.root().toString());
-        out.put("readErrors", f != null && f.readErrors());
-        out.put("writeErrors", f != null && f.writeErrors());
-        out.put("diskFull", f != null && f.diskFull());
-        out.put("gone", f != null && f.gone());
-        out.put("latencyMillis", f == null ? 0 : f.latencyMillis());
-        out.put("commitStallMillis", f == null ? 0 : f.commitStallMillis());
-        return out;
+        return new FaultsView(
+                index,
+                d.root().toString(),
+                f != null && f.readErrors(),
+                f != null && f.writeErrors(),
+                f != null && f.diskFull(),
+                f != null && f.gone(),
+                f == null ? 0 : f.latencyMillis());
     }
 
     @org.springframework.web.bind.annotation.ExceptionHandler(Off.class)
-    ResponseEntity<Map<String, String>> off(Off e) {
-        return ResponseEntity.status(HttpStatus.NOT_FOUND).body(Map.of("code", "NotFound", "message", e.getMessage()));
+    ResponseEntity<Problem> off(Off e) {
+        return ResponseEntity.status(HttpStatus.NOT_FOUND).body(new Problem("NotFound", e.getMessage()));
     }
 
     @org.springframework.web.bind.annotation.ExceptionHandler(IllegalArgumentException.class)
-    ResponseEntity<Map<String, String>> badValue(IllegalArgumentException e) {
-        return ResponseEntity.badRequest().body(Map.of("code", "InvalidArgument", "message", e.getMessage()));
+    ResponseEntity<Problem> badValue(IllegalArgumentException e) {
+        return ResponseEntity.badRequest().body(new Problem("InvalidArgument", e.getMessage()));
+    }
+
+    @org.springframework.web.bind.annotation.ExceptionHandler(HttpMessageNotReadableException.class)
+    ResponseEntity<Problem> badBody(HttpMessageNotReadableException e) {
+        if (!on) {
+            return off(new Off()); // the endpoint does not exist, whatever the body
+        }
+        return ResponseEntity.badRequest().body(Problem.unreadableBody("InvalidArgument", e));
     }
 }

@@ -4,9 +4,7 @@ import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.heal.DriveHealStatus;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -28,74 +26,114 @@ class HealController {
         this.store = store;
     }
 
+    /** The answer of a retry: heals still queued. */
+    record Pending(int pending) {}
+
+    /** Every drive's state and the drive heals. */
+    record DriveStates(List<DriveView> drives, List<DriveHealView> heals) {}
+
+    /**
+     * One drive, with where it is and why it is out of service.
+     *
+     * @param state {@code online}, {@code offline} or {@code healing}
+     * @param problem why it is offline, or null
+     */
+    record DriveView(
+            String path,
+            int set,
+            int slot,
+            String state,
+            boolean online,
+            String problem,
+            long slowCalls,
+            boolean faultsInjected) {}
+
+    /** A replaced drive being filled (or filled): progress, rate, ETA and failures by name; times ISO-8601. */
+    record DriveHealView(
+            String drive,
+            int set,
+            int slot,
+            String state,
+            String started,
+            String updated,
+            String finished,
+            int bucketsDone,
+            int bucketsTotal,
+            String bucket,
+            String lastKey,
+            long objectsScanned,
+            long objectsHealed,
+            long objectsSkipped,
+            long objectsFailed,
+            long bytesHealed,
+            long objectsEstimated,
+            double objectsPerSecond,
+            long bytesPerSecond,
+            long etaSeconds,
+            int resumes,
+            List<FailureView> failures) {}
+
+    /** An object a drive heal could not write. */
+    record FailureView(String name, String reason, String time) {}
+
     @PostMapping("/api/v1/admin/heal/retry")
-    Map<String, Object> retry() {
-        return Map.of("pending", store.retryHealsNow());
+    Pending retry() {
+        return new Pending(store.retryHealsNow());
     }
 
     @GetMapping("/api/v1/admin/heal/drives")
-    Map<String, Object> drives() {
-        return Map.of("drives", driveStates(store), "heals", driveHeals(store));
+    DriveStates drives() {
+        return new DriveStates(driveStates(store), driveHeals(store));
     }
 
     /** Every drive in topology order with its set, slot, state and (when out of service) why. */
-    static List<Map<String, Object>> driveStates(ApplianceStore store) {
-        List<Map<String, Object>> out = new ArrayList<>();
+    static List<DriveView> driveStates(ApplianceStore store) {
+        List<DriveView> out = new ArrayList<>();
         List<LocalDrive> drives = store.drives();
         for (int i = 0; i < drives.size(); i++) {
             LocalDrive d = drives.get(i);
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("path", d.root().toString());
-            m.put("set", i / store.drivesPerSet() + 1);
-            m.put("slot", i % store.drivesPerSet() + 1);
-            m.put("state", store.driveState(d));
-            m.put("online", d.isOnline());
-            m.put("problem", d.offlineReason());
-            m.put("slowCalls", d.slowCalls());
-            m.put("ioErrors", d.ioErrors());
-            m.put("faultsInjected", d.faults() != null);
-            out.add(m);
+            out.add(new DriveView(
+                    d.root().toString(),
+                    i / store.drivesPerSet() + 1,
+                    i % store.drivesPerSet() + 1,
+                    store.driveState(d),
+                    d.isOnline(),
+                    d.offlineReason(),
+                    d.slowCalls(),
+                    d.faults() != null));
         }
         return out;
     }
 
-    static List<Map<String, Object>> driveHeals(ApplianceStore store) {
-        List<Map<String, Object>> out = new ArrayList<>();
+    static List<DriveHealView> driveHeals(ApplianceStore store) {
+        List<DriveHealView> out = new ArrayList<>();
         for (DriveHealStatus h : store.driveHeals()) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("drive", h.drive());
-            m.put("set", h.set() + 1);
-            m.put("slot", h.slot() + 1);
-            m.put("state", h.state());
-            m.put("started", h.started().toString());
-            m.put("updated", h.updated().toString());
-            m.put("finished", h.finished() == null ? null : h.finished().toString());
-            m.put("bucketsDone", h.bucketsDone());
-            m.put("bucketsTotal", h.bucketsTotal());
-            m.put("bucket", h.bucket());
-            m.put("lastKey", h.lastKey());
-            m.put("objectsScanned", h.objectsScanned());
-            m.put("objectsHealed", h.objectsHealed());
-            m.put("objectsSkipped", h.objectsSkipped());
-            m.put("objectsFailed", h.objectsFailed());
-            m.put("bytesHealed", h.bytesHealed());
-            m.put("objectsEstimated", h.objectsEstimated());
-            m.put("objectsPerSecond", Math.round(h.objectsPerSecond() * 10) / 10.0);
-            m.put("bytesPerSecond", Math.round(h.bytesPerSecond()));
-            m.put("etaSeconds", h.etaSeconds());
-            m.put("resumes", h.resumes());
-            m.put(
-                    "failures",
+            out.add(new DriveHealView(
+                    h.drive(),
+                    h.set() + 1,
+                    h.slot() + 1,
+                    h.state(),
+                    h.started().toString(),
+                    h.updated().toString(),
+                    h.finished() == null ? null : h.finished().toString(),
+                    h.bucketsDone(),
+                    h.bucketsTotal(),
+                    h.bucket(),
+                    h.lastKey(),
+                    h.objectsScanned(),
+                    h.objectsHealed(),
+                    h.objectsSkipped(),
+                    h.objectsFailed(),
+                    h.bytesHealed(),
+                    h.objectsEstimated(),
+                    Math.round(h.objectsPerSecond() * 10) / 10.0,
+                    Math.round(h.bytesPerSecond()),
+                    h.etaSeconds(),
+                    h.resumes(),
                     h.failures().stream()
-                            .map(f -> Map.of(
-                                    "name",
-                                    f.name(),
-                                    "reason",
-                                    f.reason(),
-                                    "time",
-                                    f.time().toString()))
-                            .toList());
-            out.add(m);
+                            .map(f -> new FailureView(
+                                    f.name(), f.reason(), f.time().toString()))
+                            .toList()));
         }
         return out;
     }

@@ -2,8 +2,10 @@ package dev.appliance.app.console;
 
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.scanner.ScanReport;
-import java.util.LinkedHashMap;
-import java.util.Map;
+import dev.appliance.core.scanner.ScannerHealFigures;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -20,24 +22,34 @@ class ScannerController {
         this.store = store;
     }
 
-    @GetMapping("/api/v1/admin/scanner")
-    Map<String, Object> scanner() {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("lifecycleDaySeconds", store.lifecycleDayLength().toMillis() / 1000.0);
-        out.put("maxVersionsPerKey", store.maxVersionsPerKey());
-        out.put("healChecks", store.scannerHealFigures());
-        ScanReport last = store.lastScan();
-        out.put("lastCycle", last == null ? null : cycle(last));
-        return out;
+    /**
+     * The scanner's settings and its last completed cycle.
+     *
+     * @param lastCycle null until a cycle completed
+     */
+    record ScannerView(
+            double lifecycleDaySeconds, int maxVersionsPerKey, ScannerHealFigures healChecks, CycleView lastCycle) {}
+
+    /** One completed cycle; times ISO-8601, buckets by name. */
+    record CycleView(
+            long cycle,
+            String started,
+            String finished,
+            SortedMap<String, ScanReport.BucketScan> buckets,
+            List<ScanReport.DriveScan> drives) {
+        static CycleView of(ScanReport r) {
+            return new CycleView(
+                    r.cycle(), r.started().toString(), r.finished().toString(), new TreeMap<>(r.buckets()), r.drives());
+        }
     }
 
-    private static Map<String, Object> cycle(ScanReport r) {
-        Map<String, Object> c = new LinkedHashMap<>();
-        c.put("cycle", r.cycle());
-        c.put("started", r.started().toString());
-        c.put("finished", r.finished().toString());
-        c.put("buckets", new java.util.TreeMap<>(r.buckets()));
-        c.put("drives", r.drives());
-        return c;
+    @GetMapping("/api/v1/admin/scanner")
+    ScannerView scanner() {
+        ScanReport last = store.lastScan();
+        return new ScannerView(
+                store.lifecycleDayLength().toMillis() / 1000.0,
+                store.maxVersionsPerKey(),
+                store.scannerHealFigures(),
+                last == null ? null : CycleView.of(last));
     }
 }

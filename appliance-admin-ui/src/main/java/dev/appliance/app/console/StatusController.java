@@ -3,9 +3,7 @@ package dev.appliance.app.console;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.objectlock.HostTimeSync;
 import dev.appliance.s3.S3Server;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RestController;
 
@@ -13,8 +11,7 @@ import org.springframework.web.bind.annotation.RestController;
  * Two views of the appliance's state as JSON.
  *
  * <p>{@code GET /api/v1/status}, public (for monitoring; see {@link ConsoleAccessFilter}): topology, each drive's set,
- * slot and state ({@code online}, {@code offline}, {@code faulty},
- * {@code healing}), the heal queue's counts, the retention clock
+ * slot and state ({@code online}, {@code offline}, {@code healing}), the heal queue's counts, the retention clock
  * (trusted time, system time, whether they agree, the host's NTP state) and the alert counts. Nothing that names an
  * object, a bucket, a drive path or the deployment: an anonymous caller learns whether the appliance is healthy, not
  * what it holds or where.
@@ -33,95 +30,127 @@ class StatusController {
         this.s3 = s3;
     }
 
-    /** Drive fields that say nothing about where the drive is or what failed on it. */
-    private static final List<String> PUBLIC_DRIVE_FIELDS =
-            List.of("set", "slot", "state", "online", "slowCalls", "ioErrors", "faultsInjected");
+    /** The public view: nothing that names an object, a bucket, a drive path or the deployment. */
+    record PublicStatus(
+            int sets,
+            int drivesPerSet,
+            int parity,
+            List<PublicDrive> drives,
+            PublicHeal heal,
+            RetentionClockView retentionClock,
+            AlertCounts alerts) {}
+
+    /** A drive's fields that say nothing about where the drive is or what failed on it. */
+    record PublicDrive(int set, int slot, String state, boolean online, long slowCalls, boolean faultsInjected) {
+        static PublicDrive of(HealController.DriveView d) {
+            return new PublicDrive(d.set(), d.slot(), d.state(), d.online(), d.slowCalls(), d.faultsInjected());
+        }
+    }
+
+    record PublicHeal(int pending, int retrying, long healed, long failed, long drivesHealing) {}
+
+    record AlertCounts(int active, int unacknowledged, int critical) {}
+
+    /**
+     * The retention clock; times ISO-8601.
+     *
+     * @param ntp the host's NTP state
+     * @param healthy the system clock is believed and the host is not known to be unsynchronized
+     */
+    record RetentionClockView(
+            String trustedTime,
+            String systemTime,
+            boolean systemClockBelieved,
+            String ntp,
+            long forwardJumpNotBelievedAtStartSeconds,
+            boolean healthy) {}
+
+    /** The signed view: the public one plus where things are and what failed. */
+    record AdminStatus(
+            String deploymentId,
+            RetentionClockView retentionClock,
+            int s3Port,
+            int sets,
+            int drivesPerSet,
+            int parity,
+            List<HealController.DriveView> drives,
+            AdminHeal heal,
+            AlertSummary alerts) {}
+
+    /** The heal queue, its last failures by name, and the drive heals. */
+    record AdminHeal(
+            int pending,
+            int retrying,
+            long healed,
+            long failed,
+            List<HealFailure> lastFailures,
+            List<HealController.DriveHealView> drives) {}
+
+    record HealFailure(String item, String reason, String time) {}
+
+    /** Active alerts in brief; the details are at GET /api/v1/admin/alerts (signed). */
+    record AlertSummary(int active, int unacknowledged, int critical, List<String> ids) {}
 
     @GetMapping("/api/v1/status")
-    Map<String, Object> publicStatus() {
-        List<Map<String, Object>> drives = HealController.driveStates(store).stream()
-                .map(d -> {
-                    Map<String, Object> m = new LinkedHashMap<>();
-                    PUBLIC_DRIVE_FIELDS.forEach(f -> m.put(f, d.get(f)));
-                    return m;
-                })
-                .toList();
+    PublicStatus publicStatus() {
         var h = store.healStatus();
         var a = store.versionAlerts().summary();
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("sets", store.setCount());
-        out.put("drivesPerSet", store.drivesPerSet());
-        out.put("parity", store.parity());
-        out.put("drives", drives);
-        out.put(
-                "heal",
-                Map.of(
-                        "pending", h.pending(),
-                        "retrying", h.retrying(),
-                        "healed", h.healed(),
-                        "failed", h.failed(),
-                        "drivesHealing",
-                                store.driveHeals().stream()
-                                        .filter(d -> d.finished() == null)
-                                        .count()));
-        out.put("retentionClock", clock());
-        out.put("alerts", Map.of("active", a.active(), "unacknowledged", a.unacknowledged(), "critical", a.critical()));
-        return out;
+        return new PublicStatus(
+                store.setCount(),
+                store.drivesPerSet(),
+                store.parity(),
+                HealController.driveStates(store).stream().map(PublicDrive::of).toList(),
+                new PublicHeal(
+                        h.pending(),
+                        h.retrying(),
+                        h.healed(),
+                        h.failed(),
+                        store.driveHeals().stream()
+                                .filter(d -> d.finished() == null)
+                                .count()),
+                clock(),
+                new AlertCounts(a.active(), a.unacknowledged(), a.critical()));
     }
 
     @GetMapping("/api/v1/admin/status")
-    Map<String, Object> status() {
-        List<Map<String, Object>> drives = HealController.driveStates(store);
-        return Map.of(
-                "deploymentId", store.deploymentId().toString(),
-                "retentionClock", clock(),
-                "s3Port", s3.port(),
-                "sets", store.setCount(),
-                "drivesPerSet", store.drivesPerSet(),
-                "parity", store.parity(),
-                "drives", drives,
-                "heal", heal(),
-                "alerts", alerts());
-    }
-
-    private Map<String, Object> clock() {
-        var time = store.retentionClock().status();
-        return Map.of(
-                "trustedTime", time.trusted().toString(),
-                "systemTime", time.wall().toString(),
-                "systemClockBelieved", time.wallClockBelieved(),
-                "ntp", time.hostSync().name(),
-                "forwardJumpNotBelievedAtStartSeconds",
-                        time.forwardJumpNotBelievedAtStart().toSeconds(),
-                "healthy", time.wallClockBelieved() && time.hostSync() != HostTimeSync.State.UNSYNCHRONIZED);
-    }
-
-    /** Active alerts in brief; the details are at GET /api/v1/admin/alerts (signed). */
-    private Map<String, Object> alerts() {
+    AdminStatus status() {
         var s = store.versionAlerts().summary();
-        return Map.of(
-                "active", s.active(),
-                "unacknowledged", s.unacknowledged(),
-                "critical", s.critical(),
-                "ids", s.ids());
+        return new AdminStatus(
+                store.deploymentId().toString(),
+                clock(),
+                s3.port(),
+                store.setCount(),
+                store.drivesPerSet(),
+                store.parity(),
+                HealController.driveStates(store),
+                heal(),
+                new AlertSummary(s.active(), s.unacknowledged(), s.critical(), s.ids()));
+    }
+
+    private RetentionClockView clock() {
+        var time = store.retentionClock().status();
+        return new RetentionClockView(
+                time.trusted().toString(),
+                time.wall().toString(),
+                time.wallClockBelieved(),
+                time.hostSync().name(),
+                time.forwardJumpNotBelievedAtStart().toSeconds(),
+                time.wallClockBelieved() && time.hostSync() != HostTimeSync.State.UNSYNCHRONIZED);
     }
 
     private static final int FAILURES_SHOWN = 5;
 
-    private Map<String, Object> heal() {
+    private AdminHeal heal() {
         var h = store.healStatus();
-        List<Map<String, Object>> failures = h.lastFailures().stream()
-                .limit(FAILURES_SHOWN)
-                .map(f -> Map.<String, Object>of(
-                        "item", f.item(), "reason", f.reason(), "time", f.time().toString()))
-                .toList();
-        return Map.of(
-                "pending", h.pending(),
-                "spilled", h.spilled(),
-                "retrying", h.retrying(),
-                "healed", h.healed(),
-                "failed", h.failed(),
-                "lastFailures", failures,
-                "drives", HealController.driveHeals(store));
+        return new AdminHeal(
+                h.pending(),
+                h.retrying(),
+                h.healed(),
+                h.failed(),
+                h.lastFailures().stream()
+                        .limit(FAILURES_SHOWN)
+                        .map(f -> new HealFailure(f.item(), f.reason(), f.time().toString()))
+                        .toList(),
+                HealController.driveHeals(store));
     }
 }

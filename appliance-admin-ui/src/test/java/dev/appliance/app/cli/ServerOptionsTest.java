@@ -102,9 +102,11 @@ class ServerOptionsTest {
         assertThatThrownBy(() -> ServerOptions.parse(List.of("--heal-sample-cycles", "-1")))
                 .hasMessageContaining("--heal-sample-cycles '-1'");
         assertThat(ServerOptions.parse(List.of()).scanner()).isEqualTo(ServerOptions.Scanner.DEFAULTS);
-        assertThat(ServerOptions.duration("--x", "250ms")).isEqualTo(java.time.Duration.ofMillis(250));
-        assertThat(ServerOptions.duration("--x", "3h")).isEqualTo(java.time.Duration.ofHours(3));
-        assertThat(ServerOptions.duration("--x", "1d")).isEqualTo(java.time.Duration.ofDays(1));
+        assertThat(ServerOptions.parse(
+                                List.of("--header-timeout", "250ms", "--body-timeout", "3h", "--idle-timeout", "1d"))
+                        .timeouts())
+                .isEqualTo(new dev.appliance.s3.S3ServerConfig.Timeouts(
+                        java.time.Duration.ofMillis(250), java.time.Duration.ofHours(3), java.time.Duration.ofDays(1)));
         assertThatThrownBy(() -> ServerOptions.parse(List.of("--lifecycle-day", "ten")))
                 .hasMessageContaining("--lifecycle-day 'ten'")
                 .hasMessageContaining("positive duration");

@@ -26,7 +26,8 @@ class TransportOptionsTest {
         ServerOptions plain = ServerOptions.parse(List.of());
         assertThat(plain.certsDir()).isNull();
         assertThat(plain.domain()).isNull();
-        assertThat(plain.maxConnections()).isZero();
+        assertThat(plain.maxConnections())
+                .isEqualTo(dev.appliance.s3.S3ServerConfig.Limits.DEFAULT_MAX_CONNECTIONS); // the default, bound
         assertThatThrownBy(() -> ServerOptions.parse(List.of("--max-requests", "0")))
                 .hasMessageContaining("--max-requests '0'");
         assertThatThrownBy(() -> ServerOptions.parse(List.of("--certs-dir"))).hasMessageContaining("missing value");

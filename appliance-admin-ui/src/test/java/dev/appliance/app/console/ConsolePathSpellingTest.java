@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.appliance.app.cli.ServerOptions.HostPort;
 import dev.appliance.core.BucketSettings;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
@@ -78,8 +77,6 @@ class ConsolePathSpellingTest {
     private static S3Server s3;
     private static ConsoleApplication.Running console;
     private static HttpClient http;
-    private static String previousFaultInjection;
-
     /** Handlers a request (not an error dispatch) reached: "METHOD uri -> handler". */
     private static final List<String> reached = new CopyOnWriteArrayList<>();
     /** What the authorizer was asked. */
@@ -89,8 +86,6 @@ class ConsolePathSpellingTest {
 
     @BeforeAll
     static void start() throws Exception {
-        // On, so that a fault-injection request that got through would visibly break a drive.
-        previousFaultInjection = System.setProperty(FaultInjectionController.PROPERTY, "true");
         List<Path> drives = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             drives.add(Files.createDirectories(tmp.resolve("drive-" + i)));
@@ -120,9 +115,14 @@ class ConsolePathSpellingTest {
                 registry.addInterceptor(recorder);
             }
         };
-        console = ConsoleApplication.start(
-                new HostPort("127.0.0.1", 0), store, s3, credentials, authorizer, c -> c.getBeanFactory()
-                        .registerSingleton("handlerRecorder", recording));
+        var properties = dev.appliance.app.cli.ServerOptions.parse(
+                        List.of("--console-address", "127.0.0.1:0"),
+                        Map.of(),
+                        // on, so that a fault-injection request that got through would visibly break a drive
+                        Map.of("appliance.faultInjection", "true"))
+                .properties();
+        console = ConsoleApplication.start(properties, store, s3, credentials, authorizer, c -> c.getBeanFactory()
+                .registerSingleton("handlerRecorder", recording));
         http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(10))
@@ -142,11 +142,6 @@ class ConsolePathSpellingTest {
         }
         if (store != null) {
             store.close();
-        }
-        if (previousFaultInjection == null) {
-            System.clearProperty(FaultInjectionController.PROPERTY);
-        } else {
-            System.setProperty(FaultInjectionController.PROPERTY, previousFaultInjection);
         }
     }
 

@@ -98,6 +98,9 @@ public interface StoreAdmin {
      */
     ScanReport lastScan();
 
+    /** Runs one scanner cycle now, on the caller's thread, and returns its report. */
+    ScanReport scanNow();
+
     /** How old a bucket's usage may be before it is recounted in the background (default 60 s). */
     void usageRefreshInterval(Duration interval);
 }

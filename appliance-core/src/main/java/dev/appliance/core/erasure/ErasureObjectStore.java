@@ -1068,6 +1068,7 @@ public final class ErasureObjectStore implements ApplianceStore {
     }
 
     /** Runs one scanner cycle now and returns its report. */
+    @Override
     public ScanReport scanNow() {
         try {
             return scanner.runCycle();

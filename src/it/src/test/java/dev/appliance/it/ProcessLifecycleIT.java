@@ -380,6 +380,38 @@ class ProcessLifecycleIT {
     }
 
     @Test
+    @Order(15)
+    void aBadSettingFromTheEnvironmentOrTheConfigFile_isRefusedNamingIt_beforeAnythingIsWritten() throws IOException {
+        Scratch s = Scratch.of("bad-settings");
+        List<String> args = List.of(
+                "server",
+                "--address",
+                "127.0.0.1:0",
+                "--console-address",
+                "127.0.0.1:0",
+                "--allow-root-drives",
+                s.driveArg());
+        Commands.Result fromEnv =
+                runJar(s, Map.of("APPLIANCE_SCANNER_RATE", "-1"), List.of(), args.toArray(String[]::new));
+        assertThat(fromEnv.status()).as("stderr:%n%s", fromEnv.stderr()).isEqualTo(2);
+        assertThat(fromEnv.stderr()).contains("APPLIANCE_SCANNER_RATE '-1': expected 0 or a positive number");
+        s.assertUntouched();
+
+        Path file = Files.writeString(
+                s.work().resolve("appliance.yml"), "appliance:\n  s3:\n    timeouts:\n      idle: 0s\n");
+        List<String> withFile = new ArrayList<>(args);
+        withFile.addAll(List.of("--config", file.toString()));
+        Commands.Result fromFile = runJar(s, Map.of(), List.of(), withFile.toArray(String[]::new));
+        assertThat(fromFile.status()).as("stderr:%n%s", fromFile.stderr()).isEqualTo(2);
+        assertThat(fromFile.stderr())
+                .contains("appliance.s3.timeouts.idle '0s'")
+                .contains(file.toString())
+                .contains("expected a positive duration");
+        assertThat(fromFile.stdout()).doesNotContain("S3 API:");
+        s.assertUntouched();
+    }
+
+    @Test
     @Order(14)
     void killBeforeTheBanner_thenRestart_stillGivesTheOperatorWorkingCredentials() throws Exception {
         Scratch s = Scratch.of("kill-before-banner");

@@ -1,0 +1,119 @@
+package dev.appliance.app.config;
+
+import dev.appliance.app.cli.ServerOptions.HostPort;
+import jakarta.validation.Valid;
+import jakarta.validation.constraints.NotNull;
+import jakarta.validation.constraints.Positive;
+import jakarta.validation.constraints.PositiveOrZero;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.hibernate.validator.constraints.time.DurationMin;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.validation.annotation.Validated;
+
+/**
+ * Every setting of {@code appliance server}, under the prefix {@code appliance}. Bound by {@link ApplianceBinding}
+ * (flags, {@code -D} system properties, environment variables such as {@code APPLIANCE_SCANNER_RATE}, then the
+ * {@code --config} file) and validated before the start writes anything; the table in docs/operations.md lists each
+ * property with its flag, variable and default.
+ */
+@ConfigurationProperties(prefix = "appliance")
+@Validated
+public record ApplianceProperties(
+        @Valid @DefaultValue S3 s3,
+        @Valid @DefaultValue Console console,
+        @Valid @DefaultValue Drives drives,
+        @Valid @DefaultValue Scanner scanner,
+        @Valid @DefaultValue Testing testing) {
+
+    static final String POSITIVE_DURATION = "expected a positive duration such as 500ms, 10s, 5m, 24h or PT10S";
+    static final String POSITIVE_NUMBER = "expected a positive number";
+    static final String ZERO_OR_MORE = "expected 0 or a positive number";
+
+    /**
+     * The S3 endpoint.
+     *
+     * @param address where it listens ({@code --address})
+     * @param certsDir TLS from {@code public.crt} and {@code private.key} there; null: plain HTTP
+     * @param domain virtual-hosted-style domain ({@code --domain}, also {@code APPLIANCE_DOMAIN}); null: none
+     * @param maxConnections open connections accepted
+     * @param maxRequests requests in flight; null: from memory and CPUs
+     * @param timeouts request timeouts
+     */
+    public record S3(
+            @NotNull @DefaultValue(":9000") HostPort address,
+            Path certsDir,
+            String domain,
+
+            @Positive(message = POSITIVE_NUMBER) @DefaultValue("10000")
+            int maxConnections,
+
+            @Positive(message = POSITIVE_NUMBER) Integer maxRequests,
+            @Valid @DefaultValue Timeouts timeouts) {}
+
+    /**
+     * @param header time a client has to send a request's line and headers
+     * @param body silence allowed inside a request body
+     * @param idle an idle keep-alive connection is closed after this
+     */
+    public record Timeouts(
+            @NotNull @DurationMin(millis = 1, message = POSITIVE_DURATION) @DefaultValue("30s")
+            Duration header,
+
+            @NotNull @DurationMin(millis = 1, message = POSITIVE_DURATION) @DefaultValue("60s")
+            Duration body,
+
+            @NotNull @DurationMin(millis = 1, message = POSITIVE_DURATION) @DefaultValue("5m")
+            Duration idle) {}
+
+    /** @param address where the admin console listens ({@code --console-address}) */
+    public record Console(@NotNull @DefaultValue(":9001") HostPort address) {}
+
+    /**
+     * @param paths drive directories, each may hold {@code {1...N}} ellipses; empty: {@code ./data/disk{1...4}}
+     * @param parity parity shards per erasure set; null: by set size
+     * @param allowRoot drives may share the root filesystem (trials only)
+     * @param metadataJournal false forces each rewritten metadata file instead of journaling it
+     */
+    public record Drives(
+            @DefaultValue List<String> paths,
+            @Positive(message = POSITIVE_NUMBER) Integer parity,
+            boolean allowRoot,
+            @DefaultValue("true") boolean metadataJournal) {}
+
+    /**
+     * @param lifecycleDay length of a lifecycle day; null: 24 hours (shorter for tests and demos only)
+     * @param interval least time between scanner cycles; null: 1 minute, or a quarter of a shorter lifecycle day
+     * @param rate keys scanned a second, 0 unlimited
+     * @param healSampleCycles every key is heal-checked once in this many cycles, 0 never
+     * @param deepScanInterval how often a cycle verifies every shard's checksums; null: never
+     * @param maxVersionsPerKey versions one key may have; null: the engine's default (10,000)
+     */
+    public record Scanner(
+            @DurationMin(millis = 1, message = POSITIVE_DURATION)
+            Duration lifecycleDay,
+
+            @DurationMin(millis = 1, message = POSITIVE_DURATION)
+            Duration interval,
+
+            @PositiveOrZero(message = ZERO_OR_MORE) @DefaultValue("1000")
+            int rate,
+
+            @PositiveOrZero(message = ZERO_OR_MORE) @DefaultValue("16")
+            int healSampleCycles,
+
+            @DurationMin(millis = 1, message = POSITIVE_DURATION)
+            Duration deepScanInterval,
+
+            @Positive(message = POSITIVE_NUMBER) Integer maxVersionsPerKey) {}
+
+    /**
+     * Test-only switches (docs/testing.md); a production appliance leaves them off.
+     *
+     * @param faultInjection the admin API may inject drive faults ({@code -Dappliance.faultInjection=true})
+     * @param haltBeforeBanner with fault injection, the process halts after storing credentials, before the banner
+     */
+    public record Testing(boolean faultInjection, boolean haltBeforeBanner) {}
+}

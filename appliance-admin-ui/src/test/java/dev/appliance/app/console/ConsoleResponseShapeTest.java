@@ -1,0 +1,299 @@
+package dev.appliance.app.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.appliance.app.cli.ServerOptions;
+import dev.appliance.core.PutRequest;
+import dev.appliance.core.StoreConfig;
+import dev.appliance.core.admin.ApplianceStore;
+import dev.appliance.core.engine.Stores;
+import dev.appliance.s3.S3Server;
+import dev.appliance.s3.S3ServerConfig;
+import dev.appliance.s3.auth.Authorizer;
+import dev.appliance.s3.auth.CredentialsProvider;
+import dev.appliance.s3.auth.SigV4;
+import java.io.ByteArrayInputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The admin API's JSON, field by field, as the CLI ({@code appliance heal}, {@code appliance alerts}), the
+ * integration tests and monitoring read it (docs/operations.md), through a real console over real drives; and bad
+ * request bodies answered with a 400 problem naming the field.
+ */
+class ConsoleResponseShapeTest {
+    private static final String ACCESS_KEY = "ROOTKEY";
+    private static final String SECRET = "root-secret-for-the-shape-test";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    static Path tmp;
+
+    private static ApplianceStore store;
+    private static S3Server s3;
+    private static ConsoleApplication.Running console;
+    private static HttpClient http;
+
+    @BeforeAll
+    static void start() throws Exception {
+        List<Path> drives = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            drives.add(Files.createDirectories(tmp.resolve("drive-" + i)));
+        }
+        store = Stores.open(new StoreConfig(drives, 0, -1, true, Clock.systemUTC()));
+        store.makeBucket("bkt");
+        byte[] data = "hello".getBytes(StandardCharsets.UTF_8);
+        store.putObject("bkt", "k", PutRequest.of(data.length), new ByteArrayInputStream(data));
+        store.scanNow(); // a completed scanner cycle, so that lastCycle has its fields
+        CredentialsProvider credentials = key -> key.equals(ACCESS_KEY) ? Optional.of(SECRET) : Optional.empty();
+        s3 = S3Server.start(store, new S3ServerConfig("127.0.0.1", 0, null, credentials, Authorizer.allowAll()));
+        var properties = ServerOptions.parse(
+                        List.of("--console-address", "127.0.0.1:0"),
+                        Map.of(),
+                        Map.of("appliance.faultInjection", "true"))
+                .properties();
+        console = ConsoleApplication.start(properties, store, s3, credentials, Authorizer.allowAll());
+        http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (http != null) {
+            http.close();
+        }
+        if (console != null) {
+            console.close();
+        }
+        if (s3 != null) {
+            s3.close();
+        }
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    private static final List<String> DRIVE_FIELDS =
+            List.of("path", "set", "slot", "state", "online", "problem", "slowCalls", "faultsInjected");
+    private static final List<String> CLOCK_FIELDS = List.of(
+            "trustedTime",
+            "systemTime",
+            "systemClockBelieved",
+            "ntp",
+            "forwardJumpNotBelievedAtStartSeconds",
+            "healthy");
+
+    @Test
+    void status_publicAndAdmin() throws Exception {
+        JsonNode pub = get("/api/v1/status", false);
+        assertThat(names(pub))
+                .containsExactlyInAnyOrder(
+                        "sets", "drivesPerSet", "parity", "drives", "heal", "retentionClock", "alerts");
+        assertThat(names(pub.get("drives").get(0)))
+                .containsExactlyInAnyOrder("set", "slot", "state", "online", "slowCalls", "faultsInjected");
+        assertThat(names(pub.get("heal")))
+                .containsExactlyInAnyOrder("pending", "retrying", "healed", "failed", "drivesHealing");
+        assertThat(names(pub.get("retentionClock"))).containsExactlyInAnyOrderElementsOf(CLOCK_FIELDS);
+        assertThat(names(pub.get("alerts"))).containsExactlyInAnyOrder("active", "unacknowledged", "critical");
+        assertThat(pub.get("sets").isInt()).isTrue();
+        assertThat(pub.get("drives").get(0).get("set").asInt()).isEqualTo(1);
+        assertThat(pub.get("drives").get(0).get("state").asText()).isEqualTo("online");
+        assertThat(pub.get("retentionClock").get("healthy").isBoolean()).isTrue();
+
+        JsonNode admin = get("/api/v1/admin/status", true);
+        assertThat(names(admin))
+                .containsExactlyInAnyOrder(
+                        "deploymentId",
+                        "retentionClock",
+                        "s3Port",
+                        "sets",
+                        "drivesPerSet",
+                        "parity",
+                        "drives",
+                        "heal",
+                        "alerts");
+        assertThat(admin.get("s3Port").asInt()).isEqualTo(s3.port());
+        assertThat(names(admin.get("drives").get(3))).containsExactlyInAnyOrderElementsOf(DRIVE_FIELDS);
+        assertThat(admin.get("drives").get(3).get("problem").asText()).isEmpty(); // online: no problem
+        assertThat(admin.get("drives").get(3).get("slot").asInt()).isEqualTo(4);
+        assertThat(names(admin.get("heal")))
+                .containsExactlyInAnyOrder("pending", "retrying", "healed", "failed", "lastFailures", "drives");
+        assertThat(admin.get("heal").get("lastFailures").isArray()).isTrue();
+        assertThat(names(admin.get("alerts"))).containsExactlyInAnyOrder("active", "unacknowledged", "critical", "ids");
+        assertThat(names(admin.get("retentionClock"))).containsExactlyInAnyOrderElementsOf(CLOCK_FIELDS);
+    }
+
+    @Test
+    void heal_drivesAndRetry() throws Exception {
+        JsonNode drives = get("/api/v1/admin/heal/drives", true);
+        assertThat(names(drives)).containsExactlyInAnyOrder("drives", "heals");
+        assertThat(drives.get("drives")).hasSize(4);
+        assertThat(names(drives.get("drives").get(0))).containsExactlyInAnyOrderElementsOf(DRIVE_FIELDS);
+        assertThat(drives.get("heals").isArray()).isTrue();
+
+        HttpResponse<String> retry = send("POST", "/api/v1/admin/heal/retry", null);
+        assertThat(retry.statusCode()).isEqualTo(200);
+        assertThat(names(JSON.readTree(retry.body()))).containsExactly("pending");
+    }
+
+    @Test
+    void scanner_settingsAndLastCycle() throws Exception {
+        JsonNode scanner = get("/api/v1/admin/scanner", true);
+        assertThat(names(scanner))
+                .containsExactly("lifecycleDaySeconds", "maxVersionsPerKey", "healChecks", "lastCycle");
+        assertThat(scanner.get("lifecycleDaySeconds").asDouble()).isEqualTo(86_400.0);
+        assertThat(names(scanner.get("lastCycle")))
+                .containsExactly("cycle", "started", "finished", "buckets", "drives");
+        assertThat(scanner.get("lastCycle").get("buckets").has("bkt")).isTrue();
+    }
+
+    @Test
+    void alerts_listAndUnknownAck() throws Exception {
+        JsonNode alerts = get("/api/v1/admin/alerts?all=true", true);
+        assertThat(names(alerts)).containsExactly("active", "unacknowledged", "critical", "alerts");
+        assertThat(alerts.get("alerts").isArray()).isTrue();
+        HttpResponse<String> ack = send("POST", "/api/v1/admin/alerts/NO_SUCH%3Ax/ack", null);
+        assertThat(ack.statusCode()).isEqualTo(404);
+        assertThat(names(JSON.readTree(ack.body()))).containsExactlyInAnyOrder("code", "message");
+        assertThat(JSON.readTree(ack.body()).get("code").asText()).isEqualTo("NO_SUCH_ALERT");
+    }
+
+    @Test
+    void bucketSettings_getPutAndBadBodies() throws Exception {
+        HttpResponse<String> put = send(
+                "PUT", "/api/v1/admin/buckets/bkt/settings", "{\"quotaBytes\":1000000,\"versionAlertThreshold\":50}");
+        assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
+        JsonNode settings = JSON.readTree(put.body());
+        assertThat(names(settings))
+                .containsExactly(
+                        "bucket",
+                        "quotaBytes",
+                        "sosapi",
+                        "versionAlertThreshold",
+                        "versionAlertThresholdInEffect",
+                        "usage",
+                        "pool");
+        assertThat(settings.get("quotaBytes").asLong()).isEqualTo(1_000_000);
+        assertThat(settings.get("sosapi").isNull()).isTrue();
+        assertThat(settings.get("versionAlertThresholdInEffect").asInt()).isEqualTo(50);
+        assertThat(names(settings.get("usage")))
+                .containsExactlyInAnyOrder("objects", "versions", "deleteMarkers", "bytes", "countedAt");
+        assertThat(names(settings.get("pool"))).containsExactlyInAnyOrder("usableBytes", "freeBytes");
+        assertThat(names(get("/api/v1/admin/buckets/bkt/settings", true))).isEqualTo(names(settings));
+
+        // a value of the wrong type is named, not a bare 400 page or a stack trace
+        HttpResponse<String> wrongType = send("PUT", "/api/v1/admin/buckets/bkt/settings", "{\"quotaBytes\":\"lots\"}");
+        assertThat(wrongType.statusCode()).isEqualTo(400);
+        JsonNode problem = JSON.readTree(wrongType.body());
+        assertThat(names(problem)).containsExactlyInAnyOrder("code", "message");
+        assertThat(problem.get("code").asText()).isEqualTo("INVALID_ARGUMENT");
+        assertThat(problem.get("message").asText()).contains("quotaBytes").contains("lots");
+        HttpResponse<String> notJson = send("PUT", "/api/v1/admin/buckets/bkt/settings", "{quota");
+        assertThat(notJson.statusCode()).isEqualTo(400);
+        assertThat(names(JSON.readTree(notJson.body()))).containsExactlyInAnyOrder("code", "message");
+        assertThat(store.bucketSettings("bkt").quotaBytes()).isEqualTo(1_000_000L);
+    }
+
+    @Test
+    void faults_listPutClearAndBadBodies() throws Exception {
+        List<String> fields =
+                List.of("drive", "path", "readErrors", "writeErrors", "diskFull", "gone", "latencyMillis");
+        JsonNode list = get("/api/v1/admin/test/faults", true);
+        assertThat(list).hasSize(4);
+        assertThat(names(list.get(0))).containsExactlyElementsOf(fields);
+        HttpResponse<String> put = send("PUT", "/api/v1/admin/test/faults/2", "{\"latencyMillis\":5}");
+        assertThat(put.statusCode()).as(put.body()).isEqualTo(200);
+        JsonNode one = JSON.readTree(put.body());
+        assertThat(names(one)).containsExactlyElementsOf(fields);
+        assertThat(one.get("latencyMillis").asLong()).isEqualTo(5);
+        assertThat(one.get("readErrors").asBoolean()).isFalse();
+        HttpResponse<String> clear = send("DELETE", "/api/v1/admin/test/faults/2", null);
+        assertThat(JSON.readTree(clear.body()).get("latencyMillis").asLong()).isZero();
+
+        HttpResponse<String> wrongType = send("PUT", "/api/v1/admin/test/faults/1", "{\"gone\":\"maybe\"}");
+        assertThat(wrongType.statusCode()).isEqualTo(400);
+        JsonNode problem = JSON.readTree(wrongType.body());
+        assertThat(names(problem)).containsExactlyInAnyOrder("code", "message");
+        assertThat(problem.get("code").asText()).isEqualTo("InvalidArgument");
+        assertThat(problem.get("message").asText()).contains("gone").contains("maybe");
+        assertThat(store.drives().get(1).faults()).isNull();
+
+        HttpResponse<String> all = send("DELETE", "/api/v1/admin/test/faults", null);
+        assertThat(JSON.readTree(all.body())).hasSize(4);
+    }
+
+    private static List<String> names(JsonNode node) {
+        List<String> out = new ArrayList<>();
+        node.fieldNames().forEachRemaining(out::add);
+        return out;
+    }
+
+    private static JsonNode get(String path, boolean signed) throws Exception {
+        HttpResponse<String> r = signed ? send("GET", path, null) : unsigned(path);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return JSON.readTree(r.body());
+    }
+
+    private static HttpResponse<String> unsigned(String path) throws Exception {
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + console.port() + path))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A request signed as the CLI signs it (SigV4, service s3); the query is part of the signed request. */
+    private static HttpResponse<String> send(String method, String pathAndQuery, String body) throws Exception {
+        byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+        int q = pathAndQuery.indexOf('?');
+        String path = q < 0 ? pathAndQuery : pathAndQuery.substring(0, q);
+        String query = q < 0 ? "" : pathAndQuery.substring(q + 1);
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + console.port() + pathAndQuery))
+                .timeout(Duration.ofSeconds(30))
+                .method(
+                        method,
+                        body == null
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofByteArray(bytes));
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+        }
+        String amzDate = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").format(ZonedDateTime.now(ZoneOffset.UTC));
+        String date = amzDate.substring(0, 8);
+        String payload = SigV4.sha256Hex(bytes);
+        TreeMap<String, List<String>> headers = new TreeMap<>();
+        headers.put("host", List.of("127.0.0.1:" + console.port()));
+        headers.put("x-amz-content-sha256", List.of(payload));
+        headers.put("x-amz-date", List.of(amzDate));
+        String signature =
+                SigV4.sign(SECRET, date, S3ServerConfig.DEFAULT_REGION, amzDate, method, path, query, headers, payload);
+        b.header("x-amz-content-sha256", payload)
+                .header("x-amz-date", amzDate)
+                .header(
+                        "Authorization",
+                        SigV4.ALGORITHM + " Credential=" + ACCESS_KEY + "/"
+                                + SigV4.scope(date, S3ServerConfig.DEFAULT_REGION, "s3")
+                                + ", SignedHeaders=" + String.join(";", headers.keySet()) + ", Signature="
+                                + signature);
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+}
