@@ -19,7 +19,7 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * Test-only fault injection into drives (docs/testing.md): {@code GET /api/v1/admin/test/faults},
  * {@code PUT /api/v1/admin/test/faults/{drive}} with {@code {"readErrors": bool, "writeErrors": bool, "diskFull": bool,
- * "gone": bool, "latencyMillis": n}} (absent fields: false / 0), {@code DELETE /api/v1/admin/test/faults/{drive}} and
+ * "gone": bool, "latencyMillis": n, "commitStallMillis": n}} (absent fields: false / 0), {@code DELETE /api/v1/admin/test/faults/{drive}} and
  * {@code DELETE /api/v1/admin/test/faults}. {@code drive} is the drive's 0-based position in the order the drives
  * were given (as in the {@code drives} list of {@code GET /api/v1/status}).
  *
@@ -37,14 +37,21 @@ class FaultInjectionController {
     }
 
     /** The PUT body; absent fields inject nothing. */
-    record FaultsBody(Boolean readErrors, Boolean writeErrors, Boolean diskFull, Boolean gone, Long latencyMillis) {
+    record FaultsBody(
+            Boolean readErrors,
+            Boolean writeErrors,
+            Boolean diskFull,
+            Boolean gone,
+            Long latencyMillis,
+            Long commitStallMillis) {
         DriveFaults toFaults() {
             return new DriveFaults(
                     Boolean.TRUE.equals(readErrors),
                     Boolean.TRUE.equals(writeErrors),
                     Boolean.TRUE.equals(diskFull),
                     Boolean.TRUE.equals(gone),
-                    latencyMillis == null ? 0 : latencyMillis);
+                    latencyMillis == null ? 0 : latencyMillis,
+                    commitStallMillis == null ? 0 : commitStallMillis);
         }
     }
 
@@ -76,7 +83,8 @@ class FaultInjectionController {
             boolean writeErrors,
             boolean diskFull,
             boolean gone,
-            long latencyMillis) {}
+            long latencyMillis,
+            long commitStallMillis) {}
 
     @GetMapping("/api/v1/admin/test/faults")
     List<FaultsView> list() {
@@ -134,7 +142,8 @@ class FaultInjectionController {
                 f != null && f.writeErrors(),
                 f != null && f.diskFull(),
                 f != null && f.gone(),
-                f == null ? 0 : f.latencyMillis());
+                f == null ? 0 : f.latencyMillis(),
+                f == null ? 0 : f.commitStallMillis());
     }
 
     @org.springframework.web.bind.annotation.ExceptionHandler(Off.class)

@@ -35,8 +35,9 @@ class HealController {
     /**
      * One drive, with where it is and why it is out of service.
      *
-     * @param state {@code online}, {@code offline} or {@code healing}
-     * @param problem why it is offline, or null
+     * @param state {@code online}, {@code offline}, {@code faulty} or {@code healing}
+     * @param problem why it is offline or faulty, or null
+     * @param ioErrors I/O errors its calls met since start
      */
     record DriveView(
             String path,
@@ -46,6 +47,7 @@ class HealController {
             boolean online,
             String problem,
             long slowCalls,
+            long ioErrors,
             boolean faultsInjected) {}
 
     /** A replaced drive being filled (or filled): progress, rate, ETA and failures by name; times ISO-8601. */
@@ -100,6 +102,7 @@ class HealController {
                     d.isOnline(),
                     d.offlineReason(),
                     d.slowCalls(),
+                    d.ioErrors(),
                     d.faults() != null));
         }
         return out;

@@ -41,9 +41,11 @@ class StatusController {
             AlertCounts alerts) {}
 
     /** A drive's fields that say nothing about where the drive is or what failed on it. */
-    record PublicDrive(int set, int slot, String state, boolean online, long slowCalls, boolean faultsInjected) {
+    record PublicDrive(
+            int set, int slot, String state, boolean online, long slowCalls, long ioErrors, boolean faultsInjected) {
         static PublicDrive of(HealController.DriveView d) {
-            return new PublicDrive(d.set(), d.slot(), d.state(), d.online(), d.slowCalls(), d.faultsInjected());
+            return new PublicDrive(
+                    d.set(), d.slot(), d.state(), d.online(), d.slowCalls(), d.ioErrors(), d.faultsInjected());
         }
     }
 
@@ -80,6 +82,7 @@ class StatusController {
     /** The heal queue, its last failures by name, and the drive heals. */
     record AdminHeal(
             int pending,
+            long spilled,
             int retrying,
             long healed,
             long failed,
@@ -144,6 +147,7 @@ class StatusController {
         var h = store.healStatus();
         return new AdminHeal(
                 h.pending(),
+                h.spilled(),
                 h.retrying(),
                 h.healed(),
                 h.failed(),

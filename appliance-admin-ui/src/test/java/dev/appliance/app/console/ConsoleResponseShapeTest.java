@@ -94,7 +94,7 @@ class ConsoleResponseShapeTest {
     }
 
     private static final List<String> DRIVE_FIELDS =
-            List.of("path", "set", "slot", "state", "online", "problem", "slowCalls", "faultsInjected");
+            List.of("path", "set", "slot", "state", "online", "problem", "slowCalls", "ioErrors", "faultsInjected");
     private static final List<String> CLOCK_FIELDS = List.of(
             "trustedTime",
             "systemTime",
@@ -110,7 +110,7 @@ class ConsoleResponseShapeTest {
                 .containsExactlyInAnyOrder(
                         "sets", "drivesPerSet", "parity", "drives", "heal", "retentionClock", "alerts");
         assertThat(names(pub.get("drives").get(0)))
-                .containsExactlyInAnyOrder("set", "slot", "state", "online", "slowCalls", "faultsInjected");
+                .containsExactlyInAnyOrder("set", "slot", "state", "online", "slowCalls", "ioErrors", "faultsInjected");
         assertThat(names(pub.get("heal")))
                 .containsExactlyInAnyOrder("pending", "retrying", "healed", "failed", "drivesHealing");
         assertThat(names(pub.get("retentionClock"))).containsExactlyInAnyOrderElementsOf(CLOCK_FIELDS);
@@ -137,7 +137,8 @@ class ConsoleResponseShapeTest {
         assertThat(admin.get("drives").get(3).get("problem").asText()).isEmpty(); // online: no problem
         assertThat(admin.get("drives").get(3).get("slot").asInt()).isEqualTo(4);
         assertThat(names(admin.get("heal")))
-                .containsExactlyInAnyOrder("pending", "retrying", "healed", "failed", "lastFailures", "drives");
+                .containsExactlyInAnyOrder(
+                        "pending", "spilled", "retrying", "healed", "failed", "lastFailures", "drives");
         assertThat(admin.get("heal").get("lastFailures").isArray()).isTrue();
         assertThat(names(admin.get("alerts"))).containsExactlyInAnyOrder("active", "unacknowledged", "critical", "ids");
         assertThat(names(admin.get("retentionClock"))).containsExactlyInAnyOrderElementsOf(CLOCK_FIELDS);
@@ -216,8 +217,8 @@ class ConsoleResponseShapeTest {
 
     @Test
     void faults_listPutClearAndBadBodies() throws Exception {
-        List<String> fields =
-                List.of("drive", "path", "readErrors", "writeErrors", "diskFull", "gone", "latencyMillis");
+        List<String> fields = List.of(
+                "drive", "path", "readErrors", "writeErrors", "diskFull", "gone", "latencyMillis", "commitStallMillis");
         JsonNode list = get("/api/v1/admin/test/faults", true);
         assertThat(list).hasSize(4);
         assertThat(names(list.get(0))).containsExactlyElementsOf(fields);
