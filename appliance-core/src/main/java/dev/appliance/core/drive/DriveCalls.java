@@ -161,6 +161,22 @@ public final class DriveCalls {
     }
 
     /**
+     * As {@link #on(List, boolean[], Call)} for the steps around a change (change marks, cleanup, undo): {@code what}
+     * names the step in the reason a drive is taken out for; a value that arrives after its drive was given up on goes
+     * to {@code late} (null: dropped); {@code evenOffline} runs the call on drives out of service too (an undo that
+     * must not be skipped).
+     */
+    <T> List<Outcome<T>> onEach(
+            List<LocalDrive> drives,
+            boolean[] include,
+            String what,
+            boolean evenOffline,
+            Call<T> call,
+            java.util.function.BiConsumer<Integer, T> late) {
+        return run(drives, include, Integer.MAX_VALUE, 0, what, call, late, false, evenOffline);
+    }
+
+    /**
      * Changes a drive applied after the caller gave up on it at the deadline. The caller decides once: accepted (they
      * stay; the drives that missed the change are healed as usual), or refused (each is undone, now or when it lands,
      * before its drive can return to service).
@@ -434,7 +450,7 @@ public final class DriveCalls {
         return !isDiskFull(t);
     }
 
-    private static void takeOutOfService(LocalDrive drive, String reason) {
+    static void takeOutOfService(LocalDrive drive, String reason) {
         if (drive.markFaulty(reason)) {
             LOG.warning("drive " + drive.root() + " taken out of service as faulty: " + reason
                     + "; writes leave it out (and are healed onto it later) until a probe succeeds");

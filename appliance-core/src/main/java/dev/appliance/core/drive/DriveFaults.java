@@ -21,6 +21,11 @@ import java.io.InterruptedIOException;
  * @param commitStallMillis only commit points stall this long (0: none): metadata renamed into place or rewritten in
  *     place, and trees moved to trash; so a write's staging succeeds and its commit, a delete or a metadata update
  *     (retention, legal hold, tags) hangs on this drive
+ * @param markStallMillis only writing and removing change marks stalls this long (0: none)
+ * @param trashStallMillis only moves to trash stall this long (0: none): the cleanup after a commit and the undo of a
+ *     refused change, while the commit itself answers at once (moves to trash also stall {@code commitStallMillis})
+ * @param shardReadStallMillis only reads of shards from part files stall this long (0: none): a read opens the
+ *     drive's files in time and then hangs on them
  */
 public record DriveFaults(
         boolean readErrors,
@@ -28,7 +33,10 @@ public record DriveFaults(
         boolean diskFull,
         boolean gone,
         long latencyMillis,
-        long commitStallMillis) {
+        long commitStallMillis,
+        long markStallMillis,
+        long trashStallMillis,
+        long shardReadStallMillis) {
     /** The message the JDK gives for {@code ENOSPC}: what {@code isDiskFull} checks recognise. */
     public static final String NO_SPACE = "No space left on device";
 
@@ -39,6 +47,27 @@ public record DriveFaults(
         if (commitStallMillis < 0 || commitStallMillis > 600_000) {
             throw new IllegalArgumentException("commitStallMillis: " + commitStallMillis + " (expected 0..600000)");
         }
+        for (long stall : new long[] {markStallMillis, trashStallMillis, shardReadStallMillis}) {
+            if (stall < 0 || stall > 600_000) {
+                throw new IllegalArgumentException("stall: " + stall + " ms (expected 0..600000)");
+            }
+        }
+    }
+
+    public DriveFaults(
+            boolean readErrors,
+            boolean writeErrors,
+            boolean diskFull,
+            boolean gone,
+            long latencyMillis,
+            long commitStallMillis) {
+        this(readErrors, writeErrors, diskFull, gone, latencyMillis, commitStallMillis, 0, 0, 0);
+    }
+
+    /** Only the given stalls, at change marks, moves to trash and shard reads (for tests of one bounded step). */
+    public static DriveFaults stalls(long markStallMillis, long trashStallMillis, long shardReadStallMillis) {
+        return new DriveFaults(
+                false, false, false, false, 0, 0, markStallMillis, trashStallMillis, shardReadStallMillis);
     }
 
     public DriveFaults(boolean readErrors, boolean writeErrors, boolean diskFull, boolean gone, long latencyMillis) {
@@ -47,13 +76,42 @@ public record DriveFaults(
 
     /** Whether this injects nothing at all. */
     public boolean none() {
-        return !readErrors && !writeErrors && !diskFull && !gone && latencyMillis == 0 && commitStallMillis == 0;
+        return !readErrors
+                && !writeErrors
+                && !diskFull
+                && !gone
+                && latencyMillis == 0
+                && commitStallMillis == 0
+                && markStallMillis == 0
+                && trashStallMillis == 0
+                && shardReadStallMillis == 0;
     }
 
     /** Stalls a commit point of {@code drive} as injected. */
     void stallCommit(LocalDrive drive) throws IOException {
         if (commitStallMillis > 0) {
             sleep(drive, commitStallMillis);
+        }
+    }
+
+    /** Stalls writing or removing a change mark of {@code drive} as injected. */
+    void stallMark(LocalDrive drive) throws IOException {
+        if (markStallMillis > 0) {
+            sleep(drive, markStallMillis);
+        }
+    }
+
+    /** Stalls a move to trash on {@code drive} as injected. */
+    void stallTrash(LocalDrive drive) throws IOException {
+        if (trashStallMillis > 0) {
+            sleep(drive, trashStallMillis);
+        }
+    }
+
+    /** Stalls a shard read on {@code drive} as injected. */
+    void stallShardRead(LocalDrive drive) throws IOException {
+        if (shardReadStallMillis > 0) {
+            sleep(drive, shardReadStallMillis);
         }
     }
 

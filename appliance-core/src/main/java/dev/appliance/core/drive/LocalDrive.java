@@ -248,6 +248,14 @@ public final class LocalDrive {
         }
     }
 
+    /** Stalls as injected ({@link DriveFaults#shardReadStallMillis}) before reading a shard from a part file. */
+    public void beforeShardRead() throws IOException {
+        DriveFaults f = faults;
+        if (f != null) {
+            f.stallShardRead(this);
+        }
+    }
+
     /** The file a health probe writes, reads back and deletes. */
     static final String PROBE_FILE = "probe.tmp";
 
@@ -349,12 +357,29 @@ public final class LocalDrive {
      * cache; only data directories a power cut orphaned in the middle of a change can go unnoticed.
      */
     public Path markChange(String bucket, String key) throws IOException {
+        DriveFaults f = faults;
+        if (f != null) {
+            f.stallMark(this);
+        }
         Path mark = tmp.resolve(UUID.randomUUID() + MARK_SUFFIX);
         Files.write(
                 mark,
                 (bucket + "\n" + key).getBytes(java.nio.charset.StandardCharsets.UTF_8),
                 StandardOpenOption.CREATE_NEW);
         return mark;
+    }
+
+    /** Removes a mark {@link #markChange} wrote on this drive (stalls as injected first). */
+    public void removeChangeMark(Path mark) {
+        DriveFaults f = faults;
+        if (f != null) {
+            try {
+                f.stallMark(this);
+            } catch (IOException e) {
+                return; // interrupted: left in staging, as below
+            }
+        }
+        clearChangeMark(mark);
     }
 
     public static void clearChangeMark(Path mark) {
@@ -517,6 +542,10 @@ public final class LocalDrive {
     public void moveToTrash(Path path) throws IOException {
         beforeModify();
         beforeCommit();
+        DriveFaults f = faults;
+        if (f != null) {
+            f.stallTrash(this);
+        }
         try {
             Files.move(path, trash.resolve(UUID.randomUUID().toString()), StandardCopyOption.ATOMIC_MOVE);
         } catch (NoSuchFileException e) {

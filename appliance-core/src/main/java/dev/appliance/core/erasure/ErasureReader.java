@@ -280,8 +280,15 @@ final class ErasureReader implements ObjectReader {
         java.util.Map<Integer, java.util.concurrent.Future<String>> inFlight = new java.util.HashMap<>();
         java.util.concurrent.BlockingQueue<Integer> answered = new java.util.concurrent.LinkedBlockingQueue<>();
         long start = System.nanoTime();
-        long timeoutAt = start + DriveCalls.TIMEOUT_MILLIS * 1_000_000L;
+        long timeoutMillis = set.calls.settings().timeoutMillis();
+        long timeoutAt = start + timeoutMillis * 1_000_000L;
         long graceAt = Long.MAX_VALUE;
+        // Per shard: 1 once its read ended, 2 once given up on at the deadline (then its drive counts it as stalled
+        // until it ends); whoever moves it from 0 decides.
+        java.util.concurrent.atomic.AtomicIntegerArray readState =
+                new java.util.concurrent.atomic.AtomicIntegerArray(layout.total());
+        java.util.concurrent.atomic.AtomicReferenceArray<Thread> readers =
+                new java.util.concurrent.atomic.AtomicReferenceArray<>(layout.total());
         while (have < layout.data()) {
             int want = layout.data() - have - inFlight.size();
             for (int shard = 0; shard < layout.total() && want > 0; shard++) {
@@ -292,8 +299,14 @@ final class ErasureReader implements ObjectReader {
                 want--;
                 int s = shard;
                 byte[] into = shards[shard];
+                LocalDrive drive = set.drives().get(positionOfShard[shard]);
                 inFlight.put(shard, set.calls.submit(() -> {
+                    readers.set(s, Thread.currentThread());
                     try {
+                        if (readState.get(s) != 0) {
+                            return "given up on before it started";
+                        }
+                        drive.beforeShardRead();
                         return readShard(
                                 partNumber,
                                 layout,
@@ -304,6 +317,9 @@ final class ErasureReader implements ObjectReader {
                                 into,
                                 new byte[layout.checksumLength()]);
                     } finally {
+                        if (!readState.compareAndSet(s, 0, 1)) {
+                            drive.stalledCallEnded();
+                        }
                         answered.add(s);
                     }
                 }));
@@ -334,10 +350,29 @@ final class ErasureReader implements ObjectReader {
             }
             if (shard == null) {
                 long waited = (System.nanoTime() - start) / 1_000_000L;
+                boolean deadline = System.nanoTime() >= timeoutAt;
                 for (var e : inFlight.entrySet()) {
                     int s = e.getKey();
                     int pos = positionOfShard[s];
-                    e.getValue().cancel(true);
+                    LocalDrive drive = set.drives().get(pos);
+                    if (deadline) {
+                        // As any drive call that overran the deadline: out of service until the read ended (it is
+                        // interrupted, but a hung device may not let go) and a probe succeeded.
+                        drive.stalledCallStarted(); // before the state changes: the read's end may follow at once
+                        if (readState.compareAndSet(s, 0, 2)) {
+                            DriveCalls.takeOutOfService(
+                                    drive, "stalled: reading a shard did not answer within " + timeoutMillis + " ms");
+                        } else {
+                            drive.stalledCallEnded();
+                        }
+                        // Interrupted, not cancelled: the task must run to its end, which ends the stalled call.
+                        Thread reader = readers.get(s);
+                        if (reader != null) {
+                            reader.interrupt();
+                        }
+                    } else {
+                        e.getValue().cancel(true);
+                    }
                     usable[pos] = false;
                     shards[s] = new byte[shards[s].length];
                     channels[s] = null; // the interrupted read closes it

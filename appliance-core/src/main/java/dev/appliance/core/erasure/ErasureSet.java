@@ -236,27 +236,64 @@ final class ErasureSet {
      * without its {@code xl.meta}, a replaced one not yet in trash, a version on too few drives).
      */
     ChangeMarks markChange(String bucket, String key) {
+        // On every drive at once, within the drive deadline: a drive that overruns is taken out of service (so the
+        // change leaves it out), and a mark it writes late is removed when it lands.
+        List<Outcome<Path>> written = calls.onEach(
+                drives,
+                null,
+                "marking a change",
+                false,
+                (pos, d) -> d.markChange(bucket, key),
+                (pos, late) -> drives.get(pos).removeChangeMark(late));
         Path[] marks = new Path[drives.size()];
         for (int i = 0; i < marks.length; i++) {
-            LocalDrive d = drives.get(i);
-            if (d.isOnline()) {
-                try {
-                    marks[i] = d.markChange(bucket, key);
-                } catch (IOException e) {
-                    // this drive will fail the change itself; its quorum decides
-                }
-            }
+            // a drive that failed will fail the change itself; its quorum decides
+            marks[i] = written.get(i).ok() ? written.get(i).value() : null;
         }
-        return new ChangeMarks(marks);
+        return new ChangeMarks(marks, this);
     }
 
-    record ChangeMarks(Path[] marks) implements AutoCloseable {
+    record ChangeMarks(Path[] marks, ErasureSet set) implements AutoCloseable {
+        /**
+         * Removes the marks before returning (a finished change leaves none), within the drive deadline: a drive that
+         * overruns is taken out of service and its removal goes on. The marks of drives out of service by now are
+         * removed in the background, so a stalled drive does not hold the request once more; one left behind only
+         * makes the next start heal the key again.
+         */
         @Override
         public void close() {
-            for (Path m : marks) {
-                if (m != null) {
-                    LocalDrive.clearChangeMark(m);
+            boolean[] online = new boolean[marks.length];
+            boolean any = false;
+            for (int i = 0; i < marks.length; i++) {
+                if (marks[i] == null) {
+                    continue;
                 }
+                LocalDrive d = set.drives.get(i);
+                if (d.isOnline()) {
+                    online[i] = any = true;
+                } else {
+                    Path m = marks[i];
+                    try {
+                        set.calls.submit(() -> {
+                            d.removeChangeMark(m);
+                            return null;
+                        });
+                    } catch (java.util.concurrent.RejectedExecutionException e) {
+                        // closing: the next start finds the mark and heals the key once more
+                    }
+                }
+            }
+            if (any) {
+                set.calls.onEach(
+                        set.drives,
+                        online,
+                        "removing a change mark",
+                        false,
+                        (pos, d) -> {
+                            d.removeChangeMark(marks[pos]);
+                            return Boolean.TRUE;
+                        },
+                        null);
             }
         }
     }
@@ -720,16 +757,36 @@ final class ErasureSet {
             }
         }
         if (ok < quorum) {
+            // Undone on the drives that answered in time, at once and within the deadline: a drive whose undo overruns
+            // is taken out of service until it ends (so the refused change cannot be seen there), and the key is
+            // reported for healing. Even on drives out of service by now: the refused change must not stay there.
+            boolean[] reached = new boolean[outcomes.size()];
+            boolean anyReached = false;
             for (int i = 0; i < outcomes.size(); i++) {
-                if (include[i] && outcomes.get(i).ok()) {
-                    undo(drives.get(i), bucket, key, outcomes.get(i).value());
-                }
+                reached[i] =
+                        include[i] && outcomes.get(i).ok() && outcomes.get(i).value() != null;
+                anyReached |= reached[i];
+            }
+            boolean undoTimedOut = false;
+            if (anyReached) {
+                List<Outcome<Boolean>> undone = calls.onEach(
+                        drives,
+                        reached,
+                        "undoing a refused " + what,
+                        true,
+                        (pos, d) -> {
+                            undo(d, bucket, key, outcomes.get(pos).value());
+                            return Boolean.TRUE;
+                        },
+                        null);
+                undoTimedOut = undone.stream().anyMatch(o -> o.error() instanceof DriveCalls.DriveTimeoutException);
             }
             if (late != null) {
                 late.refused((pos, change) -> undo(drives.get(pos), bucket, key, change));
             }
-            if (errors.stream().anyMatch(e -> e instanceof DriveCalls.DriveTimeoutException)) {
-                // A drive given up on may still apply the refused change; the heal removes it once the drive is back.
+            if (undoTimedOut || errors.stream().anyMatch(e -> e instanceof DriveCalls.DriveTimeoutException)) {
+                // A drive given up on may still apply the refused change (or finish its undo later); the heal
+                // removes what is left once the drive is back.
                 heal.report(bucket, key, "", what + " refused; a drive that timed out may still apply it", true);
             }
             throw quorumFailure(ErrorKind.WRITE_QUORUM, what, ok, quorum, errors);
@@ -737,18 +794,34 @@ final class ErasureSet {
         if (late != null) {
             late.accepted();
         }
+        // Replaced data directories to trash, on every drive at once within the deadline: a drive that overruns is
+        // taken out of service while its move goes on (harmless: nothing references the directory any more).
+        boolean[] replaced = new boolean[outcomes.size()];
+        boolean anyReplaced = false;
         for (int i = 0; i < outcomes.size(); i++) {
             Outcome<KeyFiles.Change> o = outcomes.get(i);
-            if (include[i] && o.ok() && o.value() != null && o.value().replacedDataDir() != null) {
-                try {
-                    drives.get(i)
-                            .moveToTrash(drives.get(i)
-                                    .objectDir(bucket, key)
-                                    .resolve(o.value().replacedDataDir().toString()));
-                } catch (IOException e) {
-                    // an unreferenced data dir is harmless and collected later
-                }
-            }
+            replaced[i] = include[i] && o.ok() && o.value() != null && o.value().replacedDataDir() != null;
+            anyReplaced |= replaced[i];
+        }
+        if (anyReplaced) {
+            calls.onEach(
+                    drives,
+                    replaced,
+                    "moving a replaced data directory to trash",
+                    false,
+                    (pos, d) -> {
+                        try {
+                            d.moveToTrash(d.objectDir(bucket, key)
+                                    .resolve(outcomes.get(pos)
+                                            .value()
+                                            .replacedDataDir()
+                                            .toString()));
+                        } catch (IOException e) {
+                            // an unreferenced data dir is harmless and collected later
+                        }
+                        return Boolean.TRUE;
+                    },
+                    null);
         }
         if (ok < drives.size()) {
             // Durably journaled before the write is acknowledged: a crash must not forget the drives it missed.
