@@ -166,7 +166,7 @@ public final class DriveCalls {
      * to {@code late} (null: dropped); {@code evenOffline} runs the call on drives out of service too (an undo that
      * must not be skipped).
      */
-    <T> List<Outcome<T>> onEach(
+    public <T> List<Outcome<T>> onEach(
             List<LocalDrive> drives,
             boolean[] include,
             String what,
@@ -450,7 +450,7 @@ public final class DriveCalls {
         return !isDiskFull(t);
     }
 
-    static void takeOutOfService(LocalDrive drive, String reason) {
+    public static void takeOutOfService(LocalDrive drive, String reason) {
         if (drive.markFaulty(reason)) {
             LOG.warning("drive " + drive.root() + " taken out of service as faulty: " + reason
                     + "; writes leave it out (and are healed onto it later) until a probe succeeds");
