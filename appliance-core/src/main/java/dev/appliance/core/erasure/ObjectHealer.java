@@ -601,9 +601,21 @@ final class ObjectHealer {
                         HealResult.Status.RETRY,
                         name + ": dangling but under retention or legal hold: kept until every drive answers");
             }
-            List<Outcome<KeyFiles.Change>> outcomes =
-                    set.calls.on(set.drives(), holding, (pos, drive) -> KeyFiles.forUpdate(drive, bucket, key)
-                            .remove(versionId));
+            // The removal, its data directory's move to trash and the pruning of emptied directories run as one
+            // drive call each, so all of it is under the drive deadline (the key's lock is held meanwhile).
+            List<Outcome<KeyFiles.Change>> outcomes = set.calls.on(set.drives(), holding, (pos, drive) -> {
+                KeyFiles.Change change = KeyFiles.forUpdate(drive, bucket, key).remove(versionId);
+                if (change != null && change.replacedDataDir() != null) {
+                    trashQuietly(
+                            drive,
+                            drive.objectDir(bucket, key)
+                                    .resolve(change.replacedDataDir().toString()));
+                }
+                if (!Files.exists(drive.metaFile(bucket, key))) {
+                    drive.pruneEmptyParents(drive.objectDir(bucket, key), drive.bucketDir(bucket));
+                }
+                return change;
+            });
             List<String> removed = new ArrayList<>();
             StringBuilder errors = new StringBuilder();
             for (int i = 0; i < views.length; i++) {
@@ -617,15 +629,6 @@ final class ObjectHealer {
                     continue;
                 }
                 removed.add(d.root().toString());
-                if (o.value() != null && o.value().replacedDataDir() != null) {
-                    trashQuietly(
-                            d,
-                            d.objectDir(bucket, key)
-                                    .resolve(o.value().replacedDataDir().toString()));
-                }
-                if (!Files.exists(d.metaFile(bucket, key))) {
-                    d.pruneEmptyParents(d.objectDir(bucket, key), d.bucketDir(bucket));
-                }
             }
             if (!errors.isEmpty()) {
                 return new HealResult(
