@@ -5,41 +5,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.appliance.core.BucketSettings;
-import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.engine.Stores;
-import dev.appliance.s3.S3Server;
-import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
-import dev.appliance.s3.auth.CredentialsProvider;
-import dev.appliance.s3.auth.SigV4;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import java.io.ByteArrayInputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterAll;
@@ -61,7 +41,6 @@ import org.springframework.web.servlet.mvc.method.RequestMappingInfoHandlerMappi
  * on a random port, a real HTTP client.
  */
 class ConsolePathSpellingTest {
-    private static final String ACCESS_KEY = "ROOTKEY";
     private static final String SECRET = "root-secret-for-the-console-test";
     private static final String BUCKET = "bkt";
     private static final String OBJECT_KEY = "private-object-key-visible-to-admins-only";
@@ -73,10 +52,9 @@ class ConsolePathSpellingTest {
     @TempDir
     static Path tmp;
 
+    private static ConsoleTestAppliance app;
     private static ApplianceStore store;
-    private static S3Server s3;
     private static ConsoleApplication.Running console;
-    private static HttpClient http;
     /** Handlers a request (not an error dispatch) reached: "METHOD uri -> handler". */
     private static final List<String> reached = new CopyOnWriteArrayList<>();
     /** What the authorizer was asked. */
@@ -86,20 +64,11 @@ class ConsolePathSpellingTest {
 
     @BeforeAll
     static void start() throws Exception {
-        List<Path> drives = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            drives.add(Files.createDirectories(tmp.resolve("drive-" + i)));
-        }
-        store = Stores.open(new StoreConfig(drives, 0, -1, true, Clock.systemUTC()));
-        store.makeBucket(BUCKET);
-        byte[] data = "hello".getBytes(StandardCharsets.UTF_8);
-        store.putObject(BUCKET, OBJECT_KEY, PutRequest.of(data.length), new ByteArrayInputStream(data));
-        CredentialsProvider credentials = key -> key.equals(ACCESS_KEY) ? Optional.of(SECRET) : Optional.empty();
+        store = ConsoleTestAppliance.openStore(tmp, BUCKET, OBJECT_KEY);
         Authorizer authorizer = (key, action, bucket, objectKey) -> {
             asked.add(action);
             return !refused.contains(action);
         };
-        s3 = S3Server.start(store, new S3ServerConfig("127.0.0.1", 0, null, credentials, authorizer));
         HandlerInterceptor recorder = new HandlerInterceptor() {
             @Override
             public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
@@ -115,32 +84,16 @@ class ConsolePathSpellingTest {
                 registry.addInterceptor(recorder);
             }
         };
-        var properties = dev.appliance.app.cli.ServerOptions.parse(
-                        List.of("--console-address", "127.0.0.1:0"),
-                        Map.of(),
-                        // on, so that a fault-injection request that got through would visibly break a drive
-                        Map.of("appliance.faultInjection", "true"))
-                .properties();
-        console = ConsoleApplication.start(properties, store, s3, credentials, authorizer, c -> c.getBeanFactory()
-                .registerSingleton("handlerRecorder", recording));
-        http = HttpClient.newBuilder()
-                .version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(10))
-                .build();
+        app = ConsoleTestAppliance.start(
+                store, SECRET, authorizer, c -> c.getBeanFactory().registerSingleton("handlerRecorder", recording));
+        console = app.console;
     }
 
     @AfterAll
     static void stop() {
-        if (http != null) {
-            http.close();
-        }
-        if (console != null) {
-            console.close();
-        }
-        if (s3 != null) {
-            s3.close();
-        }
-        if (store != null) {
+        if (app != null) {
+            app.close();
+        } else if (store != null) {
             store.close();
         }
     }
@@ -453,37 +406,6 @@ class ConsolePathSpellingTest {
     /** One request, the path sent byte for byte as given; signed like the CLI signs (SigV4, service s3). */
     private static HttpResponse<String> send(String method, String rawPath, String body, boolean signed, String secret)
             throws Exception {
-        byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + console.port() + rawPath))
-                .timeout(Duration.ofSeconds(30))
-                .method(
-                        method,
-                        body == null
-                                ? HttpRequest.BodyPublishers.noBody()
-                                : HttpRequest.BodyPublishers.ofByteArray(bytes));
-        if (body != null) {
-            b.header("Content-Type", "application/json");
-        }
-        if (signed) {
-            String amzDate =
-                    DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").format(ZonedDateTime.now(ZoneOffset.UTC));
-            String date = amzDate.substring(0, 8);
-            String payload = SigV4.sha256Hex(bytes);
-            TreeMap<String, List<String>> headers = new TreeMap<>();
-            headers.put("host", List.of("127.0.0.1:" + console.port()));
-            headers.put("x-amz-content-sha256", List.of(payload));
-            headers.put("x-amz-date", List.of(amzDate));
-            String signature = SigV4.sign(
-                    secret, date, S3ServerConfig.DEFAULT_REGION, amzDate, method, rawPath, "", headers, payload);
-            b.header("x-amz-content-sha256", payload)
-                    .header("x-amz-date", amzDate)
-                    .header(
-                            "Authorization",
-                            SigV4.ALGORITHM + " Credential=" + ACCESS_KEY + "/"
-                                    + SigV4.scope(date, S3ServerConfig.DEFAULT_REGION, "s3")
-                                    + ", SignedHeaders=" + String.join(";", headers.keySet()) + ", Signature="
-                                    + signature);
-        }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return app.send(method, rawPath, body, signed ? secret : null);
     }
 }

@@ -4,34 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.appliance.app.cli.ServerOptions;
-import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.admin.ApplianceStore;
-import dev.appliance.core.engine.Stores;
 import dev.appliance.s3.S3Server;
-import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
-import dev.appliance.s3.auth.CredentialsProvider;
-import dev.appliance.s3.auth.SigV4;
-import java.io.ByteArrayInputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.TreeMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,52 +22,29 @@ import org.junit.jupiter.api.io.TempDir;
  * request bodies answered with a 400 problem naming the field.
  */
 class ConsoleResponseShapeTest {
-    private static final String ACCESS_KEY = "ROOTKEY";
     private static final String SECRET = "root-secret-for-the-shape-test";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     static Path tmp;
 
+    private static ConsoleTestAppliance app;
     private static ApplianceStore store;
     private static S3Server s3;
-    private static ConsoleApplication.Running console;
-    private static HttpClient http;
 
     @BeforeAll
     static void start() throws Exception {
-        List<Path> drives = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            drives.add(Files.createDirectories(tmp.resolve("drive-" + i)));
-        }
-        store = Stores.open(new StoreConfig(drives, 0, -1, true, Clock.systemUTC()));
-        store.makeBucket("bkt");
-        byte[] data = "hello".getBytes(StandardCharsets.UTF_8);
-        store.putObject("bkt", "k", PutRequest.of(data.length), new ByteArrayInputStream(data));
+        store = ConsoleTestAppliance.openStore(tmp, "bkt", "k");
         store.scanNow(); // a completed scanner cycle, so that lastCycle has its fields
-        CredentialsProvider credentials = key -> key.equals(ACCESS_KEY) ? Optional.of(SECRET) : Optional.empty();
-        s3 = S3Server.start(store, new S3ServerConfig("127.0.0.1", 0, null, credentials, Authorizer.allowAll()));
-        var properties = ServerOptions.parse(
-                        List.of("--console-address", "127.0.0.1:0"),
-                        Map.of(),
-                        Map.of("appliance.faultInjection", "true"))
-                .properties();
-        console = ConsoleApplication.start(properties, store, s3, credentials, Authorizer.allowAll());
-        http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+        app = ConsoleTestAppliance.start(store, SECRET, Authorizer.allowAll(), c -> {});
+        s3 = app.s3;
     }
 
     @AfterAll
     static void stop() {
-        if (http != null) {
-            http.close();
-        }
-        if (console != null) {
-            console.close();
-        }
-        if (s3 != null) {
-            s3.close();
-        }
-        if (store != null) {
+        if (app != null) {
+            app.close();
+        } else if (store != null) {
             store.close();
         }
     }
@@ -256,45 +212,11 @@ class ConsoleResponseShapeTest {
     }
 
     private static HttpResponse<String> unsigned(String path) throws Exception {
-        return http.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + console.port() + path))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+        return app.send("GET", path, null, null);
     }
 
     /** A request signed as the CLI signs it (SigV4, service s3); the query is part of the signed request. */
     private static HttpResponse<String> send(String method, String pathAndQuery, String body) throws Exception {
-        byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
-        int q = pathAndQuery.indexOf('?');
-        String path = q < 0 ? pathAndQuery : pathAndQuery.substring(0, q);
-        String query = q < 0 ? "" : pathAndQuery.substring(q + 1);
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + console.port() + pathAndQuery))
-                .timeout(Duration.ofSeconds(30))
-                .method(
-                        method,
-                        body == null
-                                ? HttpRequest.BodyPublishers.noBody()
-                                : HttpRequest.BodyPublishers.ofByteArray(bytes));
-        if (body != null) {
-            b.header("Content-Type", "application/json");
-        }
-        String amzDate = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").format(ZonedDateTime.now(ZoneOffset.UTC));
-        String date = amzDate.substring(0, 8);
-        String payload = SigV4.sha256Hex(bytes);
-        TreeMap<String, List<String>> headers = new TreeMap<>();
-        headers.put("host", List.of("127.0.0.1:" + console.port()));
-        headers.put("x-amz-content-sha256", List.of(payload));
-        headers.put("x-amz-date", List.of(amzDate));
-        String signature =
-                SigV4.sign(SECRET, date, S3ServerConfig.DEFAULT_REGION, amzDate, method, path, query, headers, payload);
-        b.header("x-amz-content-sha256", payload)
-                .header("x-amz-date", amzDate)
-                .header(
-                        "Authorization",
-                        SigV4.ALGORITHM + " Credential=" + ACCESS_KEY + "/"
-                                + SigV4.scope(date, S3ServerConfig.DEFAULT_REGION, "s3")
-                                + ", SignedHeaders=" + String.join(";", headers.keySet()) + ", Signature="
-                                + signature);
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return app.signed(method, pathAndQuery, body);
     }
 }

@@ -8,9 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
-import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.DriveFaults;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.error.ErrorKind;
@@ -57,10 +55,7 @@ class BoundedChangeStepsTest {
     }
 
     private void open() throws IOException {
-        store = ErasureObjectStore.open(
-                new StoreConfig(HealTestDrives.drives(tmp, 4), 0, 2, true, java.time.Clock.systemUTC()));
-        store.healer().settings(new BackgroundHealer.Settings(false, 0, 0, 0, 0));
-        store.driveCallSettings(new DriveCalls.Settings(DEADLINE_MILLIS, 10, 60_000));
+        store = HealTestDrives.openWithDeadline(tmp, DEADLINE_MILLIS, 10);
     }
 
     private LocalDrive drive(int i) {
@@ -84,9 +79,7 @@ class BoundedChangeStepsTest {
 
     private void bringBack(LocalDrive d) throws InterruptedException {
         d.injectFaults(null);
-        await("the stalled calls of " + d + " ended", () -> d.stalledCalls() == 0);
-        List<String> events = store.checkDrives();
-        assertThat(d.isOnline()).as("back after its probe: %s", events).isTrue();
+        HealTestDrives.awaitBackInService(store, d);
     }
 
     private static long changeMarks(LocalDrive d) throws IOException {

@@ -66,14 +66,10 @@ class BucketRecordsTest {
         return tmp.resolve("disk" + i);
     }
 
-    private Path away(int i) {
-        return tmp.resolve("away").resolve("disk" + i);
-    }
-
     private ErasureObjectStore openStore() throws IOException {
         List<Path> drives = IntStream.range(0, 4).mapToObj(this::drive).toList();
         for (Path d : drives) {
-            if (!Files.exists(away(drives.indexOf(d)))) {
+            if (!Files.exists(HealTestDrives.awayPath(d))) {
                 Files.createDirectories(d);
             }
         }
@@ -82,8 +78,7 @@ class BucketRecordsTest {
 
     /** Takes drive {@code i} away (its directory moved out); while running, the store notices at its drive check. */
     private void takeAway(int i) throws IOException {
-        Files.createDirectories(away(i).getParent());
-        Files.move(drive(i), away(i));
+        HealTestDrives.away(drive(i));
         if (store != null) {
             store.checkDrives();
             assertThat(store.drives().get(i).isOnline()).isFalse();
@@ -92,7 +87,7 @@ class BucketRecordsTest {
 
     /** Puts drive {@code i} back; while running, the store takes it back into service at its drive check. */
     private void bringBack(int i) throws IOException {
-        Files.move(away(i), drive(i));
+        HealTestDrives.back(drive(i));
         if (store != null) {
             store.checkDrives();
             assertThat(store.drives().get(i).isOnline()).isTrue();
@@ -566,7 +561,7 @@ class BucketRecordsTest {
                 store = openStore();
                 Model seen = matches(c.next()) ? c.next() : m;
                 assertSettings(seen, what + ": restarted with the failed change on some drives");
-                if (Files.exists(away(a))) {
+                if (Files.exists(HealTestDrives.awayPath(drive(a)))) {
                     bringBack(a);
                 }
                 bringBack(b);

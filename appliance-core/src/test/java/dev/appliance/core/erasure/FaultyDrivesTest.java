@@ -8,9 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
-import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.DriveFaults;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.objectlock.ObjectLock;
@@ -58,10 +56,7 @@ class FaultyDrivesTest {
     }
 
     private void open(int errorLimit) throws IOException {
-        store = ErasureObjectStore.open(
-                new StoreConfig(HealTestDrives.drives(tmp, 4), 0, 2, true, java.time.Clock.systemUTC()));
-        store.healer().settings(new BackgroundHealer.Settings(false, 0, 0, 0, 0));
-        store.driveCallSettings(new DriveCalls.Settings(DEADLINE_MILLIS, errorLimit, 60_000));
+        store = HealTestDrives.openWithDeadline(tmp, DEADLINE_MILLIS, errorLimit);
     }
 
     private LocalDrive drive(int i) {
@@ -74,9 +69,7 @@ class FaultyDrivesTest {
 
     /** Waits until the calls the drive stalled have ended, then runs the drive check, which must bring it back. */
     private void bringBack(LocalDrive d) throws InterruptedException {
-        await("the stalled calls of " + d + " ended", () -> d.stalledCalls() == 0);
-        List<String> events = store.checkDrives();
-        assertThat(d.isOnline()).as("back after its probe: %s", events).isTrue();
+        HealTestDrives.awaitBackInService(store, d);
         assertThat(store.driveState(d)).isEqualTo("online");
     }
 

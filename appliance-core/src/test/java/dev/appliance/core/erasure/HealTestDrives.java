@@ -86,16 +86,44 @@ final class HealTestDrives {
     /** Makes drives unreachable the way an unmounted disk is (their directory is gone) until {@link #back}. */
     static void away(ErasureObjectStore store, List<Integer> positions) throws IOException {
         for (int i : positions) {
-            Path root = store.drives().get(i).root();
-            Files.move(root, root.resolveSibling(root.getFileName() + ".away"));
+            away(store.drives().get(i).root());
         }
     }
 
     static void back(ErasureObjectStore store, List<Integer> positions) throws IOException {
         for (int i : positions) {
-            Path root = store.drives().get(i).root();
-            Files.move(root.resolveSibling(root.getFileName() + ".away"), root);
+            back(store.drives().get(i).root());
         }
+    }
+
+    /** Where {@link #away(Path)} keeps a drive's directory. */
+    static Path awayPath(Path root) {
+        return root.resolveSibling(root.getFileName() + ".away");
+    }
+
+    /** As {@link #away(ErasureObjectStore, List)} by path: works while no store is open too. */
+    static void away(Path root) throws IOException {
+        Files.move(root, awayPath(root));
+    }
+
+    static void back(Path root) throws IOException {
+        Files.move(awayPath(root), root);
+    }
+
+    /** A quiet 4-drive EC 2+2 store whose drive calls have {@code deadlineMillis} and {@code errorLimit}. */
+    static ErasureObjectStore openWithDeadline(Path tmp, long deadlineMillis, int errorLimit) throws IOException {
+        ErasureObjectStore store = openQuiet(drives(tmp, 4), 2);
+        store.driveCallSettings(new dev.appliance.core.drive.DriveCalls.Settings(deadlineMillis, errorLimit, 60_000));
+        return store;
+    }
+
+    /** Waits until the calls the drive stalled have ended, then runs the drive check, which must bring it back. */
+    static void awaitBackInService(ErasureObjectStore store, LocalDrive d) throws InterruptedException {
+        await("the stalled calls of " + d + " ended", () -> d.stalledCalls() == 0);
+        List<String> events = store.checkDrives();
+        org.assertj.core.api.Assertions.assertThat(d.isOnline())
+                .as("back after its probe: %s", events)
+                .isTrue();
     }
 
     static byte[] read(ErasureObjectStore store, String bucket, String key, String versionId) throws IOException {

@@ -244,6 +244,18 @@ class ProcessLifecycleIT {
             return work.resolve("disk{1..." + ApplianceProcess.DRIVES + "}").toString();
         }
 
+        /** {@code server} on OS-chosen ports with these drives (on the root filesystem, allowed). */
+        List<String> serverArgs() {
+            return List.of(
+                    "server",
+                    "--address",
+                    "127.0.0.1:0",
+                    "--console-address",
+                    "127.0.0.1:0",
+                    "--allow-root-drives",
+                    driveArg());
+        }
+
         /** Nothing was created: no drive directory, no config directory (no key, no credentials). */
         void assertUntouched() {
             for (Path d : drives) {
@@ -312,14 +324,7 @@ class ProcessLifecycleIT {
     @Order(11)
     void badRootCredentials_areRefusedBeforeAnythingIsWritten() throws IOException {
         Scratch s = Scratch.of("bad-credentials");
-        List<String> args = List.of(
-                "server",
-                "--address",
-                "127.0.0.1:0",
-                "--console-address",
-                "127.0.0.1:0",
-                "--allow-root-drives",
-                s.driveArg());
+        List<String> args = s.serverArgs();
         Commands.Result shortPassword = runJar(
                 s,
                 Map.of("APPLIANCE_ROOT_USER", "admin", "APPLIANCE_ROOT_PASSWORD", "short"),
@@ -383,14 +388,7 @@ class ProcessLifecycleIT {
     @Order(15)
     void aBadSettingFromTheEnvironmentOrTheConfigFile_isRefusedNamingIt_beforeAnythingIsWritten() throws IOException {
         Scratch s = Scratch.of("bad-settings");
-        List<String> args = List.of(
-                "server",
-                "--address",
-                "127.0.0.1:0",
-                "--console-address",
-                "127.0.0.1:0",
-                "--allow-root-drives",
-                s.driveArg());
+        List<String> args = s.serverArgs();
         Commands.Result fromEnv =
                 runJar(s, Map.of("APPLIANCE_SCANNER_RATE", "-1"), List.of(), args.toArray(String[]::new));
         assertThat(fromEnv.status()).as("stderr:%n%s", fromEnv.stderr()).isEqualTo(2);
