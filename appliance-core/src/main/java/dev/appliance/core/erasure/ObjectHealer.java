@@ -91,6 +91,7 @@ final class ObjectHealer {
         int bodyChecksum;
         VersionType type;
         int dataShards;
+        int parityShards;
         String problem = "";
     }
 
@@ -456,6 +457,7 @@ final class ObjectHealer {
             view.bodyChecksum = h.bodyChecksum();
             view.type = h.type();
             view.dataShards = h.dataShards();
+            view.parityShards = h.parityShards();
             return view;
         });
         View[] views = new View[outcomes.size()];
@@ -489,8 +491,16 @@ final class ObjectHealer {
      * Quorum for a version of this type (as {@link ErasureSet} reads it): its own data count, which a write with drives
      * offline lowered by raising the parity.
      */
-    private int quorum(VersionType type, int dataShards) {
-        return type == VersionType.DELETE_MARKER ? Math.max(1, set.size() / 2) : Math.max(1, dataShards);
+    /**
+     * How many drives a write of this version needed before it was acknowledged. A version that fewer drives than
+     * this hold, counting every drive that did not answer as a holder, provably was never acknowledged (a write a
+     * crash cut short): it dangles, and is rolled back at once rather than when it can no longer be read, so it can
+     * never be served later, when a drive that holds it returns, after having been absent.
+     */
+    private int writeQuorum(VersionType type, int dataShards, int parityShards) {
+        return type == VersionType.DELETE_MARKER
+                ? set.size() / 2 + 1
+                : Math.max(1, dataShards == parityShards ? dataShards + 1 : dataShards);
     }
 
     /** As reads agree ({@link VersionAgreement}), so a heal never replaces what reads serve. */
@@ -517,11 +527,13 @@ final class ObjectHealer {
         int fillingAbsent = 0;
         VersionType type = null;
         int dataShards = 0;
+        int parityShards = 0;
         for (View v : views) {
             if (v.state == MetaState.HELD) {
                 held++;
                 type = v.type;
                 dataShards = v.dataShards;
+                parityShards = v.parityShards;
             } else if (v.state == MetaState.ABSENT) {
                 absent++;
             } else if (v.state == MetaState.UNAVAILABLE_FILLING) {
@@ -534,7 +546,7 @@ final class ObjectHealer {
                     ? HealResult.of(HealResult.Status.NOT_FOUND, "")
                     : HealResult.of(HealResult.Status.RETRY, name + ": no readable drive holds it; some unreadable");
         }
-        if (views.length - absent >= quorum(type, dataShards)) {
+        if (views.length - absent >= writeQuorum(type, dataShards, parityShards)) {
             return HealResult.of(
                     HealResult.Status.RETRY,
                     name + ": " + agreed.problem() + "; " + (views.length - absent - held)
@@ -580,6 +592,7 @@ final class ObjectHealer {
             int absent = 0;
             VersionType type = null;
             int dataShards = 0;
+            int parityShards = 0;
             boolean[] holding = new boolean[views.length];
             for (int i = 0; i < views.length; i++) {
                 if (views[i].state == MetaState.ABSENT) {
@@ -588,9 +601,12 @@ final class ObjectHealer {
                     holding[i] = true;
                     type = views[i].type;
                     dataShards = views[i].dataShards;
+                    parityShards = views[i].parityShards;
                 }
             }
-            if (again.version() != null || type == null || views.length - absent >= quorum(type, dataShards)) {
+            if (again.version() != null
+                    || type == null
+                    || views.length - absent >= writeQuorum(type, dataShards, parityShards)) {
                 return HealResult.of(HealResult.Status.RETRY, name + ": changed while deciding whether it dangles");
             }
             if (underLock(views) && !everyDriveAnswered(views)) {

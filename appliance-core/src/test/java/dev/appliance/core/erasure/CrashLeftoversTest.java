@@ -349,6 +349,45 @@ class CrashLeftoversTest {
                 .containsExactly(rolledForward.versionId(), older.versionId());
     }
 
+    /**
+     * A PUT a crash cut on two drives of four (below its write quorum of three, so never acknowledged), restarted with
+     * one of those two away: the start's settling rolls it back at once (one holder and one unknown drive are fewer
+     * than the three its write needed), so when the drive returns it is not read, listed or healed forward: the
+     * interrupted write stays absent, as it was served while the drive was away.
+     */
+    @Test
+    void aWriteStoppedOnTwoDrives_oneOfThemAwayAtTheRestart_staysAbsentWhenTheDriveReturns() throws Exception {
+        ErasureObjectStore first = open();
+        first.makeBucket(B);
+        first.setVersioning(B, dev.appliance.core.VersioningState.ENABLED);
+        ObjectInfo older = put(first, "k", random(1000, 30));
+        List<Map<String, byte[]>> before = HealTestDrives.snapshot(first, B, "k");
+        ObjectInfo cut = put(first, "k", random(700_000, 31));
+        stopAfter(first, "k", before, 2); // drives 0 and 1 hold it
+        List<Path> roots = first.drives().stream().map(LocalDrive::root).toList();
+        HealTestDrives.away(roots.get(1));
+
+        ErasureObjectStore second = HealTestDrives.openQuiet(roots, 2);
+        stores.add(second);
+        assertThat(second.listObjectVersions(B, "k", null, null, null, 10).versions())
+                .extracting(ObjectInfo::versionId)
+                .containsExactly(older.versionId());
+
+        HealTestDrives.back(roots.get(1));
+        second.checkDrives();
+        second.heal(B, "k", null);
+        assertThat(second.listObjectVersions(B, "k", null, null, null, 10).versions())
+                .extracting(ObjectInfo::versionId)
+                .as("the interrupted write stays absent once the drive is back")
+                .containsExactly(older.versionId());
+        for (LocalDrive d : second.drives()) {
+            var meta = dev.appliance.core.meta.XlMeta.parse(Files.readAllBytes(d.metaFile(B, "k")));
+            assertThat(meta.indexOf(UUID.fromString(cut.versionId())))
+                    .as("rolled back on %s", d.root())
+                    .isEqualTo(-1);
+        }
+    }
+
     /** The drives as a PUT leaves them when the crash hit after {@code reached} drives committed it. */
     private static void stopAfter(ErasureObjectStore s, String key, List<Map<String, byte[]>> before, int reached)
             throws IOException {
