@@ -2,7 +2,6 @@ package dev.appliance.core.engine;
 
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.admin.ApplianceStore;
-import dev.appliance.core.erasure.ErasureObjectStore;
 
 /**
  * Opens the engine. It lives apart from {@link dev.appliance.core.ObjectStore} so that the entry types and value

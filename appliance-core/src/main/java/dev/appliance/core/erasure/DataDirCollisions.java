@@ -23,11 +23,11 @@ import java.util.UUID;
  * Veeam writes, cost one {@code stat} per UUID segment and drive (is there a key named by the segments before it?).
  * Data directory names are random and never shown to clients, so only a client that read them off a drive meets this.
  */
-final class DataDirCollisions {
+public final class DataDirCollisions {
     private DataDirCollisions() {}
 
     /** Throws {@link ErrorKind#INVALID_OBJECT_NAME} when {@code key} (validated) runs through a data directory. */
-    static void refuse(ErasureSet set, String bucket, String key) {
+    public static void refuse(ErasureSet set, String bucket, String key) {
         String dir = ObjectKeys.relativeDir(key);
         int end = dir.indexOf('/');
         while (end >= 0) {

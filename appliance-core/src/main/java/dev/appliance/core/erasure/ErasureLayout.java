@@ -11,32 +11,32 @@ package dev.appliance.core.erasure;
  *
  * Inline versions store exactly these bytes inside {@code xl.meta} instead of a part file.
  */
-record ErasureLayout(int data, int parity, int blockSize, int checksumLength) {
+public record ErasureLayout(int data, int parity, int blockSize, int checksumLength) {
 
-    int total() {
+    public int total() {
         return data + parity;
     }
 
     /** Shard length of a block of {@code blockLength} bytes. */
-    int shardLength(long blockLength) {
+    public int shardLength(long blockLength) {
         return (int) ((blockLength + data - 1) / data);
     }
 
     /** Shard length of a full block. */
-    int fullShardLength() {
+    public int fullShardLength() {
         return shardLength(blockSize);
     }
 
-    long blockCount(long partSize) {
+    public long blockCount(long partSize) {
         return (partSize + blockSize - 1) / blockSize;
     }
 
-    long blockLength(long partSize, long block) {
+    public long blockLength(long partSize, long block) {
         return Math.min(blockSize, partSize - block * blockSize);
     }
 
     /** Bytes of one drive's shard file for a part of {@code partSize} bytes, checksums included. */
-    long shardFileSize(long partSize) {
+    public long shardFileSize(long partSize) {
         long full = partSize / blockSize;
         long rest = partSize % blockSize;
         long size = full * (fullShardLength() + (long) checksumLength);
@@ -47,12 +47,12 @@ record ErasureLayout(int data, int parity, int blockSize, int checksumLength) {
     }
 
     /** Offset of block {@code block}'s checksum in a shard file (every earlier block is full). */
-    long blockOffset(long block) {
+    public long blockOffset(long block) {
         return block * (fullShardLength() + (long) checksumLength);
     }
 
     /** Write quorum: data shards, one more when data equals parity so two halves can never both win. */
-    int writeQuorum() {
+    public int writeQuorum() {
         return data == parity ? data + 1 : data;
     }
 }

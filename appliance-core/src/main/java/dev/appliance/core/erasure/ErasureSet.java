@@ -12,7 +12,6 @@ import dev.appliance.core.drive.DriveCalls.Outcome;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
-import dev.appliance.core.heal.HealQueue;
 import dev.appliance.core.lock.NamespaceLocks;
 import dev.appliance.core.meta.CorruptMetaException;
 import dev.appliance.core.meta.ObjectVersion;
@@ -68,8 +67,19 @@ import java.util.UUID;
  * rest of the read, another shard is read instead, the missing data shards are reconstructed, and the version is
  * reported for healing.
  */
-final class ErasureSet {
-    static final int BLOCK_SIZE = 1 << 20;
+public final class ErasureSet {
+    /**
+     * Where a set reports what it could not finish on every drive (a partial write, a failed undo, a version held by
+     * too few drives): the heal queue. An interface so the read and write paths do not depend on healing.
+     */
+    public interface HealReports {
+        void report(String bucket, String key, String versionId, String reason);
+
+        /** {@code durable}: journaled before the call returns (the write path's reports after an uncertain change). */
+        void report(String bucket, String key, String versionId, String reason, boolean durable);
+    }
+
+    public static final int BLOCK_SIZE = 1 << 20;
     static final int INLINE_LIMIT = 128 * 1024;
     static final int INLINE_LIMIT_VERSIONED = 16 * 1024;
     static final int DEFAULT_MAX_VERSIONS = 10_000;
@@ -81,26 +91,25 @@ final class ErasureSet {
 
     private final int index;
     private final List<LocalDrive> drives;
-    final int data;
+    public final int data;
     final int parity;
-    final Placement placement;
-    final DriveCalls calls;
-    final NamespaceLocks locks;
-    private final HealQueue heal;
+    public final Placement placement;
+    public final DriveCalls calls;
+    public final NamespaceLocks locks;
+    private final HealReports heal;
     private final Clock clock;
-    private final MultipartUploads multipart = new MultipartUploads(this);
-    final BitrotAlgorithm bitrot = BitrotAlgorithm.CRC32C_PAIR;
+    public final BitrotAlgorithm bitrot = BitrotAlgorithm.CRC32C_PAIR;
     /** The most versions one key may have; a write beyond it fails ({@link ErrorKind#TOO_MANY_VERSIONS}). */
-    volatile int maxVersions;
+    public volatile int maxVersions;
 
-    ErasureSet(
+    public ErasureSet(
             int index,
             List<LocalDrive> drives,
             int parity,
             Placement placement,
             DriveCalls calls,
             NamespaceLocks locks,
-            HealQueue heal,
+            HealReports heal,
             Clock clock) {
         this.index = index;
         this.drives = List.copyOf(drives);
@@ -114,23 +123,19 @@ final class ErasureSet {
         this.maxVersions = DEFAULT_MAX_VERSIONS;
     }
 
-    List<LocalDrive> drives() {
+    public List<LocalDrive> drives() {
         return drives;
     }
 
-    Clock clock() {
+    public Clock clock() {
         return clock;
     }
 
-    MultipartUploads multipart() {
-        return multipart;
-    }
-
-    int size() {
+    public int size() {
         return drives.size();
     }
 
-    ErasureLayout layout(int d, int p) {
+    public ErasureLayout layout(int d, int p) {
         return new ErasureLayout(d, p, BLOCK_SIZE, bitrot.checksumLength());
     }
 
@@ -140,7 +145,7 @@ final class ErasureSet {
      * parity by one, up to half the set: with one drive of 4+2 away the version is written 3+3 and still survives the
      * loss of two more drives. The version records its own counts; reads and heals follow them.
      */
-    ErasureLayout writeLayout() {
+    public ErasureLayout writeLayout() {
         int offline = (int) drives.stream().filter(d -> !d.isOnline()).count();
         int p = Math.max(parity, Math.min(drives.size() / 2, parity + offline));
         return layout(drives.size() - p, p);
@@ -153,18 +158,18 @@ final class ErasureSet {
      * default retention, which S3 counts from the version's creation.
      */
     @FunctionalInterface
-    interface AtCommit {
+    public interface AtCommit {
         AtCommit NONE = (metadata, modTime) -> metadata;
 
         Map<String, String> apply(Map<String, String> metadata, java.time.Instant modTime);
     }
 
-    ObjectInfo put(String bucket, String key, VersioningState versioning, PutRequest request, InputStream body)
+    public ObjectInfo put(String bucket, String key, VersioningState versioning, PutRequest request, InputStream body)
             throws IOException {
         return put(bucket, key, versioning, request, body, AtCommit.NONE);
     }
 
-    ObjectInfo put(
+    public ObjectInfo put(
             String bucket,
             String key,
             VersioningState versioning,
@@ -235,7 +240,7 @@ final class ErasureSet {
      * next start heals the key as a whole: that removes what the interrupted change left (a data directory renamed in
      * without its {@code xl.meta}, a replaced one not yet in trash, a version on too few drives).
      */
-    ChangeMarks markChange(String bucket, String key) {
+    public ChangeMarks markChange(String bucket, String key) {
         // On every drive at once, within the drive deadline: a drive that overruns is taken out of service (so the
         // change leaves it out), and a mark it writes late is removed when it lands.
         List<Outcome<Path>> written = calls.onEach(
@@ -253,7 +258,7 @@ final class ErasureSet {
         return new ChangeMarks(marks, this);
     }
 
-    record ChangeMarks(Path[] marks, ErasureSet set) implements AutoCloseable {
+    public record ChangeMarks(Path[] marks, ErasureSet set) implements AutoCloseable {
         /**
          * Removes the marks before returning (a finished change leaves none), within the drive deadline: a drive that
          * overruns is taken out of service and its removal goes on. The marks of drives out of service by now are
@@ -299,14 +304,14 @@ final class ErasureSet {
     }
 
     /** What was read from a request body: its length and MD5. */
-    record Received(long size, byte[] md5) {}
+    public record Received(long size, byte[] md5) {}
 
     /**
      * Streams the body into {@code sink}, checks length and Content-MD5, reads the body to its end (streams verify
      * checksums, payload hashes and chunk signatures there, and a failure must stop the commit), and forces the shard
      * files to stable storage.
      */
-    Received receive(ShardSink sink, InputStream body, PutRequest request, int writeQuorum) throws IOException {
+    public Received receive(ShardSink sink, InputStream body, PutRequest request, int writeQuorum) throws IOException {
         long written = sink.stream(body, request.size());
         if (request.size() >= 0 && written < request.size()) {
             throw new StorageException(
@@ -327,11 +332,11 @@ final class ErasureSet {
     }
 
     /** If-Match / If-None-Match: * of a write, against the current version (checked again under the key's lock). */
-    void checkConditions(String bucket, String key, PutRequest request) {
+    public void checkConditions(String bucket, String key, PutRequest request) {
         checkConditions(bucket, key, new WriteConditions(request.ifMatch(), request.ifNoneMatchAny()));
     }
 
-    void checkConditions(String bucket, String key, WriteConditions request) {
+    public void checkConditions(String bucket, String key, WriteConditions request) {
         if (request.ifMatch() == null && !request.ifNoneMatchAny()) {
             return;
         }
@@ -392,23 +397,23 @@ final class ErasureSet {
     }
 
     /** Erasure-codes a body into per-drive staging part files or inline buffers. */
-    final class ShardSink {
+    public final class ShardSink {
         final ErasureLayout layout;
         final int[] distribution;
         final boolean inline;
         final UUID dataDir;
         final int partNumber;
-        final Path[] staging = new Path[drives.size()];
-        final FileChannel[] files = new FileChannel[drives.size()];
+        public final Path[] staging = new Path[drives.size()];
+        public final FileChannel[] files = new FileChannel[drives.size()];
         final java.io.ByteArrayOutputStream[] inlineShards = new java.io.ByteArrayOutputStream[drives.size()];
-        final Throwable[] failed = new Throwable[drives.size()];
+        public final Throwable[] failed = new Throwable[drives.size()];
         final MessageDigest md5 = newMd5();
 
-        ShardSink(ErasureLayout layout, int[] distribution, boolean inline) throws IOException {
+        public ShardSink(ErasureLayout layout, int[] distribution, boolean inline) throws IOException {
             this(layout, distribution, inline, 1, UUID.randomUUID());
         }
 
-        ShardSink(ErasureLayout layout, int[] distribution, boolean inline, int partNumber, UUID dataDir)
+        public ShardSink(ErasureLayout layout, int[] distribution, boolean inline, int partNumber, UUID dataDir)
                 throws IOException {
             this.dataDir = dataDir;
             this.partNumber = partNumber;
@@ -645,7 +650,7 @@ final class ErasureSet {
         }
 
         /** Closes files and removes staging directories that were not committed. */
-        void discard() {
+        public void discard() {
             for (int i = 0; i < drives.size(); i++) {
                 try {
                     if (files[i] != null) {
@@ -704,7 +709,7 @@ final class ErasureSet {
         }
     }
 
-    KeyFiles.Change commitOnDrive(
+    public KeyFiles.Change commitOnDrive(
             LocalDrive drive, String bucket, String key, ObjectVersion version, byte[] inlineShard, Path stagedDataDir)
             throws IOException {
         try {
@@ -726,7 +731,7 @@ final class ErasureSet {
      * After a mutation ran on the drives: on quorum, cleans what the new state no longer references and reports drives
      * that missed it for healing; below quorum, undoes it on the drives it reached and fails.
      */
-    void finishMutation(
+    public void finishMutation(
             String bucket,
             String key,
             UUID versionId,
@@ -738,7 +743,7 @@ final class ErasureSet {
     }
 
     /** As above; {@code late} holds the changes of drives given up on at the deadline, undone if the quorum refuses. */
-    void finishMutation(
+    public void finishMutation(
             String bucket,
             String key,
             UUID versionId,
@@ -871,22 +876,22 @@ final class ErasureSet {
     // ---------------------------------------------------------------------------------------------------- read
 
     /** Each drive's metadata files for a key (null entries: absent, corrupt or unreadable). */
-    final class MetaSnapshot {
+    public final class MetaSnapshot {
         final String bucket;
         final String key;
-        final KeyFiles[] files = new KeyFiles[drives.size()];
+        public final KeyFiles[] files = new KeyFiles[drives.size()];
         final XlMeta[] metas = new XlMeta[drives.size()];
         int absent;
-        int failed;
+        public int failed;
         /** Drives given up on as too slow: they may well hold the version, so their absence is not reported. */
         int slow;
 
-        MetaSnapshot(String bucket, String key) {
+        public MetaSnapshot(String bucket, String key) {
             this(bucket, key, DriveCalls.STRAGGLER_MILLIS);
         }
 
         /** Reads every drive's metadata, giving drives that lag {@code graceMillis} once {@code data} answered. */
-        MetaSnapshot(String bucket, String key, long graceMillis) {
+        public MetaSnapshot(String bucket, String key, long graceMillis) {
             this.bucket = bucket;
             this.key = key;
             List<Outcome<KeyFiles>> outcomes = calls.onBounded(
@@ -939,10 +944,10 @@ final class ErasureSet {
     }
 
     /** A version agreed by a quorum of drives, and which drives hold it identically. */
-    record Resolved(ObjectVersion version, boolean latest, boolean[] holders, XlMeta[] metas) {}
+    public record Resolved(ObjectVersion version, boolean latest, boolean[] holders, XlMeta[] metas) {}
 
     /** The latest version ({@code versionId} null) or the given one, agreed by quorum, or an exception saying why not. */
-    Resolved resolve(String bucket, String key, UUID versionId) {
+    public Resolved resolve(String bucket, String key, UUID versionId) {
         MetaSnapshot snap = new MetaSnapshot(bucket, key);
         try {
             return resolve(snap, versionId);
@@ -957,7 +962,7 @@ final class ErasureSet {
     }
 
     /** As {@link #resolve(String, String, UUID)}, from metadata already read. */
-    Resolved resolve(MetaSnapshot snap, UUID versionId) {
+    public Resolved resolve(MetaSnapshot snap, UUID versionId) {
         String bucket = snap.bucket;
         String key = snap.key;
         Resolved r = versionId == null ? resolveLatest(snap) : resolveVersion(snap, versionId);
@@ -1025,7 +1030,7 @@ final class ErasureSet {
      * generation); null without quorum. The holders are every drive holding the identity: they all hold its shards,
      * whatever retention or tags their copy of the metadata says.
      */
-    Resolved agree(MetaSnapshot snap, UUID versionId, XlMeta.Pick[] found) {
+    public Resolved agree(MetaSnapshot snap, UUID versionId, XlMeta.Pick[] found) {
         VersionAgreement.Result r = VersionAgreement.agree(
                 found,
                 drives.size(),
@@ -1157,7 +1162,7 @@ final class ErasureSet {
         return n;
     }
 
-    ObjectInfo head(String bucket, String key, UUID versionId) {
+    public ObjectInfo head(String bucket, String key, UUID versionId) {
         Resolved r = resolve(bucket, key, versionId);
         ObjectVersion v = r.version();
         if (v.isDeleteMarker()) {
@@ -1175,7 +1180,7 @@ final class ErasureSet {
         return info(bucket, key, v, r.latest());
     }
 
-    ErasureReader open(String bucket, String key, UUID versionId, long offset, long length) {
+    public ErasureReader open(String bucket, String key, UUID versionId, long offset, long length) {
         try (var lock = locks.read(bucket, key)) {
             Resolved r = resolve(bucket, key, versionId);
             ObjectVersion v = r.version();
@@ -1209,18 +1214,18 @@ final class ErasureSet {
         heal.report(bucket, key, VersionIds.format(v.versionId()), reason);
     }
 
-    BitrotAlgorithm bitrotFor(ObjectVersion v) {
+    public BitrotAlgorithm bitrotFor(ObjectVersion v) {
         return BitrotAlgorithm.byId(v.bitrotAlgorithm());
     }
 
-    ErasureLayout layoutOf(ObjectVersion v) {
+    public ErasureLayout layoutOf(ObjectVersion v) {
         return new ErasureLayout(
                 v.dataShards(), v.parityShards(), v.blockSize(), bitrotFor(v).checksumLength());
     }
 
     // ---------------------------------------------------------------------------------------------------- delete
 
-    DeleteResult delete(String bucket, String key, VersioningState versioning, UUID versionId) {
+    public DeleteResult delete(String bucket, String key, VersioningState versioning, UUID versionId) {
         return delete(bucket, key, versioning, versionId, null);
     }
 
@@ -1228,7 +1233,7 @@ final class ErasureSet {
      * Deletes as S3 does. With {@code guard} (Object Lock buckets), a version named for removal is first checked by it,
      * under the key's write lock, so no concurrent retention change can slip between the check and the removal.
      */
-    DeleteResult delete(
+    public DeleteResult delete(
             String bucket,
             String key,
             VersioningState versioning,
@@ -1274,7 +1279,7 @@ final class ErasureSet {
         }
     }
 
-    DeleteResult addDeleteMarker(String bucket, String key, UUID markerId, int quorum) {
+    public DeleteResult addDeleteMarker(String bucket, String key, UUID markerId, int quorum) {
         ObjectVersion marker = ObjectVersion.deleteMarker(markerId, nowNanos());
         boolean[] include = onlineMask();
         var late = new DriveCalls.LateChanges<KeyFiles.Change>();
@@ -1284,7 +1289,7 @@ final class ErasureSet {
         return new DeleteResult(VersionIds.format(markerId), true);
     }
 
-    DeleteResult removeVersion(String bucket, String key, UUID versionId, int quorum) {
+    public DeleteResult removeVersion(String bucket, String key, UUID versionId, int quorum) {
         boolean[] include = onlineMask();
         boolean[] wasMarker = new boolean[drives.size()];
         var late = new DriveCalls.LateChanges<KeyFiles.Change>();
@@ -1328,7 +1333,7 @@ final class ErasureSet {
      * data: the new body, one metadata generation above the newest any holder has, goes to every drive holding the
      * version's identity (whatever metadata their copy has), with the delete quorum (n/2+1).
      */
-    ObjectInfo updateMetadata(
+    public ObjectInfo updateMetadata(
             String bucket,
             String key,
             UUID versionId,
@@ -1375,7 +1380,7 @@ final class ErasureSet {
     // ---------------------------------------------------------------------------------------------------- listing
 
     /** Every version of a key agreed by quorum, newest first (empty when the key has none). */
-    List<ObjectInfo> versions(String bucket, String key) {
+    public List<ObjectInfo> versions(String bucket, String key) {
         MetaSnapshot snap = new MetaSnapshot(bucket, key);
         List<Map<UUID, XlMeta.Pick>> byDrive = new ArrayList<>();
         java.util.Set<UUID> ids = new java.util.LinkedHashSet<>();
@@ -1408,7 +1413,7 @@ final class ErasureSet {
     }
 
     /** The latest version of a key if it is an object (not a delete marker), else null. */
-    ObjectInfo latestObjectOrNull(String bucket, String key) {
+    public ObjectInfo latestObjectOrNull(String bucket, String key) {
         try {
             Resolved r = resolve(bucket, key, null);
             return r.version().isDeleteMarker() ? null : info(bucket, key, r.version(), true);
@@ -1422,12 +1427,12 @@ final class ErasureSet {
 
     // ---------------------------------------------------------------------------------------------------- helpers
 
-    long nowNanos() {
+    public long nowNanos() {
         var now = clock.instant();
         return now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 
-    static ObjectInfo info(String bucket, String key, ObjectVersion v, boolean latest) {
+    public static ObjectInfo info(String bucket, String key, ObjectVersion v, boolean latest) {
         Map<String, String> meta = new TreeMap<>(v.metadata());
         String contentType = meta.remove("content-type");
         return new ObjectInfo(

@@ -30,10 +30,10 @@ import java.util.UUID;
  * (a crash between the two renames of a batch move) is the same version: readers take {@code xl.meta}'s copy.
  * Writes go archive first, then {@code xl.meta}, each atomically (staging, force, rename, directory force).
  */
-final class KeyFiles {
-    static final String ARCHIVE_FILE = "xl.meta.archive";
-    static final int HOT_MAX = 64;
-    static final int HOT_KEEP = 16;
+public final class KeyFiles {
+    public static final String ARCHIVE_FILE = "xl.meta.archive";
+    public static final int HOT_MAX = 64;
+    public static final int HOT_KEEP = 16;
 
     private final LocalDrive drive;
     private final Path dir;
@@ -44,7 +44,7 @@ final class KeyFiles {
     private XlMeta archive;
 
     /** What a mutation replaced on this drive, to undo it or clean up after it. */
-    record Change(
+    public record Change(
             boolean hotChanged,
             byte[] previousHot,
             boolean archiveChanged,
@@ -61,7 +61,7 @@ final class KeyFiles {
     }
 
     /** Reads {@code xl.meta} for a mutation: a corrupt copy is treated as empty (quorum and healing restore it). */
-    static KeyFiles forUpdate(LocalDrive drive, String bucket, String key) throws IOException {
+    public static KeyFiles forUpdate(LocalDrive drive, String bucket, String key) throws IOException {
         Path dir = drive.objectDir(bucket, key);
         byte[] bytes = drive.readOrNull(dir.resolve(LocalDrive.META_FILE));
         if (bytes == null) {
@@ -77,7 +77,8 @@ final class KeyFiles {
     }
 
     /** Reads {@code xl.meta} for a read; null when the key has no metadata on this drive. */
-    static KeyFiles forRead(LocalDrive drive, String bucket, String key) throws IOException, CorruptMetaException {
+    public static KeyFiles forRead(LocalDrive drive, String bucket, String key)
+            throws IOException, CorruptMetaException {
         Path dir = drive.objectDir(bucket, key);
         Path file = dir.resolve(LocalDrive.META_FILE);
         byte[] bytes = drive.readOrNull(file);
@@ -101,12 +102,12 @@ final class KeyFiles {
         }
     }
 
-    XlMeta hot() {
+    public XlMeta hot() {
         return hot;
     }
 
     /** The archive, read on first use; empty when there is none. */
-    XlMeta archive() throws IOException, CorruptMetaException {
+    public XlMeta archive() throws IOException, CorruptMetaException {
         if (!archiveLoaded) {
             archiveBytes = drive.readOrNull(dir.resolve(ARCHIVE_FILE));
             archive = archiveBytes == null ? XlMeta.empty() : XlMeta.parse(archiveBytes);
@@ -137,7 +138,7 @@ final class KeyFiles {
     }
 
     /** Every version of the key on this drive, newest first, xl.meta's copy winning over the archive's. */
-    List<XlMeta.Pick> allVersions() throws IOException, CorruptMetaException {
+    public List<XlMeta.Pick> allVersions() throws IOException, CorruptMetaException {
         List<XlMeta.Pick> out = new ArrayList<>(hot.versionCount());
         for (int i = 0; i < hot.versionCount(); i++) {
             out.add(new XlMeta.Pick(hot, i));
@@ -152,7 +153,7 @@ final class KeyFiles {
     }
 
     /** Where a version is on this drive, or null. */
-    XlMeta.Pick locate(UUID versionId) throws IOException, CorruptMetaException {
+    public XlMeta.Pick locate(UUID versionId) throws IOException, CorruptMetaException {
         int i = hot.indexOf(versionId);
         if (i >= 0) {
             return new XlMeta.Pick(hot, i);
@@ -169,7 +170,8 @@ final class KeyFiles {
      * archive when {@code xl.meta} is full, and writes the files durably. {@code stagedDataDir}, when given, is renamed
      * into the object directory first.
      */
-    Change add(ObjectVersion version, byte[] inlineShard, Path stagedDataDir, int maxVersions) throws IOException {
+    public Change add(ObjectVersion version, byte[] inlineShard, Path stagedDataDir, int maxVersions)
+            throws IOException {
         UUID id = version.versionId();
         UUID replacedDataDir = null;
         XlMeta newArchive = null;
@@ -232,7 +234,7 @@ final class KeyFiles {
      * Replaces the body of a version this drive holds (metadata only: its data and inline shard stay as they are);
      * null when this drive does not have the version.
      */
-    Change replace(ObjectVersion updated) throws IOException {
+    public Change replace(ObjectVersion updated) throws IOException {
         UUID id = updated.versionId();
         int i = hot.indexOf(id);
         if (i >= 0) {
@@ -252,7 +254,7 @@ final class KeyFiles {
     }
 
     /** Removes a version from whichever file holds it; null when this drive does not have it. */
-    Change remove(UUID versionId) throws IOException {
+    public Change remove(UUID versionId) throws IOException {
         int i = hot.indexOf(versionId);
         if (i >= 0) {
             UUID dataDir = dataDirOf(hot, i);
@@ -300,7 +302,7 @@ final class KeyFiles {
      * of removed versions are added to {@code freed} for the caller to move to trash once the batch reached quorum.
      * Null when this drive holds none of them.
      */
-    Change removeAll(java.util.Set<UUID> ids, List<UUID> freed) throws IOException {
+    public Change removeAll(java.util.Set<UUID> ids, List<UUID> freed) throws IOException {
         List<XlMeta.Pick> keptHot = new ArrayList<>();
         int removedHot = 0;
         for (int i = 0; i < hot.versionCount(); i++) {

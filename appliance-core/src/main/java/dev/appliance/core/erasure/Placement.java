@@ -12,21 +12,21 @@ import java.util.UUID;
  * are recorded as {@link dev.appliance.core.drive.DriveFormat#PLACEMENT_SIPHASH} and must never change for a
  * deployment.
  */
-final class Placement {
+public final class Placement {
     private final long k0;
     private final long k1;
 
-    Placement(UUID deploymentId) {
+    public Placement(UUID deploymentId) {
         this.k0 = Long.reverseBytes(deploymentId.getMostSignificantBits());
         this.k1 = Long.reverseBytes(deploymentId.getLeastSignificantBits());
     }
 
-    int setIndex(String key, int setCount) {
+    public int setIndex(String key, int setCount) {
         return (int) Long.remainderUnsigned(sipHash24(k0, k1, key.getBytes(StandardCharsets.UTF_8)), setCount);
     }
 
     /** For each drive position, the 1-based shard index stored there. */
-    int[] distribution(String bucket, String key, int drives) {
+    public int[] distribution(String bucket, String key, int drives) {
         byte[] name = (bucket + "/" + key).getBytes(StandardCharsets.UTF_8);
         int start = (int) Long.remainderUnsigned(sipHash24(k1, k0, name), drives);
         int[] dist = new int[drives];

@@ -24,17 +24,17 @@ import java.util.stream.Stream;
  * another deployment, or given at another position than the one it was formatted for, stops the start. A drive that is
  * missing or unreadable is reported and left offline; the server starts while every set keeps read quorum.
  */
-final class Topology {
+public final class Topology {
     private static final Logger LOG = Logger.getLogger(Topology.class.getName());
     static final int MIN_SET = 2;
     static final int MAX_SET = 16;
 
-    final DriveFormat format;
-    final List<List<LocalDrive>> sets;
-    final int parity;
-    final List<String> warnings;
+    public final DriveFormat format;
+    public final List<List<LocalDrive>> sets;
+    public final int parity;
+    public final List<String> warnings;
     /** How the store was opened: drives brought into service later follow the same rules (root filesystem, sync). */
-    final StoreConfig config;
+    public final StoreConfig config;
 
     private Topology(DriveFormat format, List<List<LocalDrive>> sets, List<String> warnings, StoreConfig config) {
         this.format = format;
@@ -86,7 +86,7 @@ final class Topology {
      * {@code missingAreNew} a drive directory that does not exist yet counts as a new, empty drive (the caller
      * creates it after this check passed); it must then be creatable.
      */
-    static void check(StoreConfig config, boolean missingAreNew) throws IOException {
+    public static void check(StoreConfig config, boolean missingAreNew) throws IOException {
         Inspection in = inspect(config, missingAreNew);
         if (in.reference() != null) {
             return;
@@ -104,7 +104,7 @@ final class Topology {
         }
     }
 
-    static Topology load(StoreConfig config) throws IOException {
+    public static Topology load(StoreConfig config) throws IOException {
         Inspection in = inspect(config, false);
         List<LocalDrive> drives = in.drives();
         List<String> warnings = in.warnings();
@@ -217,7 +217,7 @@ final class Topology {
     }
 
     /** Nothing but an (unformatted) system directory or {@code lost+found}: a new disk, safe to format. */
-    static boolean isEmptyDrive(Path root) {
+    public static boolean isEmptyDrive(Path root) {
         try (Stream<Path> s = Files.list(root)) {
             return s.allMatch(p -> p.getFileName().toString().equals(LocalDrive.SYS_DIR)
                     || p.getFileName().toString().equals("lost+found"));

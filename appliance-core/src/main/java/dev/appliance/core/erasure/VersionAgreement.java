@@ -23,12 +23,12 @@ import java.util.TreeMap;
  * <p>Two identities under one id exist only for the null version whose overwrite a crash stopped half way; the one
  * {@link ErasureSet#comparePreferred} prefers wins.
  */
-final class VersionAgreement {
+public final class VersionAgreement {
     private VersionAgreement() {}
 
     /** Told about a drive whose row is there but whose body fails its checksum (it stops counting as a holder). */
     @FunctionalInterface
-    interface CorruptBody {
+    public interface CorruptBody {
         void at(int drive, CorruptMetaException e);
     }
 
@@ -38,7 +38,7 @@ final class VersionAgreement {
      * @param holders drives holding the version's identity (whatever their metadata): they hold its shards
      * @param current the holders whose body is exactly the served one (same checksum); the others need a metadata heal
      */
-    record Result(ObjectVersion version, int checksum, boolean[] holders, boolean[] current, String problem) {
+    public record Result(ObjectVersion version, int checksum, boolean[] holders, boolean[] current, String problem) {
         boolean agreed() {
             return version != null;
         }
@@ -59,7 +59,7 @@ final class VersionAgreement {
     }
 
     /** {@code found[i]}: where drive {@code i} holds the version, or null. */
-    static Result agree(XlMeta.Pick[] found, int setSize, CorruptBody corrupt) {
+    public static Result agree(XlMeta.Pick[] found, int setSize, CorruptBody corrupt) {
         int n = found.length;
         // Bodies are compared by checksum first: the usual case is one group, decoded once per holder (to verify it).
         Map<Integer, boolean[]> byChecksum = new TreeMap<>();

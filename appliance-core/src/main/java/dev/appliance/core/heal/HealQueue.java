@@ -1,5 +1,6 @@
 package dev.appliance.core.heal;
 
+import dev.appliance.core.erasure.ErasureSet;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -27,7 +28,7 @@ import java.util.logging.Logger;
  *
  * <p>An empty version id stands for every version of the key (a corrupt {@code xl.meta} loses track of all of them).
  */
-public final class HealQueue {
+public final class HealQueue implements ErasureSet.HealReports {
     private static final Logger LOG = Logger.getLogger(HealQueue.class.getName());
     public static final int CAPACITY = 100_000;
     static final int FAILURES_KEPT = 20;
@@ -127,6 +128,7 @@ public final class HealQueue {
         }
     }
 
+    @Override
     public void report(String bucket, String key, String versionId, String reason) {
         report(bucket, key, versionId, reason, false);
     }
@@ -135,6 +137,7 @@ public final class HealQueue {
      * Reports a version for healing. With {@code durable}, returns once the report is in the journal on stable
      * storage: writes that missed drives use it, so an acknowledged write is never forgotten by a crash.
      */
+    @Override
     public void report(String bucket, String key, String versionId, String reason, boolean durable) {
         Item item = new Item(bucket, key, versionId == null ? "" : versionId, reason);
         String id = id(item);

@@ -8,7 +8,7 @@ import dev.appliance.core.MovableClock;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
-import dev.appliance.core.erasure.ErasureObjectStore;
+import dev.appliance.core.engine.ErasureObjectStore;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;

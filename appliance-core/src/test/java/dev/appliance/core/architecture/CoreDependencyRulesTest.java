@@ -58,6 +58,39 @@ class CoreDependencyRulesTest {
     }
 
     @Test
+    void onlyTheEngineWiresTheCapabilities_nothingInCoreDependsOnIt() {
+        noClasses()
+                .that()
+                .resideInAPackage("dev.appliance.core..")
+                .and()
+                .resideOutsideOfPackage("dev.appliance.core.engine..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("dev.appliance.core.engine..")
+                .because("the engine package builds the store from its capabilities; they know nothing of it")
+                .check(core);
+    }
+
+    @Test
+    void theReadAndWritePaths_knowNothingOfBackgroundWork() {
+        noClasses()
+                .that()
+                .resideInAPackage("dev.appliance.core.erasure..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "dev.appliance.core.heal..",
+                        "dev.appliance.core.scanner..",
+                        "dev.appliance.core.multipart..",
+                        "dev.appliance.core.bucket..",
+                        "dev.appliance.core.usage..",
+                        "dev.appliance.core.alerts..")
+                .because("sets, placement and the read and write paths report damage through an interface; healing,"
+                        + " scanning, multipart uploads and bucket state are built on them, never the reverse")
+                .check(core);
+    }
+
+    @Test
     void corePackages_areFreeOfCycles() {
         slices().assignedFrom(packagesUnder("dev.appliance.core"))
                 .should()

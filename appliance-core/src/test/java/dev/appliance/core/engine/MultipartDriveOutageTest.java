@@ -1,0 +1,275 @@
+package dev.appliance.core.engine;
+
+import static dev.appliance.core.engine.HealTestDrives.random;
+import static dev.appliance.core.engine.HealTestDrives.read;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.appliance.core.CompletedPart;
+import dev.appliance.core.MultipartUpload;
+import dev.appliance.core.ObjectInfo;
+import dev.appliance.core.PutRequest;
+import dev.appliance.core.UploadedPart;
+import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.erasure.ErasureSet;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
+import dev.appliance.core.multipart.MultipartUploads;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Multipart uploads across drive outages on a real four-drive store (2+2): an upload aborted or completed while a
+ * drive was away never comes back when the drive returns (while running, while the store was stopped, or unnoticed
+ * by the drive check), and what the drive kept of it is removed; a creation a crash cut short on too few drives can
+ * still be aborted and is rolled back at the next start.
+ */
+class MultipartDriveOutageTest {
+    private static final String B = "bucket";
+
+    @TempDir
+    Path tmp;
+
+    private final List<ErasureObjectStore> stores = new ArrayList<>();
+    private List<Path> drives;
+
+    @AfterEach
+    void close() {
+        for (ErasureObjectStore s : stores) {
+            s.close();
+        }
+    }
+
+    private ErasureObjectStore open() throws IOException {
+        if (drives == null) {
+            drives = HealTestDrives.drives(tmp, 4);
+        }
+        ErasureObjectStore s = HealTestDrives.openQuiet(drives, 2);
+        stores.add(s);
+        return s;
+    }
+
+    /** Takes drive {@code i} away; {@code notice}: the store's drive check runs (it takes the drive out of service). */
+    private static void takeAway(ErasureObjectStore s, int i, boolean notice) throws IOException {
+        HealTestDrives.away(s, List.of(i));
+        if (notice) {
+            s.checkDrives();
+            assertThat(s.drives().get(i).isOnline()).isFalse();
+        }
+    }
+
+    private static void bringBack(ErasureObjectStore s, int i, boolean notice) throws IOException {
+        HealTestDrives.back(s, List.of(i));
+        if (notice) {
+            s.checkDrives();
+            assertThat(s.drives().get(i).isOnline()).isTrue();
+        }
+    }
+
+    private static String uploadWithAPart(ErasureObjectStore s, String key, byte[] data, List<CompletedPart> parts)
+            throws IOException {
+        String id = s.createMultipartUpload(B, key, PutRequest.of(-1), null);
+        UploadedPart p = s.uploadPart(B, key, id, 1, PutRequest.of(data.length), new ByteArrayInputStream(data));
+        parts.add(new CompletedPart(1, p.etag()));
+        return id;
+    }
+
+    private static List<String> listed(ErasureObjectStore s) {
+        return s.listMultipartUploads(B, "").stream()
+                .map(MultipartUpload::uploadId)
+                .toList();
+    }
+
+    private static Path uploadDir(LocalDrive d, String key, String id) {
+        return MultipartUploads.uploadsOf(d, B, key).resolve(id);
+    }
+
+    private static void assertNoSuchUpload(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+        assertThatThrownBy(call).isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind())
+                .isEqualTo(ErrorKind.NO_SUCH_UPLOAD));
+    }
+
+    @Test
+    void abortedWhileADriveWasAway_isNotListedWhenItReturns_andItsDirectoryIsRemovedThere() throws Exception {
+        ErasureObjectStore s = open();
+        s.makeBucket(B);
+        byte[] data = random(300_000, 1);
+        List<CompletedPart> parts = new ArrayList<>();
+        String id = uploadWithAPart(s, "mp", data, parts);
+        String kept = uploadWithAPart(s, "other", data, new ArrayList<>());
+
+        takeAway(s, 3, true);
+        s.abortMultipartUpload(B, "mp", id);
+        bringBack(s, 3, true);
+
+        assertThat(listed(s)).containsExactly(kept);
+        assertThat(uploadDir(s.drives().get(3), "mp", id)).doesNotExist();
+        assertThat(uploadDir(s.drives().get(3), "other", kept)).isDirectory(); // a live upload is left alone
+        assertNoSuchUpload(() -> s.completeMultipartUpload(B, "mp", id, parts));
+        assertNoSuchUpload(() -> s.listParts(B, "mp", id, 0, 1000));
+    }
+
+    @Test
+    void completedWhileADriveWasAway_isNotListedWhenItReturns_andTheObjectIsHealedThere() throws Exception {
+        ErasureObjectStore s = open();
+        s.makeBucket(B);
+        byte[] data = random(400_000, 2);
+        List<CompletedPart> parts = new ArrayList<>();
+        String id = uploadWithAPart(s, "mp", data, parts);
+
+        takeAway(s, 2, true);
+        ObjectInfo done = s.completeMultipartUpload(B, "mp", id, parts);
+        bringBack(s, 2, true);
+
+        assertThat(listed(s)).isEmpty();
+        assertThat(uploadDir(s.drives().get(2), "mp", id)).doesNotExist();
+        s.healer().drain();
+        assertThat(HealTestDrives.files(s.drives().get(2), B, "mp")).containsKey("xl.meta");
+        takeAway(s, 0, true);
+        takeAway(s, 1, true); // the returned drive now carries half the object
+        assertThat(read(s, B, "mp", null)).isEqualTo(data);
+        assertThat(s.headObject(B, "mp", null).etag()).isEqualTo(done.etag());
+    }
+
+    @Test
+    void abortedWhileADriveWasAway_whichReturnsWhileTheStoreIsStopped_isGoneAfterTheStart() throws Exception {
+        ErasureObjectStore first = open();
+        first.makeBucket(B);
+        String id = uploadWithAPart(first, "mp", random(200_000, 3), new ArrayList<>());
+        takeAway(first, 1, true);
+        first.abortMultipartUpload(B, "mp", id);
+        first.close();
+        stores.remove(first);
+        bringBack(first, 1, false);
+
+        ErasureObjectStore second = open();
+        assertThat(listed(second)).isEmpty();
+        assertThat(uploadDir(second.drives().get(1), "mp", id)).doesNotExist();
+    }
+
+    @Test
+    void abortedWhileADriveWasBrieflyAwayUnnoticed_isNotListed_andTheScannerRemovesItsDirectory() throws Exception {
+        ErasureObjectStore s = open();
+        s.makeBucket(B);
+        String id = uploadWithAPart(s, "mp", random(200_000, 4), new ArrayList<>());
+        takeAway(s, 0, false); // away and back between two drive checks: no return is ever seen
+        s.abortMultipartUpload(B, "mp", id);
+        bringBack(s, 0, false);
+        assertThat(s.checkDrives()).isEmpty();
+
+        assertThat(listed(s)).isEmpty();
+        assertNoSuchUpload(() -> s.listParts(B, "mp", id, 0, 1000));
+        assertThat(uploadDir(s.drives().getFirst(), "mp", id)).isDirectory();
+        s.scanNow();
+        assertThat(uploadDir(s.drives().getFirst(), "mp", id)).doesNotExist();
+    }
+
+    @Test
+    void abortWithTwoDrivesAway_answers503_andTheUploadStaysUsable() throws Exception {
+        ErasureObjectStore s = open();
+        s.makeBucket(B);
+        byte[] data = random(300_000, 5);
+        List<CompletedPart> parts = new ArrayList<>();
+        String id = uploadWithAPart(s, "mp", data, parts);
+        takeAway(s, 2, true);
+        takeAway(s, 3, true);
+        // Only two drives can confirm the removal: the two away would bring the upload back.
+        assertThatThrownBy(() -> s.abortMultipartUpload(B, "mp", id))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.WRITE_QUORUM));
+        bringBack(s, 2, true);
+        bringBack(s, 3, true);
+
+        assertThat(listed(s)).containsExactly(id);
+        s.abortMultipartUpload(B, "mp", id);
+        assertThat(listed(s)).isEmpty();
+        for (LocalDrive d : s.drives()) {
+            assertThat(uploadDir(d, "mp", id)).as("%s", d).doesNotExist();
+        }
+    }
+
+    @Test
+    void aCreationCutShortOnOneDrive_isNotListed_canBeAborted_andIsRolledBackAtTheNextStart() throws Exception {
+        ErasureObjectStore first = open();
+        first.makeBucket(B);
+        String aborted = first.createMultipartUpload(B, "a", PutRequest.of(-1), null);
+        String left = first.createMultipartUpload(B, "b", PutRequest.of(-1), null);
+        String onTwo = first.createMultipartUpload(B, "c", PutRequest.of(-1), null);
+        // The crash: "a" and "b" reached drive 0 only, "c" drives 0 and 1 (a read quorum, not a write quorum).
+        for (int i = 1; i < 4; i++) {
+            LocalDrive.deleteTree(MultipartUploads.uploadsOf(first.drives().get(i), B, "a"));
+            LocalDrive.deleteTree(MultipartUploads.uploadsOf(first.drives().get(i), B, "b"));
+            if (i > 1) {
+                LocalDrive.deleteTree(MultipartUploads.uploadsOf(first.drives().get(i), B, "c"));
+            }
+        }
+        assertThat(listed(first)).containsExactly(onTwo);
+        first.abortMultipartUpload(B, "a", aborted);
+        assertThat(uploadDir(first.drives().getFirst(), "a", aborted)).doesNotExist();
+
+        ErasureObjectStore second = open(); // the restart after the crash (the first is abandoned, as by SIGKILL)
+        assertThat(uploadDir(second.drives().getFirst(), "b", left)).doesNotExist();
+        assertThat(listed(second)).containsExactly(onTwo);
+        second.abortMultipartUpload(B, "c", onTwo);
+        assertThat(listed(second)).isEmpty();
+        for (LocalDrive d : second.drives()) {
+            for (String key : List.of("a", "b", "c")) {
+                assertThat(MultipartUploads.uploadsOf(d, B, key))
+                        .as("%s %s", d, key)
+                        .doesNotExist();
+            }
+        }
+    }
+
+    @Test
+    void anUploadWhoseCreationIsStillWritingItsRecord_isLeftAloneByTheReconcile() throws Exception {
+        ErasureObjectStore s = open();
+        s.makeBucket(B);
+        String id = s.createMultipartUpload(B, "mp", PutRequest.of(-1), null);
+        // As while its creation runs: the record on drive 0 so far, the creation holding the upload's lock.
+        Map<Path, byte[]> records = new HashMap<>();
+        for (int i = 1; i < 4; i++) {
+            Path record = uploadDir(s.drives().get(i), "mp", id).resolve("upload.json");
+            records.put(record, Files.readAllBytes(record));
+            LocalDrive.deleteTree(MultipartUploads.uploadsOf(s.drives().get(i), B, "mp"));
+        }
+        ErasureSet set = s.setFor("mp");
+        CompletableFuture<Integer> removed = new CompletableFuture<>();
+        try (var creating = set.locks.write(MultipartUploads.UPLOAD_LOCKS, id)) {
+            Thread.ofVirtual().start(() -> {
+                try {
+                    removed.complete(s.uploadsOf(set).reconcile());
+                } catch (RuntimeException e) {
+                    removed.completeExceptionally(e);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (set.locks.users(MultipartUploads.UPLOAD_LOCKS, id) < 2 && System.nanoTime() < deadline) {
+                Thread.onSpinWait(); // until the reconcile, which took the upload for a leftover, waits for the lock
+            }
+            assertThat(set.locks.users(MultipartUploads.UPLOAD_LOCKS, id)).isEqualTo(2);
+            for (var e : records.entrySet()) { // the creation reaches the other drives
+                Files.createDirectories(e.getKey().getParent());
+                Files.write(e.getKey(), e.getValue());
+            }
+        }
+        assertThat(removed.get(30, TimeUnit.SECONDS)).isZero();
+        assertThat(listed(s)).containsExactly(id);
+        for (LocalDrive d : s.drives()) {
+            assertThat(uploadDir(d, "mp", id).resolve("upload.json"))
+                    .as("%s", d)
+                    .exists();
+        }
+    }
+}
