@@ -20,6 +20,8 @@ import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.WriteConditions;
 import dev.appliance.core.admin.ApplianceStore;
+import dev.appliance.core.agent.Agent;
+import dev.appliance.core.agent.AgentRunner;
 import dev.appliance.core.agent.ForegroundLoad;
 import dev.appliance.core.alerts.VersionAlerts;
 import dev.appliance.core.bucket.BucketRecords;
@@ -78,8 +80,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The erasure-coded {@link ObjectStore}: buckets exist on every drive, each object lives in the one erasure set its key
@@ -104,11 +104,14 @@ public final class ErasureObjectStore implements ApplianceStore {
     /** How often trash is emptied: deletes free their space within this long. */
     static final java.time.Duration TRASH_PURGE_INTERVAL = java.time.Duration.ofSeconds(5);
 
-    private final java.util.concurrent.ScheduledExecutorService trashPurger;
+    /** The periodic agents (trash purge, retention clock, journal checkpoints, drive checks), by role name. */
+    private final Map<String, Agent> periodic = new java.util.LinkedHashMap<>();
+    /** The running agents; empty until {@link #startAgents}, closed first by {@link #close}. */
+    private final List<AgentRunner> runners = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     private final List<ObjectHealer> objectHealers;
     private final DriveHealer driveHealer;
     private final DriveMonitor driveMonitor;
-    private final ScheduledExecutorService driveChecks;
     /** How often drives are checked for removal, return and replacement (0: only at start and when asked). */
     static final long DRIVE_CHECK_SECONDS = Long.getLong("appliance.driveCheckSeconds", 10);
 
@@ -126,9 +129,6 @@ public final class ErasureObjectStore implements ApplianceStore {
     private final UsageTracker usage;
     private final Clock clock;
     private final RetentionClock retentionClock;
-    private final ScheduledExecutorService clockSaver;
-    /** Empties the drives' metadata journals behind the files they cover (a platform thread: syncfs is a foreign call). */
-    private final ScheduledExecutorService metadataCheckpoints;
 
     /**
      * How often the metadata journals are checkpointed: bounds their size (a few seconds of rewrites) and the work a
@@ -138,10 +138,6 @@ public final class ErasureObjectStore implements ApplianceStore {
 
     /** The file on every drive that keeps the newest trusted time of the retention clock (epoch millis, decimal). */
     static final String RETENTION_CLOCK_FILE = "retention-clock";
-
-    private ErasureObjectStore(Topology topology, Clock clock) {
-        this(topology, clock, DriveHealer.Settings.DEFAULTS);
-    }
 
     private ErasureObjectStore(Topology topology, Clock clock, DriveHealer.Settings driveHealSettings) {
         this.topology = topology;
@@ -188,14 +184,9 @@ public final class ErasureObjectStore implements ApplianceStore {
         driveMonitor.check();
         settleInterruptedChanges(interrupted);
         reconcileUploadsQuietly(); // drives that returned while the store was stopped
-        this.healer = new BackgroundHealer(heal, objectHealers, setOfKey, foreground);
-        healer.start();
-        driveHealer.start();
-        this.driveChecks = Executors.newSingleThreadScheduledExecutor(
-                Thread.ofPlatform().name("drive-check").daemon().factory());
+        this.healer = new BackgroundHealer(heal, objectHealers, setOfKey, foreground, clock);
         if (DRIVE_CHECK_SECONDS > 0) {
-            driveChecks.scheduleWithFixedDelay(
-                    this::checkDrivesQuietly, DRIVE_CHECK_SECONDS, DRIVE_CHECK_SECONDS, TimeUnit.SECONDS);
+            addPeriodic("drive-check", Duration.ofSeconds(DRIVE_CHECK_SECONDS), this::checkDrivesQuietly);
         }
         this.scanner = new DataScanner(
                 new ScannedBuckets(),
@@ -213,12 +204,7 @@ public final class ErasureObjectStore implements ApplianceStore {
             repairBucketRecordsQuietly();
             reconcileUploadsQuietly(); // also what a missed drive return left
         };
-        this.trashPurger = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform()
-                .name("trash-purger")
-                .daemon()
-                .priority(Thread.MIN_PRIORITY)
-                .factory());
-        trashPurger.scheduleWithFixedDelay(this::purgeTrash, 0, TRASH_PURGE_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        addPeriodic("trash-purger", TRASH_PURGE_INTERVAL, this::purgeTrash);
         this.retentionClock = new RetentionClock(clock, System::nanoTime, new DriveClockStore());
         RetentionClock.Status time = retentionClock.status();
         if (!time.forwardJumpNotBelievedAtStart().isZero()) {
@@ -228,15 +214,36 @@ public final class ErasureObjectStore implements ApplianceStore {
                             + " NTP-synchronized: Object Lock keeps trusted time (" + time.trusted()
                             + ") and follows the monotonic clock from there; synchronize the clock with NTP");
         }
-        this.clockSaver = Executors.newSingleThreadScheduledExecutor(
-                Thread.ofPlatform().name("retention-clock").daemon().factory());
-        long every = RetentionClock.PERSIST_INTERVAL.toMillis();
-        clockSaver.scheduleWithFixedDelay(retentionClock::saveIfDue, every, every, TimeUnit.MILLISECONDS);
-        this.metadataCheckpoints = Executors.newSingleThreadScheduledExecutor(
-                Thread.ofPlatform().name("metadata-checkpoint").daemon().factory());
-        long checkpointEvery = METADATA_CHECKPOINT_INTERVAL.toMillis();
-        metadataCheckpoints.scheduleWithFixedDelay(
-                this::checkpointMetadataJournals, checkpointEvery, checkpointEvery, TimeUnit.MILLISECONDS);
+        addPeriodic("retention-clock", RetentionClock.PERSIST_INTERVAL, retentionClock::saveIfDue);
+        // Empties the drives' metadata journals behind the files they cover (a platform thread: syncfs is a foreign
+        // call).
+        addPeriodic("metadata-checkpoint", METADATA_CHECKPOINT_INTERVAL, this::checkpointMetadataJournals);
+    }
+
+    private void addPeriodic(String role, Duration interval, Runnable work) {
+        periodic.put(role, Agent.every(role, clock, interval, work));
+    }
+
+    /**
+     * Starts the background agents: the heal queue's healer, the drive filler and the periodic ones ({@link #open}
+     * does, after the store is whole; the scanner starts with {@link #startScanner}). Nothing runs in the background
+     * before, so a test that opens the store without starting them drives each agent itself.
+     */
+    void startAgents() {
+        runners.add(AgentRunner.start(healer, Duration.ofMillis(200), Duration.ofMillis(200)));
+        runners.add(AgentRunner.start(driveHealer, Duration.ofMillis(200), Duration.ofMillis(200)));
+        for (Agent a : periodic.values()) {
+            runners.add(AgentRunner.start(a, Duration.ofMillis(100), Duration.ofSeconds(1)));
+        }
+    }
+
+    /** A periodic agent by role name (tests move the clock and run its duty cycle). */
+    Agent periodicAgent(String role) {
+        Agent a = periodic.get(role);
+        if (a == null) {
+            throw new IllegalArgumentException("agent: " + role + " (expected one of " + periodic.keySet() + ")");
+        }
+        return a;
     }
 
     private void checkpointMetadataJournals() {
@@ -452,8 +459,13 @@ public final class ErasureObjectStore implements ApplianceStore {
 
     /** Opens (formatting on first use) the drives of {@code config}; refuses with a message naming a bad drive. */
     public static ErasureObjectStore open(StoreConfig config) {
+        return open(config, DriveHealer.Settings.DEFAULTS);
+    }
+
+    /** Opens the drives of {@code config} into a whole store whose agents are not started (tests drive them). */
+    static ErasureObjectStore openStopped(StoreConfig config, DriveHealer.Settings driveHealSettings) {
         try {
-            return new ErasureObjectStore(Topology.load(config), config.clock());
+            return new ErasureObjectStore(Topology.load(config), config.clock(), driveHealSettings);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the drives: " + e.getMessage(), e);
         }
@@ -475,11 +487,9 @@ public final class ErasureObjectStore implements ApplianceStore {
 
     /** As {@link #open(StoreConfig)}, with the drive-heal agent's timing set before it starts (tests). */
     static ErasureObjectStore open(StoreConfig config, DriveHealer.Settings driveHealSettings) {
-        try {
-            return new ErasureObjectStore(Topology.load(config), config.clock(), driveHealSettings);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot open the drives: " + e.getMessage(), e);
-        }
+        ErasureObjectStore store = openStopped(config, driveHealSettings);
+        store.startAgents();
+        return store;
     }
 
     public UUID deploymentId() {
@@ -1032,7 +1042,9 @@ public final class ErasureObjectStore implements ApplianceStore {
      * does; engine tests drive cycles with {@link #scanNow}).
      */
     public void startScanner() {
-        scanner.start();
+        if (runners.stream().noneMatch(r -> r.agent() == scanner)) {
+            runners.add(AgentRunner.start(scanner, Duration.ofMillis(50), Duration.ofSeconds(1)));
+        }
         Duration every =
                 scanner.interval.compareTo(Duration.ofSeconds(10)) < 0 ? scanner.interval : Duration.ofSeconds(10);
         alerts.start(every.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : every);
@@ -1689,16 +1701,12 @@ public final class ErasureObjectStore implements ApplianceStore {
 
     @Override
     public void close() {
-        scanner.stop();
-        driveChecks.shutdownNow();
-        driveHealer.stop();
+        for (AgentRunner r : runners) {
+            r.close();
+        }
         alerts.close();
-        trashPurger.shutdownNow();
-        healer.stop();
         journal.close();
-        clockSaver.shutdownNow();
         retentionClock.save();
-        metadataCheckpoints.shutdownNow();
         for (LocalDrive d : allDrives) {
             try {
                 d.closeMetadataJournal();

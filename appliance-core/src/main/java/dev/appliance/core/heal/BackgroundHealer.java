@@ -1,8 +1,10 @@
 package dev.appliance.core.heal;
 
-import dev.appliance.core.agent.AgentThreads;
+import dev.appliance.core.agent.Agent;
 import dev.appliance.core.agent.ForegroundLoad;
 import dev.appliance.core.naming.VersionIds;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.ToIntFunction;
@@ -18,7 +20,7 @@ import java.util.logging.Logger;
  * Items are healed once they are {@code minAge} old (a burst of reports for one object coalesces, and writes in flight
  * finish first); items that could not finish wait for their backoff.
  */
-public final class BackgroundHealer {
+public final class BackgroundHealer implements Agent {
     private static final Logger LOG = Logger.getLogger(BackgroundHealer.class.getName());
 
     /** Timing of the agent; tests shorten it. */
@@ -31,17 +33,27 @@ public final class BackgroundHealer {
     private final List<ObjectHealer> healers;
     private final ToIntFunction<String> setOfKey;
     private final ForegroundLoad load;
+    private final Clock clock;
+    private final long startedMillis;
     private volatile Settings settings = Settings.DEFAULTS;
-    private volatile boolean running = true;
-    private final long startedNanos = System.nanoTime();
-    private Thread thread;
 
     public BackgroundHealer(
-            HealQueue queue, List<ObjectHealer> healers, ToIntFunction<String> setOfKey, ForegroundLoad load) {
+            HealQueue queue,
+            List<ObjectHealer> healers,
+            ToIntFunction<String> setOfKey,
+            ForegroundLoad load,
+            Clock clock) {
         this.queue = queue;
         this.healers = healers;
         this.setOfKey = setOfKey;
         this.load = load;
+        this.clock = clock;
+        this.startedMillis = clock.millis();
+    }
+
+    @Override
+    public String roleName() {
+        return "healer";
     }
 
     public void settings(Settings s) {
@@ -52,40 +64,21 @@ public final class BackgroundHealer {
         return settings;
     }
 
-    public void start() {
-        thread = AgentThreads.start("healer", this::run);
-    }
-
-    public void stop() {
-        running = false;
-        AgentThreads.stop(thread);
-    }
-
-    private void run() {
-        while (running) {
-            try {
-                Settings s = settings;
-                long sinceStart = (System.nanoTime() - startedNanos) / 1_000_000;
-                if (!s.enabled() || sinceStart < s.startDelayMillis()) {
-                    Thread.sleep(Math.max(10, Math.min(200, s.startDelayMillis() - sinceStart)));
-                    continue;
-                }
-                if (doWork() == 0) {
-                    queue.awaitReport(200);
-                }
-            } catch (InterruptedException e) {
-                if (!running) {
-                    return;
-                }
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "healer", e);
-            }
-        }
+    /** Waits for a new report, at most {@code max}. */
+    @Override
+    public void idle(Duration max) throws InterruptedException {
+        queue.awaitReport(max.toMillis());
     }
 
     /** Heals the next due item, if any, with the pauses of a background agent; returns the items handled (0 or 1). */
-    int doWork() throws InterruptedException {
+    @Override
+    public int doWork() throws InterruptedException {
         Settings s = settings;
+        // Started only a while after the store opened (on the engine's clock): the first reports after a restart
+        // are often drives still coming up.
+        if (!s.enabled() || clock.millis() - startedMillis < s.startDelayMillis()) {
+            return 0;
+        }
         HealQueue.Entry e = queue.take(s.minAgeMillis(), false);
         if (e == null) {
             return 0;

@@ -1,6 +1,6 @@
 package dev.appliance.core.heal;
 
-import dev.appliance.core.agent.AgentThreads;
+import dev.appliance.core.agent.Agent;
 import dev.appliance.core.agent.ForegroundLoad;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.listing.DriveWalker;
@@ -8,6 +8,7 @@ import dev.appliance.core.listing.MergedKeyWalk;
 import dev.appliance.core.naming.ObjectKeys;
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +32,7 @@ import java.util.logging.Logger;
  * busy ({@link ForegroundLoad}, at most {@code maxWaitMillis}), and after it pauses a fraction of the time it took.
  * Keys that cannot be healed onto the drive now are named in the tracker and handed to the MRF queue, which retries.
  */
-public final class DriveHealer {
+public final class DriveHealer implements Agent {
     private static final Logger LOG = Logger.getLogger(DriveHealer.class.getName());
 
     /**
@@ -88,9 +89,12 @@ public final class DriveHealer {
     private final Map<LocalDrive, Job> jobs = new ConcurrentHashMap<>();
     private final LinkedBlockingQueue<Job> queue = new LinkedBlockingQueue<>();
     private volatile Settings settings = Settings.DEFAULTS;
-    private volatile boolean running = true;
     private volatile Job current;
-    private Thread thread;
+    /** A job the idle wait took off the queue: the next duty cycle runs it. */
+    private volatile Job woken;
+    /** Drives queued or being filled (the idle wait may hold one off the queue). */
+    private final java.util.concurrent.atomic.AtomicInteger outstanding =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     public DriveHealer(List<ObjectHealer> healers, HealQueue mrf, ForegroundLoad load, Store store, Clock clock) {
         this.healers = healers;
@@ -104,13 +108,17 @@ public final class DriveHealer {
         this.settings = s;
     }
 
-    public void start() {
-        thread = AgentThreads.start("drive-healer", this::run);
+    @Override
+    public String roleName() {
+        return "drive-healer";
     }
 
-    public void stop() {
-        running = false;
-        AgentThreads.stop(thread);
+    /** Waits for a queued drive, at most {@code max}. */
+    @Override
+    public void idle(Duration max) throws InterruptedException {
+        if (woken == null) {
+            woken = queue.poll(max.toMillis(), TimeUnit.MILLISECONDS);
+        }
     }
 
     /** True while the drive is queued or being filled. */
@@ -123,6 +131,7 @@ public final class DriveHealer {
     void submit(LocalDrive drive, HealTracker tracker) {
         Job job = new Job(drive, tracker);
         jobs.put(drive, job);
+        outstanding.incrementAndGet();
         queue.add(job);
     }
 
@@ -130,7 +139,7 @@ public final class DriveHealer {
     public boolean awaitIdle(long timeoutMillis) throws InterruptedException {
         long deadline = System.nanoTime() + timeoutMillis * 1_000_000L;
         while (System.nanoTime() < deadline) {
-            if (queue.isEmpty() && current == null) {
+            if (outstanding.get() == 0) {
                 return true;
             }
             Thread.sleep(20);
@@ -144,17 +153,18 @@ public final class DriveHealer {
         return j == null ? 0 : j.tracker.objectsScanned - j.scannedAtRunStart;
     }
 
-    private void run() {
-        while (running) {
-            Job job;
-            try {
-                job = queue.poll(200, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                continue;
-            }
-            if (job == null) {
-                continue;
-            }
+    /** Fills the next queued drive to the end (or until the store closes); returns the drives filled (0 or 1). */
+    @Override
+    public int doWork() {
+        Job job = woken;
+        woken = null;
+        if (job == null) {
+            job = queue.poll();
+        }
+        if (job == null) {
+            return 0;
+        }
+        {
             current = job;
             try {
                 fill(job);
@@ -176,8 +186,10 @@ public final class DriveHealer {
                 LOG.log(Level.WARNING, "healing drive " + job.drive.root() + " stopped", e);
             } finally {
                 current = null;
+                outstanding.decrementAndGet();
             }
         }
+        return 1;
     }
 
     private void fill(Job job) throws IOException, InterruptedException {
@@ -236,7 +248,7 @@ public final class DriveHealer {
                     }
                     window.add(more);
                 }
-                if (!running) {
+                if (Thread.currentThread().isInterrupted()) {
                     throw new InterruptedException("stopping");
                 }
                 if (!drive.isOnline()) {

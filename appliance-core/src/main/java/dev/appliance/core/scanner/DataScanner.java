@@ -4,6 +4,7 @@ import dev.appliance.core.BucketInfo;
 import dev.appliance.core.BucketUsage;
 import dev.appliance.core.MultipartUpload;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.agent.Agent;
 import dev.appliance.core.agent.ForegroundLoad;
 import dev.appliance.core.drive.DriveCalls.Outcome;
 import dev.appliance.core.drive.LocalDrive;
@@ -68,7 +69,7 @@ import java.util.logging.Logger;
  * version is decided again under the lock on the quorum's current version, so a write that raced the scan is never
  * hidden by the delete marker.
  */
-public final class DataScanner {
+public final class DataScanner implements Agent {
     private static final Logger LOG = Logger.getLogger(DataScanner.class.getName());
     static final int DEFAULT_BATCH = 1000;
     static final int DEFAULT_KEYS_PER_SECOND = 1000;
@@ -139,8 +140,7 @@ public final class DataScanner {
     public volatile java.util.function.Consumer<ScanReport> afterCycle = report -> {};
 
     private volatile ScanReport last;
-    private volatile Thread thread;
-    private volatile boolean stopping;
+    private volatile long lastScheduledStart = Long.MIN_VALUE;
 
     /** What the scanner reads of the buckets it scans; the engine's bucket registry answers. */
     public interface Buckets {
@@ -177,49 +177,25 @@ public final class DataScanner {
         return last;
     }
 
-    /** Starts the cycles on a background thread (once). */
-    public void start() {
-        if (thread != null) {
-            return;
-        }
-        Thread t = Thread.ofPlatform().name("scanner").daemon().unstarted(this::loop);
-        t.setPriority(Thread.MIN_PRIORITY);
-        thread = t;
-        t.start();
+    @Override
+    public String roleName() {
+        return "scanner";
     }
 
-    public void stop() {
-        stopping = true;
-        Thread t = thread;
-        if (t != null) {
-            t.interrupt();
-            try {
-                t.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+    /**
+     * Runs a cycle when {@link #interval} has passed on the engine's clock since the last one this agent began (the
+     * first at once); returns the cycles run (0 or 1). Cycles asked for by {@link #runCycle} do not move the schedule.
+     */
+    @Override
+    public int doWork() throws InterruptedException {
+        long now = clock.millis();
+        long last = lastScheduledStart;
+        if (last != Long.MIN_VALUE && now >= last && now - last < interval.toMillis()) {
+            return 0;
         }
-    }
-
-    private void loop() {
-        while (!stopping) {
-            long began = System.nanoTime();
-            try {
-                runCycle();
-            } catch (InterruptedException e) {
-                return;
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "scanner cycle failed", e);
-            }
-            long waitNanos = interval.toNanos() - (System.nanoTime() - began);
-            try {
-                if (waitNanos > 0) {
-                    Thread.sleep(Duration.ofNanos(waitNanos));
-                }
-            } catch (InterruptedException e) {
-                return;
-            }
-        }
+        lastScheduledStart = now;
+        runCycle();
+        return 1;
     }
 
     /** Runs one whole cycle now (a cycle already running is waited for first) and returns its report. */
@@ -274,7 +250,7 @@ public final class DataScanner {
         private long nextNanos = System.nanoTime();
 
         void beforeKey() throws InterruptedException {
-            if (stopping) {
+            if (Thread.currentThread().isInterrupted()) {
                 throw new InterruptedException("scanner stopping");
             }
             foreground.awaitQuiet(1000);
