@@ -52,6 +52,9 @@ import java.util.logging.Logger;
  * <p>A deleted bucket leaves a tombstone ({@code "deleted": true}) so that a drive that was away during the delete
  * cannot bring it back. {@link #repair} rewrites missing, damaged and stale copies on every drive in service: after
  * load, when a drive returns or is replaced, and after each scanner cycle.
+ *
+ * <p>Only {@link BucketRegistry} reads and writes records; the record types and {@link #decode} stay public so that
+ * store-level tests can check the copies on disk and write records of older builds.
  */
 public final class BucketRecords {
     private static final Logger LOG = Logger.getLogger(BucketRecords.class.getName());
@@ -169,7 +172,7 @@ public final class BucketRecords {
      */
     private volatile boolean settled;
 
-    public BucketRecords(List<LocalDrive> drives, DriveCalls calls, Clock clock, NamespaceLocks bucketLocks) {
+    BucketRecords(List<LocalDrive> drives, DriveCalls calls, Clock clock, NamespaceLocks bucketLocks) {
         this.drives = drives;
         this.calls = calls;
         this.clock = clock;
@@ -181,7 +184,7 @@ public final class BucketRecords {
     }
 
     /** Reads every drive in service and resolves each bucket; returns the settings of the buckets that exist. */
-    public Map<String, BucketRecord> load() {
+    Map<String, BucketRecord> load() {
         List<DriveCalls.Outcome<Map<String, Copy>>> read = calls.onAll(drives, (pos, d) -> readAll(d));
         int answered = 0;
         Map<String, List<Copy>> byName = new TreeMap<>();
@@ -258,7 +261,7 @@ public final class BucketRecords {
      * {@link dev.appliance.core.error.StorageException} WRITE_QUORUM, and the record this process serves stays the old one).
      * The caller holds the bucket's write lock.
      */
-    public void write(BucketRecord content, boolean createDir) {
+    void write(BucketRecord content, boolean createDir) {
         Copy copy = encode(content.name(), nextGeneration(content.name()), content);
         List<DriveCalls.Outcome<Void>> outcomes = calls.onAll(drives, (pos, drive) -> {
             if (createDir) {
@@ -275,7 +278,7 @@ public final class BucketRecords {
      * Replaces the bucket's record with a tombstone and moves its directory to trash, on every drive in service;
      * acknowledged on a majority. The caller holds the bucket's write lock and checked that it is empty.
      */
-    public void delete(String bucket) {
+    void delete(String bucket) {
         Copy tombstone = encode(bucket, nextGeneration(bucket), null);
         List<DriveCalls.Outcome<Void>> outcomes =
                 calls.onAll(drives, (pos, drive) -> applyOnDrive(drive, tombstone, false));
@@ -284,7 +287,7 @@ public final class BucketRecords {
     }
 
     /** Writes the bucket's current record on {@code drive} (a replaced drive being filled); nothing if deleted. */
-    public void restore(String bucket, LocalDrive drive) throws IOException {
+    void restore(String bucket, LocalDrive drive) throws IOException {
         Copy c = current.get(bucket);
         if (c == null || c.deleted()) {
             return;
@@ -298,7 +301,7 @@ public final class BucketRecords {
      * writing the served record again under a higher generation; a record of a bucket this process does not know gets
      * a tombstone above it. Returns how many copies were rewritten.
      */
-    public int repair() {
+    int repair() {
         if (!settled) {
             return 0;
         }

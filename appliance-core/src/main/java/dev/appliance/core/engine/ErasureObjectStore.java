@@ -24,7 +24,7 @@ import dev.appliance.core.agent.Agent;
 import dev.appliance.core.agent.AgentRunner;
 import dev.appliance.core.agent.ForegroundLoad;
 import dev.appliance.core.alerts.VersionAlerts;
-import dev.appliance.core.bucket.BucketRecords;
+import dev.appliance.core.bucket.BucketRegistry;
 import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.erasure.DataDirCollisions;
@@ -49,7 +49,6 @@ import dev.appliance.core.listing.DriveWalker;
 import dev.appliance.core.lock.NamespaceLocks;
 import dev.appliance.core.meta.TagsOf;
 import dev.appliance.core.multipart.MultipartUploads;
-import dev.appliance.core.naming.BucketNames;
 import dev.appliance.core.naming.ObjectKeys;
 import dev.appliance.core.naming.VersionIds;
 import dev.appliance.core.objectlock.ObjectLock;
@@ -77,7 +76,6 @@ import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -115,15 +113,9 @@ public final class ErasureObjectStore implements ApplianceStore {
     /** How often drives are checked for removal, return and replacement (0: only at start and when asked). */
     static final long DRIVE_CHECK_SECONDS = Long.getLong("appliance.driveCheckSeconds", 10);
 
-    private final NamespaceLocks bucketLocks = new NamespaceLocks();
-    private final Map<String, BucketInfo> buckets = new ConcurrentHashMap<>();
-    /** The bucket records on the drives, versioned and resolved by quorum; the maps here serve what they hold. */
-    private final BucketRecords records;
+    /** The buckets and their settings, resolved by quorum from the records on the drives and served from memory. */
+    private final BucketRegistry buckets;
 
-    private final Map<String, Map<String, String>> bucketTags = new ConcurrentHashMap<>();
-    private final Map<String, ObjectLockConfiguration> lockConfigs = new ConcurrentHashMap<>();
-    private final Map<String, BucketSettings> bucketSettings = new ConcurrentHashMap<>();
-    private final Map<String, LifecycleConfiguration> lifecycleConfigs = new ConcurrentHashMap<>();
     private final DataScanner scanner;
     private final VersionAlerts alerts;
     private final UsageTracker usage;
@@ -160,8 +152,7 @@ public final class ErasureObjectStore implements ApplianceStore {
         this.sets = List.copyOf(s);
         this.uploads = sets.stream().map(MultipartUploads::new).toList();
         this.allDrives = List.copyOf(all);
-        this.records = new BucketRecords(allDrives, calls, clock, bucketLocks);
-        loadBuckets();
+        this.buckets = BucketRegistry.load(allDrives, calls, clock);
         repairBucketRecordsQuietly(); // copies left stale by drives that were away while settings changed
         // Heal reports of the previous run (a crash included) are pending again before anything new is reported.
         this.journal = new MrfJournal(topology.sets, calls, heal::liveEntries);
@@ -375,9 +366,7 @@ public final class ErasureObjectStore implements ApplianceStore {
 
         @Override
         public void restoreBucket(String bucket, LocalDrive drive) throws IOException {
-            try (var lock = bucketLocks.read(bucket, "")) {
-                records.restore(bucket, drive); // nothing when deleted meanwhile
-            }
+            buckets.restore(bucket, drive);
         }
 
         @Override
@@ -570,206 +559,48 @@ public final class ErasureObjectStore implements ApplianceStore {
 
     // ---------------------------------------------------------------------------------------------------- buckets
 
-    private void loadBuckets() {
-        for (BucketRecords.BucketRecord r : records.load().values()) {
-            buckets.put(
-                    r.name(),
-                    new BucketInfo(
-                            r.name(),
-                            Instant.ofEpochMilli(r.createdMillis()),
-                            VersioningState.valueOf(r.versioning())));
-            if (r.tags() != null && !r.tags().isEmpty()) {
-                bucketTags.put(r.name(), Map.copyOf(r.tags()));
-            }
-            if (r.objectLock() != null) {
-                lockConfigs.put(r.name(), r.objectLock().toConfiguration());
-            }
-            if (r.lifecycle() != null && !r.lifecycle().isEmpty()) {
-                try {
-                    lifecycleConfigs.put(
-                            r.name(),
-                            new LifecycleConfiguration(r.lifecycle().stream()
-                                    .map(BucketRecords.RuleRecord::toRule)
-                                    .toList()));
-                } catch (RuntimeException refused) {
-                    java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
-                            .warning("bucket " + r.name() + ": stored lifecycle configuration refused, not applied: "
-                                    + refused.getMessage());
-                }
-            }
-            if (r.quotaBytes() != null || r.sosapi() != null || r.versionAlertThreshold() != null) {
-                bucketSettings.put(r.name(), new BucketSettings(r.quotaBytes(), r.sosapi(), r.versionAlertThreshold()));
-            }
-        }
-    }
-
     private BucketInfo requireBucket(String bucket) {
-        BucketInfo info = buckets.get(bucket);
-        if (info == null) {
-            if (!BucketNames.isValid(bucket)) {
-                BucketNames.validate(bucket);
-            }
-            throw new StorageException(ErrorKind.BUCKET_NOT_FOUND, "The specified bucket does not exist: " + bucket);
-        }
-        return info;
+        return buckets.require(bucket);
     }
 
     @Override
     public void makeBucket(String bucket, boolean objectLock) {
-        BucketNames.validate(bucket);
-        try (var lock = bucketLocks.write(bucket, "")) {
-            if (buckets.containsKey(bucket)) {
-                throw new StorageException(
-                        ErrorKind.BUCKET_ALREADY_OWNED,
-                        "Your previous request to create the named bucket succeeded and you already own it.");
-            }
-            BucketInfo info = new BucketInfo(
-                    bucket,
-                    Instant.ofEpochMilli(clock.millis()),
-                    objectLock ? VersioningState.ENABLED : VersioningState.UNVERSIONED);
-            if (objectLock) {
-                lockConfigs.put(bucket, ObjectLockConfiguration.ENABLED);
-            }
-            try {
-                writeBucketRecord(info, true);
-            } catch (RuntimeException e) {
-                lockConfigs.remove(bucket);
-                throw e;
-            }
-            buckets.put(bucket, info);
-        }
-    }
-
-    private void writeBucketRecord(BucketInfo info, boolean createDir) {
-        records.write(bucketRecord(info), createDir);
-    }
-
-    /**
-     * Rewrites missing, damaged and stale bucket records on every drive in service (after start, when a drive returns
-     * or is replaced, after each scanner cycle); returns how many copies were rewritten.
-     */
-    int repairBucketRecords() {
-        return records.repair();
+        buckets.make(bucket, objectLock);
     }
 
     private void repairBucketRecordsQuietly() {
-        try {
-            records.repair();
-        } catch (RuntimeException e) {
-            java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
-                    .log(java.util.logging.Level.WARNING, "bucket record repair failed; tried again later", e);
-        }
-    }
-
-    private BucketRecords.BucketRecord bucketRecord(BucketInfo info) {
-        return new BucketRecords.BucketRecord(
-                info.name(),
-                info.created().toEpochMilli(),
-                info.versioning().name(),
-                bucketTags.getOrDefault(info.name(), Map.of()),
-                bucketSettings
-                        .getOrDefault(info.name(), BucketSettings.DEFAULTS)
-                        .quotaBytes(),
-                bucketSettings
-                        .getOrDefault(info.name(), BucketSettings.DEFAULTS)
-                        .sosapi(),
-                lockConfigs.containsKey(info.name()) ? BucketRecords.LockRecord.of(lockConfigs.get(info.name())) : null,
-                lifecycleConfigs.containsKey(info.name())
-                        ? lifecycleConfigs.get(info.name()).rules().stream()
-                                .map(BucketRecords.RuleRecord::of)
-                                .toList()
-                        : null,
-                bucketSettings
-                        .getOrDefault(info.name(), BucketSettings.DEFAULTS)
-                        .versionAlertThreshold());
-    }
-
-    private void requireMajority(List<? extends DriveCalls.Outcome<?>> outcomes, String what) {
-        DriveCalls.requireQuorum(outcomes, allDrives.size() / 2 + 1, what);
+        buckets.repairQuietly();
     }
 
     @Override
     public void deleteBucket(String bucket) {
-        requireBucket(bucket);
-        try (var lock = bucketLocks.write(bucket, "")) {
-            for (LocalDrive d : allDrives) {
-                if (d.isOnline() && new DriveWalker(d.bucketDir(bucket), "", "", false).hasNext()) {
-                    throw new StorageException(
-                            ErrorKind.BUCKET_NOT_EMPTY, "The bucket you tried to delete is not empty.");
-                }
-            }
-            // A tombstone, not a missing file: a drive away during the delete must not bring the bucket back.
-            records.delete(bucket);
-            buckets.remove(bucket);
-            bucketTags.remove(bucket);
-            lockConfigs.remove(bucket);
-            bucketSettings.remove(bucket);
-            lifecycleConfigs.remove(bucket);
-            usage.forget(bucket);
-        }
+        // What was counted of the bucket is forgotten under its lock, before a bucket of the same name can be made.
+        buckets.delete(bucket, () -> usage.forget(bucket));
     }
 
     @Override
     public List<BucketInfo> listBuckets() {
-        return buckets.values().stream()
-                .sorted((a, b) -> ObjectKeys.compare(a.name(), b.name()))
-                .toList();
+        return buckets.listBuckets();
     }
 
     @Override
     public BucketInfo bucketInfo(String bucket) {
-        return requireBucket(bucket);
+        return buckets.require(bucket);
     }
 
     @Override
     public void setVersioning(String bucket, VersioningState state) {
-        if (state == VersioningState.UNVERSIONED) {
-            throw new StorageException(
-                    ErrorKind.INVALID_ARGUMENT,
-                    "versioning can be Enabled or Suspended, never returned to unversioned");
-        }
-        try (var lock = bucketLocks.write(bucket, "")) {
-            BucketInfo old = requireBucket(bucket);
-            if (state != VersioningState.ENABLED && lockConfigs.containsKey(bucket)) {
-                throw new StorageException(
-                        ErrorKind.INVALID_BUCKET_STATE,
-                        "An Object Lock configuration is present on this bucket, so the versioning state cannot be"
-                                + " changed.");
-            }
-            BucketInfo updated = new BucketInfo(bucket, old.created(), state);
-            writeBucketRecord(updated, false);
-            buckets.put(bucket, updated);
-        }
+        buckets.setVersioning(bucket, state);
     }
 
     @Override
     public void setObjectLockConfiguration(String bucket, ObjectLockConfiguration config) {
-        java.util.Objects.requireNonNull(config, "config");
-        try (var lock = bucketLocks.write(bucket, "")) {
-            BucketInfo info = requireBucket(bucket);
-            if (info.versioning() != VersioningState.ENABLED) {
-                throw new StorageException(
-                        ErrorKind.INVALID_BUCKET_STATE,
-                        "Versioning must be 'Enabled' on the bucket to apply a Object Lock configuration");
-            }
-            ObjectLockConfiguration before = lockConfigs.put(bucket, config);
-            try {
-                writeBucketRecord(info, false);
-            } catch (RuntimeException e) {
-                if (before == null) {
-                    lockConfigs.remove(bucket);
-                } else {
-                    lockConfigs.put(bucket, before);
-                }
-                throw e;
-            }
-        }
+        buckets.setObjectLockConfiguration(bucket, config);
     }
 
     @Override
     public ObjectLockConfiguration objectLockConfiguration(String bucket) {
-        requireBucket(bucket);
-        return lockConfigs.get(bucket);
+        return buckets.objectLockConfiguration(bucket);
     }
 
     /**
@@ -778,7 +609,7 @@ public final class ErasureObjectStore implements ApplianceStore {
      * retention is added later, at commit ({@link #withDefaultRetention}).
      */
     private Map<String, String> withLock(String bucket, Map<String, String> metadata) {
-        ObjectLockConfiguration config = lockConfigs.get(bucket);
+        ObjectLockConfiguration config = buckets.objectLockOrNull(bucket);
         boolean explicit = ObjectLock.hasLockEntries(metadata);
         if (config == null) {
             if (explicit) {
@@ -805,7 +636,7 @@ public final class ErasureObjectStore implements ApplianceStore {
      * the upload's duration.
      */
     private Map<String, String> withDefaultRetention(String bucket, Map<String, String> metadata, Instant modTime) {
-        ObjectLockConfiguration config = lockConfigs.get(bucket);
+        ObjectLockConfiguration config = buckets.objectLockOrNull(bucket);
         if (config == null || !config.hasDefaultRetention() || metadata.containsKey(ObjectLock.MODE_KEY)) {
             return metadata;
         }
@@ -821,7 +652,7 @@ public final class ErasureObjectStore implements ApplianceStore {
     }
 
     private void requireLockBucket(String bucket) {
-        if (!lockConfigs.containsKey(bucket)) {
+        if (buckets.objectLockOrNull(bucket) == null) {
             throw new StorageException(ErrorKind.INVALID_REQUEST, "Bucket is missing Object Lock Configuration");
         }
     }
@@ -854,79 +685,32 @@ public final class ErasureObjectStore implements ApplianceStore {
 
     @Override
     public void setBucketTags(String bucket, Map<String, String> tags) {
-        try (var lock = bucketLocks.write(bucket, "")) {
-            BucketInfo info = requireBucket(bucket);
-            Map<String, String> before = bucketTags.get(bucket);
-            if (tags.isEmpty()) {
-                bucketTags.remove(bucket);
-            } else {
-                bucketTags.put(bucket, Map.copyOf(tags));
-            }
-            try {
-                writeBucketRecord(info, false);
-            } catch (RuntimeException e) {
-                if (before == null) {
-                    bucketTags.remove(bucket);
-                } else {
-                    bucketTags.put(bucket, before);
-                }
-                throw e;
-            }
-        }
+        buckets.setBucketTags(bucket, tags);
     }
 
     @Override
     public BucketSettings bucketSettings(String bucket) {
-        requireBucket(bucket);
-        return bucketSettings.getOrDefault(bucket, BucketSettings.DEFAULTS);
+        return buckets.bucketSettings(bucket);
     }
 
     @Override
     public void setBucketSettings(String bucket, BucketSettings settings) {
-        try (var lock = bucketLocks.write(bucket, "")) {
-            BucketInfo info = requireBucket(bucket);
-            BucketSettings before = bucketSettings.put(bucket, settings);
-            try {
-                writeBucketRecord(info, false);
-            } catch (RuntimeException e) {
-                if (before == null) {
-                    bucketSettings.remove(bucket);
-                } else {
-                    bucketSettings.put(bucket, before);
-                }
-                throw e;
-            }
-        }
+        buckets.setBucketSettings(bucket, settings);
     }
 
     @Override
     public void setLifecycleConfiguration(String bucket, LifecycleConfiguration config) {
-        try (var lock = bucketLocks.write(bucket, "")) {
-            BucketInfo info = requireBucket(bucket);
-            LifecycleConfiguration before =
-                    config == null ? lifecycleConfigs.remove(bucket) : lifecycleConfigs.put(bucket, config);
-            try {
-                writeBucketRecord(info, false);
-            } catch (RuntimeException e) {
-                if (before == null) {
-                    lifecycleConfigs.remove(bucket);
-                } else {
-                    lifecycleConfigs.put(bucket, before);
-                }
-                throw e;
-            }
-        }
+        buckets.setLifecycleConfiguration(bucket, config);
     }
 
     @Override
     public LifecycleConfiguration lifecycleConfiguration(String bucket) {
-        requireBucket(bucket);
-        return lifecycleConfigs.get(bucket);
+        return buckets.lifecycleConfiguration(bucket);
     }
 
     @Override
     public Lifecycle.Expiry expiration(ObjectInfo info) {
-        LifecycleConfiguration config = lifecycleConfigs.get(info.bucket());
+        LifecycleConfiguration config = buckets.lifecycleOrNull(info.bucket());
         if (config == null || !info.latest() || info.deleteMarker()) {
             return null;
         }
@@ -1066,19 +850,18 @@ public final class ErasureObjectStore implements ApplianceStore {
     private final class AlertSource implements VersionAlerts.Source {
         @Override
         public boolean bucketExists(String bucket) {
-            return buckets.containsKey(bucket);
+            return buckets.exists(bucket);
         }
 
         @Override
         public int threshold(String bucket) {
-            Integer t =
-                    bucketSettings.getOrDefault(bucket, BucketSettings.DEFAULTS).versionAlertThreshold();
+            Integer t = buckets.settingsOrDefaults(bucket).versionAlertThreshold();
             return t == null ? VersionAlerts.DEFAULT_THRESHOLD : t;
         }
 
         @Override
         public LifecycleConfiguration lifecycle(String bucket) {
-            return lifecycleConfigs.get(bucket);
+            return buckets.lifecycleOrNull(bucket);
         }
 
         @Override
@@ -1155,8 +938,7 @@ public final class ErasureObjectStore implements ApplianceStore {
      * writes in flight at once; deletes free room once the bucket is recounted (within seconds).
      */
     private void checkQuota(String bucket, long bytes) {
-        Long quota =
-                bucketSettings.getOrDefault(bucket, BucketSettings.DEFAULTS).quotaBytes();
+        Long quota = buckets.settingsOrDefaults(bucket).quotaBytes();
         if (quota == null) {
             return;
         }
@@ -1227,8 +1009,7 @@ public final class ErasureObjectStore implements ApplianceStore {
 
     @Override
     public Map<String, String> bucketTags(String bucket) {
-        requireBucket(bucket);
-        return bucketTags.getOrDefault(bucket, Map.of());
+        return buckets.bucketTags(bucket);
     }
 
     @Override
@@ -1254,7 +1035,7 @@ public final class ErasureObjectStore implements ApplianceStore {
 
     @Override
     public VersioningState versioning(String bucket) {
-        return requireBucket(bucket).versioning();
+        return buckets.versioning(bucket);
     }
 
     // ---------------------------------------------------------------------------------------------------- objects
