@@ -37,12 +37,11 @@ import dev.appliance.core.error.StorageException;
 import dev.appliance.core.heal.BackgroundHealer;
 import dev.appliance.core.heal.DriveHealStatus;
 import dev.appliance.core.heal.DriveHealer;
-import dev.appliance.core.heal.DriveMonitor;
 import dev.appliance.core.heal.HealQueue;
 import dev.appliance.core.heal.HealQueueStatus;
 import dev.appliance.core.heal.HealResult;
+import dev.appliance.core.heal.Healing;
 import dev.appliance.core.heal.MrfJournal;
-import dev.appliance.core.heal.ObjectHealer;
 import dev.appliance.core.lifecycle.Lifecycle;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
 import dev.appliance.core.listing.DriveWalker;
@@ -97,8 +96,8 @@ public final class ErasureObjectStore implements ApplianceStore {
     private final DriveCalls calls;
     private final HealQueue heal;
     private final ForegroundLoad foreground = new ForegroundLoad();
-    private final MrfJournal journal;
-    private final BackgroundHealer healer;
+    /** The heal queue, its journal, the object, drive and background healers and the drive monitor. */
+    private final Healing healing;
     /** How often trash is emptied: deletes free their space within this long. */
     static final java.time.Duration TRASH_PURGE_INTERVAL = java.time.Duration.ofSeconds(5);
 
@@ -107,9 +106,6 @@ public final class ErasureObjectStore implements ApplianceStore {
     /** The running agents; empty until {@link #startAgents}, closed first by {@link #close}. */
     private final List<AgentRunner> runners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    private final List<ObjectHealer> objectHealers;
-    private final DriveHealer driveHealer;
-    private final DriveMonitor driveMonitor;
     /** How often drives are checked for removal, return and replacement (0: only at start and when asked). */
     static final long DRIVE_CHECK_SECONDS = Long.getLong("appliance.driveCheckSeconds", 10);
 
@@ -155,34 +151,28 @@ public final class ErasureObjectStore implements ApplianceStore {
         this.buckets = BucketRegistry.load(allDrives, calls, clock);
         repairBucketRecordsQuietly(); // copies left stale by drives that were away while settings changed
         // Heal reports of the previous run (a crash included) are pending again before anything new is reported.
-        this.journal = new MrfJournal(topology.sets, calls, heal::liveEntries);
-        List<List<MrfJournal.Entry>> loaded = new ArrayList<>();
-        for (int i = 0; i < setCount; i++) {
-            loaded.add(journal.load(i));
-        }
-        heal.attach(journal, loaded);
-        journal.start();
-        List<LocalDrive.ChangeMark> interrupted = reportInterruptedChanges();
-        this.objectHealers = sets.stream()
-                .map(set -> new ObjectHealer(set, uploadsOf(set), foreground))
-                .toList();
-        // Replaced drives are formatted into their slot now (and found later by the periodic check) and filled; a
-        // drive whose fill was interrupted counts as filling before any heal runs.
-        this.driveHealer = new DriveHealer(objectHealers, heal, foreground, new DriveHealerStore(), clock);
-        driveHealer.settings(driveHealSettings);
-        this.driveMonitor =
-                new DriveMonitor(topology, objectHealers, driveHealer, clock, calls, () -> heal.makeAllDue());
-        driveMonitor.check();
-        settleInterruptedChanges(interrupted);
+        this.healing = new Healing(
+                topology,
+                sets,
+                uploads,
+                heal,
+                calls,
+                foreground,
+                new DriveHealerStore(),
+                driveHealSettings,
+                setOfKey,
+                clock);
+        List<LocalDrive.ChangeMark> interrupted = healing.reportInterruptedChanges(allDrives);
+        healing.checkDrives();
+        healing.settleInterruptedChanges(interrupted);
         reconcileUploadsQuietly(); // drives that returned while the store was stopped
-        this.healer = new BackgroundHealer(heal, objectHealers, setOfKey, foreground, clock);
         if (DRIVE_CHECK_SECONDS > 0) {
             addPeriodic("drive-check", Duration.ofSeconds(DRIVE_CHECK_SECONDS), this::checkDrivesQuietly);
         }
         this.scanner = new DataScanner(
                 new ScannedBuckets(),
                 sets,
-                objectHealers,
+                healing::check,
                 uploads,
                 placement,
                 foreground,
@@ -221,8 +211,9 @@ public final class ErasureObjectStore implements ApplianceStore {
      * before, so a test that opens the store without starting them drives each agent itself.
      */
     void startAgents() {
-        runners.add(AgentRunner.start(healer, Duration.ofMillis(200), Duration.ofMillis(200)));
-        runners.add(AgentRunner.start(driveHealer, Duration.ofMillis(200), Duration.ofMillis(200)));
+        for (Agent a : healing.agents()) {
+            runners.add(AgentRunner.start(a, Duration.ofMillis(200), Duration.ofMillis(200)));
+        }
         for (Agent a : periodic.values()) {
             runners.add(AgentRunner.start(a, Duration.ofMillis(100), Duration.ofSeconds(1)));
         }
@@ -249,47 +240,6 @@ public final class ErasureObjectStore implements ApplianceStore {
                 // The journal keeps its records (they stay replayable) and the next checkpoint tries again.
                 java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
                         .warning("metadata journal checkpoint on " + d.root() + " failed: " + e);
-            }
-        }
-    }
-
-    /**
-     * Keys whose change a crash interrupted (their marks were in staging at start) are healed as a whole: the heal
-     * removes a version that reached too few drives and data directories no version references. Journaled before trash
-     * (which holds the old staging with the marks until then) may be purged.
-     */
-    private List<LocalDrive.ChangeMark> reportInterruptedChanges() {
-        List<LocalDrive.ChangeMark> marks = new java.util.ArrayList<>();
-        for (LocalDrive d : allDrives) {
-            for (LocalDrive.ChangeMark m : d.interruptedChanges()) {
-                heal.report(
-                        m.bucket(), m.key(), "", "a change was under way on " + d.root() + " when the process stopped");
-                marks.add(m);
-            }
-        }
-        if (!marks.isEmpty()) {
-            journal.flush();
-        }
-        return marks;
-    }
-
-    /**
-     * Heals the keys of the changes a crash interrupted before anything is served: a version the crash left on fewer
-     * drives than its write quorum is rolled forward (its missing shards rebuilt on every drive) when a read quorum
-     * holds it, or back (removed) when it dangles, so an in-flight write is entirely there or entirely absent and does
-     * not vanish later when one of its few drives goes away. A heal that cannot finish (drives away) stays queued; the
-     * journaled items above are healed again by the background healer (and then found healthy).
-     */
-    private void settleInterruptedChanges(List<LocalDrive.ChangeMark> marks) {
-        java.util.Set<String> done = new java.util.HashSet<>();
-        for (LocalDrive.ChangeMark m : marks) {
-            if (!done.add(m.bucket() + "/" + m.key())) {
-                continue;
-            }
-            try {
-                objectHealers.get(placement.setIndex(m.key(), sets.size())).heal(m.bucket(), m.key(), null, false);
-            } catch (RuntimeException e) {
-                // the queued item retries it
             }
         }
     }
@@ -347,7 +297,7 @@ public final class ErasureObjectStore implements ApplianceStore {
 
     private void checkDrivesQuietly() {
         try {
-            if (!driveMonitor.check().isEmpty()) {
+            if (!healing.checkDrives().isEmpty()) {
                 repairBucketRecordsQuietly(); // a drive came back or was replaced: it may hold stale bucket records
                 reconcileUploadsQuietly(); // ... and uploads aborted or completed while it was away
             }
@@ -386,18 +336,12 @@ public final class ErasureObjectStore implements ApplianceStore {
 
     /** The fill of every replaced drive since start (and of drives whose tracker says a fill is unfinished). */
     public List<DriveHealStatus> driveHeals() {
-        return driveHealer.status();
+        return healing.driveHeals();
     }
 
-    /**
-     * {@code healing} while a replaced drive is being filled, {@code faulty} while out of service for I/O errors or a
-     * stall (until a probe succeeds), else {@code online} or {@code offline}.
-     */
+    /** See {@link Healing#driveState}. */
     public String driveState(LocalDrive drive) {
-        if (!drive.isOnline()) {
-            return drive.isFaulty() ? "faulty" : "offline";
-        }
-        return driveHealer.filling(drive) ? "healing" : "online";
+        return healing.driveState(drive);
     }
 
     /**
@@ -419,7 +363,7 @@ public final class ErasureObjectStore implements ApplianceStore {
 
     /** Checks the drives now (tests; the store also checks every {@link #DRIVE_CHECK_SECONDS} seconds). */
     List<String> checkDrives() {
-        List<String> events = driveMonitor.check();
+        List<String> events = healing.checkDrives();
         if (!events.isEmpty()) {
             repairBucketRecordsQuietly();
             reconcileUploadsQuietly();
@@ -428,7 +372,7 @@ public final class ErasureObjectStore implements ApplianceStore {
     }
 
     DriveHealer driveHealer() {
-        return driveHealer;
+        return healing.driveHealer();
     }
 
     /** The drive calls' deadline and fault thresholds from now on (tests shorten them). */
@@ -532,16 +476,16 @@ public final class ErasureObjectStore implements ApplianceStore {
         requireBucket(bucket);
         ObjectKeys.validate(key);
         UUID id = versionId == null || versionId.isEmpty() ? null : VersionIds.parse(versionId);
-        return objectHealers.get(placement.setIndex(key, sets.size())).heal(bucket, key, id);
+        return healing.heal(bucket, key, id);
     }
 
     /** The background healer (tests tune its timing and drain it). */
     BackgroundHealer healer() {
-        return healer;
+        return healing.healer();
     }
 
     MrfJournal journal() {
-        return journal;
+        return healing.journal();
     }
 
     ForegroundLoad foreground() {
@@ -1486,7 +1430,7 @@ public final class ErasureObjectStore implements ApplianceStore {
             r.close();
         }
         alerts.close();
-        journal.close();
+        healing.close();
         retentionClock.save();
         for (LocalDrive d : allDrives) {
             try {

@@ -1,7 +1,8 @@
 /**
- * Erasure sets: placement, quorum, the streaming write and read paths and the commit protocol across drives; and, still
- * here because they reach into a set's metadata and shards, multipart uploads, the data scanner, the object, drive and
- * background healers and the drive monitor. Only {@code engine.Stores} names these classes from outside: the S3 front
- * end and the admin app use {@code ObjectStore} and {@code admin.StoreAdmin} (enforced by ArchUnit rules).
+ * Erasure sets ({@link dev.appliance.core.erasure.ErasureSet}, the entry type): topology and placement, quorum, the
+ * streaming write and read paths, the commit protocol across drives and each drive's metadata files of a key. Damage a
+ * set cannot repair on the spot is reported through {@code ErasureSet.HealReports}; the set knows nothing of healing,
+ * scanning, multipart uploads or bucket state, which are built on it (enforced by ArchUnit rules). The S3 front end and
+ * the admin app never name these classes: they use {@code ObjectStore} and {@code admin.StoreAdmin}.
  */
 package dev.appliance.core.erasure;

@@ -31,7 +31,7 @@ import java.util.logging.Logger;
  * written, forced, read back and deleted) succeeded; then it passes the same identity checks as a returning drive. Each
  * return makes every pending heal due now: what was written without the drive is put onto it.
  */
-public final class DriveMonitor {
+final class DriveMonitor {
     private static final Logger LOG = Logger.getLogger(DriveMonitor.class.getName());
 
     private final Topology topology;

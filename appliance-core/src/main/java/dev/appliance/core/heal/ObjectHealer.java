@@ -59,7 +59,7 @@ import java.util.UUID;
  * A drive whose whole {@code xl.meta} (or archive) is corrupt lost track of every version of the key, so such a heal
  * becomes a heal of the whole key.
  */
-public final class ObjectHealer {
+final class ObjectHealer {
     private final ErasureSet set;
     private final MultipartUploads uploads;
     private final ForegroundLoad load;

@@ -14,7 +14,6 @@ import dev.appliance.core.erasure.Placement;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.heal.HealResult;
-import dev.appliance.core.heal.ObjectHealer;
 import dev.appliance.core.lifecycle.Lifecycle;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
 import dev.appliance.core.listing.DriveWalker;
@@ -79,7 +78,7 @@ public final class DataScanner implements Agent {
 
     private final Buckets buckets;
     private final List<ErasureSet> sets;
-    private final List<ObjectHealer> healers;
+    private final HealChecks healChecks;
     private final List<MultipartUploads> uploads;
     private final Placement placement;
     private final ForegroundLoad foreground;
@@ -96,7 +95,7 @@ public final class DataScanner implements Agent {
     /**
      * Every key gets a heal check once every this many cycles (a different slice of the keys each cycle): its
      * metadata on every drive and each drive's part files (present, full size) are verified and repaired
-     * ({@link ObjectHealer}, light). 0 turns the sampling off.
+     * (the object healer, light). 0 turns the sampling off.
      */
     public volatile int healSampleCycles = DEFAULT_HEAL_SAMPLE_CYCLES;
     /**
@@ -142,6 +141,12 @@ public final class DataScanner implements Agent {
     private volatile ScanReport last;
     private volatile long lastScheduledStart = Long.MIN_VALUE;
 
+    /** The heal check of one key on its set (every version; {@code deep}: every shard read and verified). */
+    @FunctionalInterface
+    public interface HealChecks {
+        HealResult check(int set, String bucket, String key, boolean deep, boolean parity);
+    }
+
     /** What the scanner reads of the buckets it scans; the engine's bucket registry answers. */
     public interface Buckets {
         List<BucketInfo> listBuckets();
@@ -155,7 +160,7 @@ public final class DataScanner implements Agent {
     public DataScanner(
             Buckets buckets,
             List<ErasureSet> sets,
-            List<ObjectHealer> healers,
+            HealChecks healChecks,
             List<MultipartUploads> uploads,
             Placement placement,
             ForegroundLoad foreground,
@@ -164,7 +169,7 @@ public final class DataScanner implements Agent {
             Supplier<Instant> lockNow) {
         this.buckets = buckets;
         this.sets = sets;
-        this.healers = healers;
+        this.healChecks = healChecks;
         this.uploads = uploads;
         this.placement = placement;
         this.foreground = foreground;
@@ -328,7 +333,7 @@ public final class DataScanner implements Agent {
                     parityLeft--;
                     parityCursor = name;
                 }
-                r = healers.get(sets.indexOf(set)).heal(bucket, key, null, deep, parity);
+                r = healChecks.check(sets.indexOf(set), bucket, key, deep, parity);
             } catch (RuntimeException e) {
                 healFigures.failed.incrementAndGet();
                 LOG.log(Level.FINE, "scanner heal check of " + bucket + "/" + key + " failed", e);
