@@ -18,9 +18,6 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -37,7 +34,7 @@ import java.util.logging.Logger;
  * A condition is only cleared on knowledge: counts from a scanner cycle run since start (the PUT path alone undercounts
  * after a restart), or a lifecycle rule that bounds the versions.
  */
-public final class VersionAlerts implements AutoCloseable {
+public final class VersionAlerts {
     private static final Logger LOG = Logger.getLogger(VersionAlerts.class.getName());
 
     public static final int DEFAULT_THRESHOLD = 1000;
@@ -98,7 +95,6 @@ public final class VersionAlerts implements AutoCloseable {
     private long revision;
     private boolean dirty;
     private long lastSaveMillis;
-    private ScheduledExecutorService timer;
 
     /** The bucket's growth between two scanner cycles. */
     private record Rate(long versions, long atMillis, double perHour) {}
@@ -133,34 +129,6 @@ public final class VersionAlerts implements AutoCloseable {
             alerts.put(a.id(), a);
         }
         lastSaveMillis = clock.millis();
-    }
-
-    /** Evaluates every {@code every} on a background thread (once). */
-    public synchronized void start(Duration every) {
-        if (timer != null) {
-            return;
-        }
-        timer = Executors.newSingleThreadScheduledExecutor(
-                Thread.ofPlatform().name("version-alerts").daemon().factory());
-        long ms = Math.max(100, every.toMillis());
-        timer.scheduleWithFixedDelay(
-                () -> {
-                    try {
-                        evaluate();
-                    } catch (RuntimeException e) {
-                        LOG.log(Level.WARNING, "version alerts: evaluation failed", e);
-                    }
-                },
-                ms,
-                ms,
-                TimeUnit.MILLISECONDS);
-    }
-
-    @Override
-    public synchronized void close() {
-        if (timer != null) {
-            timer.shutdownNow();
-        }
     }
 
     // ------------------------------------------------------------------------------------------------------ inputs

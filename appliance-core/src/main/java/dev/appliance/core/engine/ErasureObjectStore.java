@@ -769,13 +769,19 @@ public final class ErasureObjectStore implements ApplianceStore {
      * Starts the background scanner's cycles and the version-explosion alerts' evaluations between them (the server
      * does; engine tests drive cycles with {@link #scanNow}).
      */
-    public void startScanner() {
+    public synchronized void startScanner() {
         if (runners.stream().noneMatch(r -> r.agent() == scanner)) {
             runners.add(AgentRunner.start(scanner, Duration.ofMillis(50), Duration.ofSeconds(1)));
         }
         Duration every =
                 scanner.interval.compareTo(Duration.ofSeconds(10)) < 0 ? scanner.interval : Duration.ofSeconds(10);
-        alerts.start(every.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : every);
+        Duration alertsEvery = every.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : every;
+        if (runners.stream().noneMatch(r -> r.agent().roleName().equals("version-alerts"))) {
+            runners.add(AgentRunner.start(
+                    Agent.every("version-alerts", clock, alertsEvery, alerts::evaluate),
+                    Duration.ofMillis(100),
+                    Duration.ofSeconds(1)));
+        }
     }
 
     /** Version-explosion alerts: listed and acknowledged by the admin API and the CLI (docs/alerts.md). */
@@ -1429,7 +1435,6 @@ public final class ErasureObjectStore implements ApplianceStore {
         for (AgentRunner r : runners) {
             r.close();
         }
-        alerts.close();
         healing.close();
         retentionClock.save();
         for (LocalDrive d : allDrives) {
