@@ -44,7 +44,7 @@ import dev.appliance.core.heal.Healing;
 import dev.appliance.core.heal.MrfJournal;
 import dev.appliance.core.lifecycle.Lifecycle;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
-import dev.appliance.core.listing.DriveWalker;
+import dev.appliance.core.listing.ObjectListing;
 import dev.appliance.core.lock.NamespaceLocks;
 import dev.appliance.core.meta.TagsOf;
 import dev.appliance.core.multipart.MultipartUploads;
@@ -62,17 +62,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -91,6 +88,9 @@ public final class ErasureObjectStore implements ApplianceStore {
     private final List<MultipartUploads> uploads;
 
     private final List<LocalDrive> allDrives;
+    /** ListObjects and ListObjectVersions over every drive, each key resolved through its set. */
+    private final ObjectListing listing;
+
     private final Placement placement;
     private final ExecutorService executor;
     private final DriveCalls calls;
@@ -148,6 +148,7 @@ public final class ErasureObjectStore implements ApplianceStore {
         this.sets = List.copyOf(s);
         this.uploads = sets.stream().map(MultipartUploads::new).toList();
         this.allDrives = List.copyOf(all);
+        this.listing = new ObjectListing(allDrives, this::setFor);
         this.buckets = BucketRegistry.load(allDrives, calls, clock);
         repairBucketRecordsQuietly(); // copies left stale by drives that were away while settings changed
         // Heal reports of the previous run (a crash included) are pending again before anything new is reported.
@@ -882,25 +883,9 @@ public final class ErasureObjectStore implements ApplianceStore {
         return usage.usage(bucket);
     }
 
-    /**
-     * Refuses a write of {@code bytes} (-1: unknown, refused only when the bucket is already full) that would take the
-     * bucket past its quota. Usage is the last count plus what was written since, so a quota holds to within the
-     * writes in flight at once; deletes free room once the bucket is recounted (within seconds).
-     */
+    /** Refuses a write of {@code bytes} (-1: unknown) that would take the bucket past its quota. */
     private void checkQuota(String bucket, long bytes) {
-        Long quota = buckets.settingsOrDefaults(bucket).quotaBytes();
-        if (quota == null) {
-            return;
-        }
-        long used = usage.bytesUpperBound(bucket);
-        if (used + Math.max(bytes, 0) > quota || (bytes < 0 && used >= quota)) {
-            throw new StorageException(
-                    ErrorKind.QUOTA_EXCEEDED,
-                    "Bucket " + bucket + " holds " + used + " bytes of its " + quota + "-byte quota; this write of "
-                            + (bytes < 0 ? "unknown size" : bytes + " bytes")
-                            + " would exceed it. Delete objects or raise the quota (admin API: PUT"
-                            + " /api/v1/admin/buckets/" + bucket + "/settings).");
-        }
+        usage.checkQuota(bucket, buckets.settingsOrDefaults(bucket).quotaBytes(), bytes);
     }
 
     /** How old a bucket's usage may be before it is recounted in the background (default 60 s). */
@@ -908,53 +893,17 @@ public final class ErasureObjectStore implements ApplianceStore {
         usage.refreshInterval(interval);
     }
 
-    /**
-     * Usable bytes after erasure overhead. A drive's share of its file system is the file system divided among the
-     * drives on it (several drive directories may share one disk, as in the default lab layout); a set holds its
-     * smallest share times its data shards; the pool is the sum of its sets.
-     */
+    /** Usable bytes after erasure overhead, from each set's data shards and online drives. */
     @Override
     public StorageCapacity capacity() {
-        Map<FileStore, Integer> drivesPerStore = new HashMap<>();
-        Map<LocalDrive, FileStore> storeOf = new HashMap<>();
-        for (LocalDrive d : allDrives) {
-            if (!d.isOnline()) {
-                continue;
-            }
-            try {
-                FileStore fs = Files.getFileStore(d.root());
-                storeOf.put(d, fs);
-                drivesPerStore.merge(fs, 1, Integer::sum);
-            } catch (IOException e) {
-                // an unreadable drive adds nothing
-            }
-        }
-        long usable = 0;
-        long free = 0;
-        for (ErasureSet set : sets) {
-            long minTotal = Long.MAX_VALUE;
-            long minFree = Long.MAX_VALUE;
-            int online = 0;
-            for (LocalDrive d : set.drives()) {
-                FileStore fs = storeOf.get(d);
-                if (fs == null) {
-                    continue;
-                }
-                try {
-                    int sharing = drivesPerStore.get(fs);
-                    minTotal = Math.min(minTotal, fs.getTotalSpace() / sharing);
-                    minFree = Math.min(minFree, fs.getUsableSpace() / sharing);
-                    online++;
-                } catch (IOException e) {
-                    // as above
-                }
-            }
-            if (online >= set.data) {
-                usable += minTotal * set.data;
-                free += minFree * set.data;
-            }
-        }
-        return new StorageCapacity(usable, free);
+        return UsageTracker.capacity(sets.stream()
+                .map(set -> new UsageTracker.SetDrives(
+                        set.data,
+                        set.drives().stream()
+                                .filter(LocalDrive::isOnline)
+                                .map(LocalDrive::root)
+                                .toList()))
+                .toList());
     }
 
     @Override
@@ -1241,193 +1190,18 @@ public final class ErasureObjectStore implements ApplianceStore {
 
     // ---------------------------------------------------------------------------------------------------- listing
 
-    /** Merges every online drive's sorted walk into one stream of distinct entries. */
-    private final class MergedWalk {
-        private final PriorityQueue<Head> heads = new PriorityQueue<>((a, b) -> compareEntries(a.entry, b.entry));
-        private DriveWalker.Entry last;
-
-        private record Head(DriveWalker.Entry entry, DriveWalker walker) {}
-
-        MergedWalk(String bucket, String prefix, String startAfter, boolean collapse) {
-            for (LocalDrive d : allDrives) {
-                if (d.isOnline()) {
-                    DriveWalker w = new DriveWalker(d.bucketDir(bucket), prefix, startAfter, collapse);
-                    if (w.hasNext()) {
-                        heads.add(new Head(w.next(), w));
-                    }
-                }
-            }
-        }
-
-        private static int compareEntries(DriveWalker.Entry a, DriveWalker.Entry b) {
-            int c = ObjectKeys.compare(a.key(), b.key());
-            return c != 0 ? c : Boolean.compare(a.commonPrefix(), b.commonPrefix());
-        }
-
-        DriveWalker.Entry next() {
-            while (!heads.isEmpty()) {
-                Head h = heads.poll();
-                if (h.walker.hasNext()) {
-                    heads.add(new Head(h.walker.next(), h.walker));
-                }
-                if (last == null || !last.equals(h.entry)) {
-                    last = h.entry;
-                    return h.entry;
-                }
-            }
-            return null;
-        }
-    }
-
-    /** The common prefix an entry rolls up into under the delimiter, or null when it stands for itself. */
-    private static String rollUp(DriveWalker.Entry e, String prefix, String delimiter) {
-        if (delimiter == null || delimiter.isEmpty()) {
-            return null;
-        }
-        int at = e.key().indexOf(delimiter, prefix.length());
-        return at < 0 ? null : e.key().substring(0, at + delimiter.length());
-    }
-
-    private static int clampMaxKeys(int maxKeys) {
-        if (maxKeys < 0) {
-            throw new StorageException(ErrorKind.INVALID_ARGUMENT, "max-keys: " + maxKeys + " (expected 0..1000)");
-        }
-        return Math.min(maxKeys, 1000);
-    }
-
     @Override
     public ListObjectsResult listObjects(
             String bucket, String prefix, String delimiter, String startAfter, int maxKeys) {
         requireBucket(bucket);
-        int limit = clampMaxKeys(maxKeys);
-        String p = prefix == null ? "" : prefix;
-        String after = startAfter == null ? "" : startAfter;
-        MergedWalk walk = new MergedWalk(bucket, p, after, "/".equals(delimiter));
-        List<ObjectInfo> objects = new ArrayList<>();
-        List<String> prefixes = new ArrayList<>();
-        String lastReturned = null;
-        boolean truncated = false;
-        for (DriveWalker.Entry e = walk.next(); e != null; e = walk.next()) {
-            String cp = e.commonPrefix() ? e.key() : rollUp(e, p, delimiter);
-            if (cp != null) {
-                if (cp.equals(lastReturned) || ObjectKeys.compare(cp, after) <= 0) {
-                    continue;
-                }
-                // A prefix that holds only delete markers is not shown in a listing of current objects.
-                boolean live = e.commonPrefix()
-                        ? hasCurrentObject(bucket, cp)
-                        : setFor(e.key()).latestObjectOrNull(bucket, e.key()) != null;
-                if (!live) {
-                    continue;
-                }
-                if (objects.size() + prefixes.size() >= limit) {
-                    truncated = true;
-                    break;
-                }
-                prefixes.add(cp);
-                lastReturned = cp;
-                continue;
-            }
-            ObjectInfo info = setFor(e.key()).latestObjectOrNull(bucket, e.key());
-            if (info == null) {
-                continue;
-            }
-            if (objects.size() + prefixes.size() >= limit) {
-                truncated = true;
-                break;
-            }
-            objects.add(info);
-            lastReturned = e.key();
-        }
-        return new ListObjectsResult(objects, prefixes, truncated, truncated ? lastReturned : null);
-    }
-
-    /** True when some key under {@code prefix} has a current version that is not a delete marker. */
-    private boolean hasCurrentObject(String bucket, String prefix) {
-        MergedWalk walk = new MergedWalk(bucket, prefix, "", false);
-        for (DriveWalker.Entry e = walk.next(); e != null; e = walk.next()) {
-            if (!e.commonPrefix() && setFor(e.key()).latestObjectOrNull(bucket, e.key()) != null) {
-                return true;
-            }
-        }
-        return false;
+        return listing.listObjects(bucket, prefix, delimiter, startAfter, maxKeys);
     }
 
     @Override
     public ListVersionsResult listObjectVersions(
             String bucket, String prefix, String delimiter, String keyMarker, String versionIdMarker, int maxKeys) {
         requireBucket(bucket);
-        int limit = clampMaxKeys(maxKeys);
-        String p = prefix == null ? "" : prefix;
-        String marker = keyMarker == null ? "" : keyMarker;
-        boolean inMarkerKey = !marker.isEmpty() && versionIdMarker != null && !versionIdMarker.isEmpty();
-        if (inMarkerKey && !VersionIds.NULL.equals(versionIdMarker)) {
-            VersionIds.parse(versionIdMarker);
-        }
-        // Start just before the marker key when resuming inside its versions.
-        String walkAfter = inMarkerKey ? beforeKey(marker) : marker;
-        MergedWalk walk = new MergedWalk(bucket, p, walkAfter, "/".equals(delimiter));
-        List<ObjectInfo> versions = new ArrayList<>();
-        List<String> prefixes = new ArrayList<>();
-        String lastPrefix = null;
-        ObjectInfo lastVersion = null;
-        boolean truncated = false;
-        outer:
-        for (DriveWalker.Entry e = walk.next(); e != null; e = walk.next()) {
-            String cp = e.commonPrefix() ? e.key() : rollUp(e, p, delimiter);
-            if (cp != null) {
-                if (cp.equals(lastPrefix) || ObjectKeys.compare(cp, marker) <= 0) {
-                    continue;
-                }
-                if (e.commonPrefix() && new MergedWalk(bucket, cp, "", false).next() == null) {
-                    continue; // an empty directory left on the drives holds no key
-                }
-                if (versions.size() + prefixes.size() >= limit) {
-                    truncated = true;
-                    break;
-                }
-                prefixes.add(cp);
-                lastPrefix = cp;
-                continue;
-            }
-            List<ObjectInfo> all = setFor(e.key()).versions(bucket, e.key());
-            boolean skipping = inMarkerKey && e.key().equals(marker);
-            if (!skipping && ObjectKeys.compare(e.key(), marker) <= 0) {
-                continue;
-            }
-            for (ObjectInfo v : all) {
-                if (skipping) {
-                    skipping = !v.versionId().equals(versionIdMarker);
-                    continue;
-                }
-                if (versions.size() + prefixes.size() >= limit) {
-                    truncated = true;
-                    break outer;
-                }
-                versions.add(v);
-                lastVersion = v;
-            }
-        }
-        String nextKey = null;
-        String nextVersion = null;
-        if (truncated) {
-            boolean prefixLast = lastPrefix != null
-                    && (lastVersion == null || ObjectKeys.compare(lastPrefix, lastVersion.key()) > 0);
-            nextKey = prefixLast ? lastPrefix : lastVersion.key();
-            nextVersion = prefixLast ? null : lastVersion.versionId();
-        }
-        return new ListVersionsResult(versions, prefixes, truncated, nextKey, nextVersion);
-    }
-
-    /** A start-after value that still lets {@code key} itself be walked. */
-    private static String beforeKey(String key) {
-        if (key.isEmpty()) {
-            return "";
-        }
-        char last = key.charAt(key.length() - 1);
-        return last == 0
-                ? key.substring(0, key.length() - 1)
-                : key.substring(0, key.length() - 1) + (char) (last - 1) + "\uffff";
+        return listing.listObjectVersions(bucket, prefix, delimiter, keyMarker, versionIdMarker, maxKeys);
     }
 
     @Override

@@ -4,9 +4,15 @@ import dev.appliance.core.BucketUsage;
 import dev.appliance.core.ListVersionsResult;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.ObjectStore;
+import dev.appliance.core.StorageCapacity;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -17,7 +23,7 @@ import java.util.logging.Logger;
  * Bucket usage, counted by walking every version of a bucket and kept in memory: a stale figure (older than the
  * refresh interval, or changed by a write) is answered at once while a recount runs in the background, so readers never
  * wait on a large bucket once it has been counted, and see a write's effect within seconds. The background scanner
- * (in {@code erasure}) hands in its own counts of every bucket at each cycle ({@link #scanned}).
+ * (in {@code scanner}) hands in its own counts of every bucket at each cycle ({@link #scanned}).
  */
 public final class UsageTracker {
     private static final Logger LOG = Logger.getLogger(UsageTracker.class.getName());
@@ -89,6 +95,50 @@ public final class UsageTracker {
             writtenCounter(bucket).addAndGet(bytes);
         }
         changed(bucket);
+    }
+
+    /**
+     * Refuses a write of {@code bytes} (-1: unknown, refused only when the bucket is already full) that would take the
+     * bucket past {@code quotaBytes} (null: no quota). Usage is the last count plus what was written since, so a quota
+     * holds to within the writes in flight at once; deletes free room once the bucket is recounted (within seconds).
+     */
+    public void checkQuota(String bucket, Long quotaBytes, long bytes) {
+        if (quotaBytes == null) {
+            return;
+        }
+        long quota = quotaBytes;
+        long used = bytesUpperBound(bucket);
+        if (used + Math.max(bytes, 0) > quota || (bytes < 0 && used >= quota)) {
+            throw new StorageException(
+                    ErrorKind.QUOTA_EXCEEDED,
+                    "Bucket " + bucket + " holds " + used + " bytes of its " + quota + "-byte quota; this write of "
+                            + (bytes < 0 ? "unknown size" : bytes + " bytes")
+                            + " would exceed it. Delete objects or raise the quota (admin API: PUT"
+                            + " /api/v1/admin/buckets/" + bucket + "/settings).");
+        }
+    }
+
+    /**
+     * One erasure set as pool capacity sees it.
+     *
+     * @param dataShards the set's data shards (its drives less its parity)
+     * @param onlineRoots the root directories of the set's drives that are online now
+     */
+    public record SetDrives(int dataShards, List<Path> onlineRoots) {
+        public SetDrives {
+            if (dataShards < 1) {
+                throw new IllegalArgumentException("dataShards: " + dataShards + " (expected at least 1)");
+            }
+            onlineRoots = List.copyOf(Objects.requireNonNull(onlineRoots, "onlineRoots"));
+        }
+    }
+
+    /**
+     * Usable and free bytes of the pool after erasure overhead: per set its smallest drive share (a file system
+     * divided among the drives on it) times its data shards, summed over the sets.
+     */
+    public static StorageCapacity capacity(List<SetDrives> sets) {
+        return PoolCapacity.of(sets);
     }
 
     /** The bucket's counted bytes plus what was written since the count: at least what the bucket holds now. */
