@@ -93,8 +93,6 @@ public final class ErasureObjectStore implements ApplianceStore {
     private final DriveHealer driveHealer;
     private final DriveMonitor driveMonitor;
     private final ScheduledExecutorService driveChecks;
-    /** How often drives are checked for removal, return and replacement (0: only at start and when asked). */
-    static final long DRIVE_CHECK_SECONDS = Long.getLong("appliance.driveCheckSeconds", 10);
 
     private final NamespaceLocks bucketLocks = new NamespaceLocks();
     private final Map<String, BucketInfo> buckets = new ConcurrentHashMap<>();
@@ -123,17 +121,21 @@ public final class ErasureObjectStore implements ApplianceStore {
     /** The file on every drive that keeps the newest trusted time of the retention clock (epoch millis, decimal). */
     static final String RETENTION_CLOCK_FILE = "retention-clock";
 
-    private ErasureObjectStore(Topology topology, Clock clock) {
-        this(topology, clock, DriveHealer.Settings.DEFAULTS);
+    private ErasureObjectStore(Topology topology, Clock clock, dev.appliance.core.drive.DriveSettings driveSettings) {
+        this(topology, clock, driveSettings, DriveHealer.Settings.DEFAULTS);
     }
 
-    private ErasureObjectStore(Topology topology, Clock clock, DriveHealer.Settings driveHealSettings) {
+    private ErasureObjectStore(
+            Topology topology,
+            Clock clock,
+            dev.appliance.core.drive.DriveSettings driveSettings,
+            DriveHealer.Settings driveHealSettings) {
         this.topology = topology;
         this.clock = clock;
         this.placement = new Placement(topology.format.deploymentId());
         this.executor = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("drive-io-", 0).factory());
-        this.calls = new DriveCalls(executor, clock);
+        this.calls = new DriveCalls(executor, clock, driveSettings);
         this.usage = new UsageTracker(this, executor, clock);
         int setCount = topology.sets.size();
         java.util.function.ToIntFunction<String> setOfKey = key -> placement.setIndex(key, setCount);
@@ -175,9 +177,10 @@ public final class ErasureObjectStore implements ApplianceStore {
         driveHealer.start();
         this.driveChecks = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().name("drive-check").daemon().factory());
-        if (DRIVE_CHECK_SECONDS > 0) {
+        long checkMillis = driveSettings.checkInterval().toMillis(); // 0: only at start and when asked
+        if (checkMillis > 0) {
             driveChecks.scheduleWithFixedDelay(
-                    this::checkDrivesQuietly, DRIVE_CHECK_SECONDS, DRIVE_CHECK_SECONDS, TimeUnit.SECONDS);
+                    this::checkDrivesQuietly, checkMillis, checkMillis, TimeUnit.MILLISECONDS);
         }
         this.scanner = new DataScanner(this, sets, placement, foreground, usage, clock, this::retentionNow);
         this.alerts = new VersionAlerts(new AlertSource(), allDrives, clock);
@@ -394,7 +397,7 @@ public final class ErasureObjectStore implements ApplianceStore {
         return removed;
     }
 
-    /** Checks the drives now (tests; the store also checks every {@link #DRIVE_CHECK_SECONDS} seconds). */
+    /** Checks the drives now (tests; the store also checks every {@code checkInterval} of its drive settings). */
     List<String> checkDrives() {
         List<String> events = driveMonitor.check();
         if (!events.isEmpty()) {
@@ -406,11 +409,6 @@ public final class ErasureObjectStore implements ApplianceStore {
 
     DriveHealer driveHealer() {
         return driveHealer;
-    }
-
-    /** The drive calls' deadline and fault thresholds from now on (tests shorten them). */
-    void driveCallSettings(DriveCalls.Settings settings) {
-        calls.settings(settings);
     }
 
     /** The retention clock Object Lock is evaluated against. */
@@ -426,7 +424,7 @@ public final class ErasureObjectStore implements ApplianceStore {
     /** Opens (formatting on first use) the drives of {@code config}; refuses with a message naming a bad drive. */
     public static ErasureObjectStore open(StoreConfig config) {
         try {
-            return new ErasureObjectStore(Topology.load(config), config.clock());
+            return new ErasureObjectStore(Topology.load(config), config.clock(), config.driveSettings());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the drives: " + e.getMessage(), e);
         }
@@ -449,7 +447,8 @@ public final class ErasureObjectStore implements ApplianceStore {
     /** As {@link #open(StoreConfig)}, with the drive-heal agent's timing set before it starts (tests). */
     static ErasureObjectStore open(StoreConfig config, DriveHealer.Settings driveHealSettings) {
         try {
-            return new ErasureObjectStore(Topology.load(config), config.clock(), driveHealSettings);
+            return new ErasureObjectStore(
+                    Topology.load(config), config.clock(), config.driveSettings(), driveHealSettings);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the drives: " + e.getMessage(), e);
         }

@@ -421,7 +421,7 @@ final class ErasureSet {
                     drives,
                     null,
                     layout.writeQuorum(),
-                    DriveCalls.WRITE_STRAGGLER_MILLIS,
+                    calls.writeStragglerMillis(),
                     "creating a write's staging files",
                     (pos, d) -> stage(d),
                     Staged::discard);
@@ -521,7 +521,7 @@ final class ErasureSet {
                             drives,
                             writing(),
                             layout.writeQuorum(),
-                            DriveCalls.WRITE_STRAGGLER_MILLIS,
+                            calls.writeStragglerMillis(),
                             "writing a shard",
                             (pos, drive) -> {
                                 byte[] shard = shards[distribution[pos] - 1];
@@ -565,7 +565,7 @@ final class ErasureSet {
                     drives,
                     include,
                     layout.writeQuorum(),
-                    DriveCalls.WRITE_STRAGGLER_MILLIS,
+                    calls.writeStragglerMillis(),
                     "writing a part file",
                     (pos, drive) -> {
                         drive.beforeWrite();
@@ -597,7 +597,7 @@ final class ErasureSet {
                     drives,
                     include,
                     writeQuorum,
-                    DriveCalls.WRITE_STRAGGLER_MILLIS,
+                    calls.writeStragglerMillis(),
                     "forcing a part file",
                     (pos, drive) -> {
                         drive.beforeWrite();
@@ -882,7 +882,7 @@ final class ErasureSet {
         int slow;
 
         MetaSnapshot(String bucket, String key) {
-            this(bucket, key, DriveCalls.STRAGGLER_MILLIS);
+            this(bucket, key, calls.stragglerMillis());
         }
 
         /** Reads every drive's metadata, giving drives that lag {@code graceMillis} once {@code data} answered. */
@@ -952,7 +952,7 @@ final class ErasureSet {
             }
             // The drives that answered in time do not agree without the slow ones: ask again and wait for them
             // (up to the drive timeout) rather than fail a read they can answer.
-            return resolve(new MetaSnapshot(bucket, key, DriveCalls.TIMEOUT_MILLIS), versionId);
+            return resolve(new MetaSnapshot(bucket, key, calls.timeoutMillis()), versionId);
         }
     }
 
