@@ -31,8 +31,8 @@ import java.util.concurrent.Future;
  * <h2>Failing drives</h2>
  *
  * Every I/O error a call meets counts against its drive (not a full disk, a missing file or a timeout: those are
- * answers, not faults); {@link DriveSettings#errorLimit} errors within {@link DriveSettings#errorWindow} take the drive out
- * of service as faulty, as does one call that overran the deadline. While faulty, a drive is offline to every caller:
+ * answers, not faults); {@link DriveSettings#errorLimit} errors within {@link DriveSettings#errorWindow} take the drive
+ * out of service as faulty, as does one call that overran the deadline. While faulty, a drive is offline to every caller:
  * writes raise their parity for it and report the versions for healing, as for a removed drive. The drive monitor (in {@code erasure})
  * probes it ({@link #probe}) and brings it back once its stalled calls ended and a probe succeeded.
  */

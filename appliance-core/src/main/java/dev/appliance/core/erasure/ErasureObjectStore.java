@@ -177,10 +177,9 @@ public final class ErasureObjectStore implements ApplianceStore {
         driveHealer.start();
         this.driveChecks = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().name("drive-check").daemon().factory());
-        long checkMillis = driveSettings.checkInterval().toMillis(); // 0: only at start and when asked
-        if (checkMillis > 0) {
-            driveChecks.scheduleWithFixedDelay(
-                    this::checkDrivesQuietly, checkMillis, checkMillis, TimeUnit.MILLISECONDS);
+        long checkNanos = driveSettings.checkInterval().toNanos(); // 0: only at start and when asked
+        if (checkNanos > 0) {
+            driveChecks.scheduleWithFixedDelay(this::checkDrivesQuietly, checkNanos, checkNanos, TimeUnit.NANOSECONDS);
         }
         this.scanner = new DataScanner(this, sets, placement, foreground, usage, clock, this::retentionNow);
         this.alerts = new VersionAlerts(new AlertSource(), allDrives, clock);
