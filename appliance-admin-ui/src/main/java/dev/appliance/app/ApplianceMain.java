@@ -214,7 +214,8 @@ public final class ApplianceMain {
                 .toList();
         StoreConfig config = new StoreConfig(drives, 0, options.parity(), options.allowRootDrives(), Clock.systemUTC())
                 // appliance.drives.metadata-journal=false: force each rewritten metadata file (docs/object-lock.md)
-                .withMetadataJournal(options.properties().drives().metadataJournal());
+                .withMetadataJournal(options.properties().drives().metadataJournal())
+                .withDriveSettings(options.properties().drives().driveSettings());
         Stores.checkDrives(config, createMissing);
         Path configDir = CredentialStore.defaultConfigDir(env);
         if (fromEnv.isEmpty() && !anyFormatted) {

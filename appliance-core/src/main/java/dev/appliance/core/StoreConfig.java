@@ -2,6 +2,7 @@ package dev.appliance.core;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.appliance.core.drive.DriveSettings;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -16,6 +17,7 @@ import java.util.List;
  * @param metadataJournal true (the default) makes metadata-only rewrites (retention, legal hold, tags) durable through
  *     each drive's metadata journal, one journal force per batch of concurrent rewrites, and rewrites the files in
  *     place ({@code dev.appliance.core.drive.MetadataJournal}); false forces every rewritten file and its directory
+ * @param driveSettings drive call deadlines, fault thresholds and how often drives are checked
  */
 public record StoreConfig(
         List<Path> drives,
@@ -23,7 +25,8 @@ public record StoreConfig(
         int parity,
         boolean allowRootFilesystem,
         Clock clock,
-        boolean metadataJournal) {
+        boolean metadataJournal,
+        DriveSettings driveSettings) {
     public StoreConfig {
         requireNonNull(drives, "drives");
         drives = List.copyOf(drives);
@@ -31,10 +34,11 @@ public record StoreConfig(
             throw new IllegalArgumentException("drives: none given (expected at least 2)");
         }
         requireNonNull(clock, "clock");
+        requireNonNull(driveSettings, "driveSettings");
     }
 
     public StoreConfig(List<Path> drives, int setDriveCount, int parity, boolean allowRootFilesystem, Clock clock) {
-        this(drives, setDriveCount, parity, allowRootFilesystem, clock, true);
+        this(drives, setDriveCount, parity, allowRootFilesystem, clock, true, DriveSettings.DEFAULTS);
     }
 
     public static StoreConfig of(List<Path> drives) {
@@ -42,6 +46,10 @@ public record StoreConfig(
     }
 
     public StoreConfig withMetadataJournal(boolean enabled) {
-        return new StoreConfig(drives, setDriveCount, parity, allowRootFilesystem, clock, enabled);
+        return new StoreConfig(drives, setDriveCount, parity, allowRootFilesystem, clock, enabled, driveSettings);
+    }
+
+    public StoreConfig withDriveSettings(DriveSettings settings) {
+        return new StoreConfig(drives, setDriveCount, parity, allowRootFilesystem, clock, metadataJournal, settings);
     }
 }

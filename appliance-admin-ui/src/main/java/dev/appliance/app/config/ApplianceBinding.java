@@ -63,6 +63,18 @@ public final class ApplianceBinding {
             "appliance.faultInjection.haltBeforeBanner", "appliance.testing.halt-before-banner",
             "appliance.metadataJournal", "appliance.drives.metadata-journal");
 
+    /**
+     * Names the engine once read itself, in milliseconds or seconds, no longer read: a start that gives one is refused
+     * rather than run with the default unseen. Name → the property that replaced it.
+     */
+    private static final Map<String, String> RETIRED_SYSTEM_PROPERTIES = Map.of(
+            "appliance.driveTimeoutMillis", "appliance.drives.timeout",
+            "appliance.driveStragglerMillis", "appliance.drives.straggler",
+            "appliance.driveWriteStragglerMillis", "appliance.drives.write-straggler",
+            "appliance.driveErrorLimit", "appliance.drives.error-limit",
+            "appliance.driveErrorWindowMillis", "appliance.drives.error-window",
+            "appliance.driveCheckSeconds", "appliance.drives.check-interval");
+
     /** Older names still accepted, as environment variables: name → relaxed name. */
     private static final Map<String, String> LEGACY_ENVIRONMENT = Map.of("APPLIANCE_DOMAIN", "APPLIANCE_S3_DOMAIN");
 
@@ -96,6 +108,11 @@ public final class ApplianceBinding {
         sources.addLast(new MapPropertySource(FLAGS, new LinkedHashMap<>(flags)));
         Map<String, Object> sys = new LinkedHashMap<>();
         systemProperties.forEach((k, v) -> {
+            String replacement = RETIRED_SYSTEM_PROPERTIES.get(k);
+            if (replacement != null) {
+                throw new IllegalArgumentException("-D" + k + " '" + v + "': no longer read; set " + replacement
+                        + " instead (docs/operations.md)");
+            }
             if (k.startsWith("appliance.")) {
                 sys.put(LEGACY_SYSTEM_PROPERTIES.getOrDefault(k, k), v);
             }

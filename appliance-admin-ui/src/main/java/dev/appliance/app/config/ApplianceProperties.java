@@ -1,6 +1,7 @@
 package dev.appliance.app.config;
 
 import dev.appliance.app.cli.ServerOptions.HostPort;
+import dev.appliance.core.drive.DriveSettings;
 import jakarta.validation.Valid;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Positive;
@@ -31,6 +32,7 @@ public record ApplianceProperties(
     static final String POSITIVE_DURATION = "expected a positive duration such as 500ms, 10s, 5m, 24h or PT10S";
     static final String POSITIVE_NUMBER = "expected a positive number";
     static final String ZERO_OR_MORE = "expected 0 or a positive number";
+    static final String ZERO_OR_MORE_DURATION = "expected 0 or a positive duration such as 500ms, 10s, 5m or PT10S";
 
     /**
      * The S3 endpoint.
@@ -76,12 +78,42 @@ public record ApplianceProperties(
      * @param parity parity shards per erasure set; null: by set size
      * @param allowRoot drives may share the root filesystem (trials only)
      * @param metadataJournal false forces each rewritten metadata file instead of journaling it
+     * @param timeout no drive call waits longer; a drive that overruns it is taken out of service
+     * @param straggler once enough drives answered a read, how long the others may lag
+     * @param writeStraggler the same for the staging writes of a write
+     * @param errorLimit this many I/O errors of one drive within {@code errorWindow} take it out of service, 0 never
+     * @param errorWindow the window those errors are counted in
+     * @param checkInterval how often drives are checked for removal, return and replacement; 0: only at start
      */
     public record Drives(
             @DefaultValue List<String> paths,
             @Positive(message = POSITIVE_NUMBER) Integer parity,
             boolean allowRoot,
-            @DefaultValue("true") boolean metadataJournal) {}
+            @DefaultValue("true") boolean metadataJournal,
+
+            @NotNull @DurationMin(millis = 1, message = POSITIVE_DURATION) @DefaultValue("30s")
+            Duration timeout,
+
+            @NotNull @DurationMin(millis = 0, message = ZERO_OR_MORE_DURATION) @DefaultValue("300ms")
+            Duration straggler,
+
+            @NotNull @DurationMin(millis = 0, message = ZERO_OR_MORE_DURATION) @DefaultValue("2s")
+            Duration writeStraggler,
+
+            @PositiveOrZero(message = ZERO_OR_MORE) @DefaultValue("10")
+            int errorLimit,
+
+            @NotNull @DurationMin(millis = 1, message = POSITIVE_DURATION) @DefaultValue("60s")
+            Duration errorWindow,
+
+            @NotNull @DurationMin(millis = 0, message = ZERO_OR_MORE_DURATION) @DefaultValue("10s")
+            Duration checkInterval) {
+
+        /** The engine's drive settings ({@code StoreConfig}) from these properties, validated above. */
+        public DriveSettings driveSettings() {
+            return new DriveSettings(timeout, straggler, writeStraggler, errorLimit, errorWindow, checkInterval);
+        }
+    }
 
     /**
      * @param lifecycleDay length of a lifecycle day; null: 24 hours (shorter for tests and demos only)

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.appliance.app.cli.ServerOptions;
 import dev.appliance.app.cli.ServerOptions.HostPort;
+import dev.appliance.core.drive.DriveSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,7 +45,61 @@ class ApplianceBindingTest {
         assertThat(p.scanner().healSampleCycles()).isEqualTo(16);
         assertThat(p.drives().paths()).isEmpty();
         assertThat(p.drives().metadataJournal()).isTrue();
+        assertThat(p.drives().driveSettings()).isEqualTo(DriveSettings.DEFAULTS);
         assertThat(p.testing().faultInjection()).isFalse();
+    }
+
+    @Test
+    void driveSettings_areBoundFromEverySource_asTheEngineTakesThem() throws Exception {
+        Path file = yaml("""
+                appliance:
+                  drives:
+                    timeout: 45s
+                    error-limit: 3
+                    error-window: 2m
+                """);
+        ServerOptions o = ServerOptions.parse(
+                List.of("--config", file.toString()),
+                Map.of("APPLIANCE_DRIVES_CHECK_INTERVAL", "0", "APPLIANCE_DRIVES_ERROR_LIMIT", "4"),
+                Map.of("appliance.drives.straggler", "150ms", "appliance.drives.write-straggler", "PT1S"));
+        assertThat(o.properties().drives().driveSettings())
+                .isEqualTo(new DriveSettings(
+                        Duration.ofSeconds(45),
+                        Duration.ofMillis(150),
+                        Duration.ofSeconds(1),
+                        4,
+                        Duration.ofMinutes(2),
+                        Duration.ZERO));
+    }
+
+    @Test
+    void badDriveSettings_nameThePropertyAndTheValue() throws Exception {
+        assertThatThrownBy(() -> ServerOptions.parse(List.of(), Map.of(), Map.of("appliance.drives.timeout", "0s")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("-Dappliance.drives.timeout '0s': expected a positive duration such as 500ms, 10s, 5m,"
+                        + " 24h or PT10S");
+        assertThatThrownBy(() -> parse(List.of(), Map.of("APPLIANCE_DRIVES_STRAGGLER", "-1s")))
+                .hasMessage("APPLIANCE_DRIVES_STRAGGLER '-1s': expected 0 or a positive duration such as 500ms, 10s,"
+                        + " 5m or PT10S");
+        assertThatThrownBy(() -> parse(List.of(), Map.of("APPLIANCE_DRIVES_ERROR_LIMIT", "-2")))
+                .hasMessage("APPLIANCE_DRIVES_ERROR_LIMIT '-2': expected 0 or a positive number");
+        assertThatThrownBy(() -> parse(List.of(), Map.of("APPLIANCE_DRIVES_ERROR_LIMIT", "many")))
+                .hasMessage("APPLIANCE_DRIVES_ERROR_LIMIT 'many': expected a whole number");
+        Path file = yaml("appliance:\n  drives:\n    check-interval: often\n");
+        assertThatThrownBy(() -> parse(List.of("--config", file.toString()), Map.of()))
+                .hasMessageStartingWith("appliance.drives.check-interval 'often' (")
+                .hasMessageContaining(file.getFileName().toString());
+    }
+
+    @Test
+    void retiredEngineProperties_areRefusedNamingTheirReplacement() {
+        assertThatThrownBy(
+                        () -> ServerOptions.parse(List.of(), Map.of(), Map.of("appliance.driveTimeoutMillis", "2000")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("-Dappliance.driveTimeoutMillis '2000': no longer read; set appliance.drives.timeout"
+                        + " instead (docs/operations.md)");
+        assertThatThrownBy(() -> ServerOptions.parse(List.of(), Map.of(), Map.of("appliance.driveCheckSeconds", "0")))
+                .hasMessageContaining("set appliance.drives.check-interval");
     }
 
     @Test

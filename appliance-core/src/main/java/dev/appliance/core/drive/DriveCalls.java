@@ -11,7 +11,7 @@ import java.util.concurrent.Future;
  *
  * <h2>Deadlines</h2>
  *
- * No call waits for a drive longer than the drive timeout ({@link Settings#timeoutMillis}, 30 s by default as MinIO's).
+ * No call waits for a drive longer than the drive timeout ({@link DriveSettings#timeout}, 30 s by default as MinIO's).
  * {@link #onBounded} also stops waiting for drives that lag a grace behind the ones that answered: reads, and writes into
  * a write's private staging area, use it, so one slow drive does not slow requests that other drives can answer; a call
  * given up on is interrupted and its late value, if any, handed to a cleanup. {@link #on} waits for every drive, up to the
@@ -31,51 +31,13 @@ import java.util.concurrent.Future;
  * <h2>Failing drives</h2>
  *
  * Every I/O error a call meets counts against its drive (not a full disk, a missing file or a timeout: those are
- * answers, not faults); {@link Settings#errorLimit} errors within {@link Settings#errorWindowMillis} take the drive out
- * of service as faulty, as does one call that overran the deadline. While faulty, a drive is offline to every caller:
+ * answers, not faults); {@link DriveSettings#errorLimit} errors within {@link DriveSettings#errorWindow} take the drive
+ * out of service as faulty, as does one call that overran the deadline. While faulty, a drive is offline to every caller:
  * writes raise their parity for it and report the versions for healing, as for a removed drive. The drive monitor (in {@code erasure})
  * probes it ({@link #probe}) and brings it back once its stalled calls ended and a probe succeeded.
  */
 public final class DriveCalls {
     private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(DriveCalls.class.getName());
-    /** How long drives that have not answered may lag once enough drives answered, before they are given up on. */
-    public static final long STRAGGLER_MILLIS = Long.getLong("appliance.driveStragglerMillis", 300);
-    /**
-     * As {@link #STRAGGLER_MILLIS}, for the staging writes of a write: longer, since leaving a merely busy drive out of
-     * a write costs a heal afterwards, while leaving it out of a read costs nothing.
-     */
-    public static final long WRITE_STRAGGLER_MILLIS = Long.getLong("appliance.driveWriteStragglerMillis", 2_000);
-    /** How long any call may take at most: a drive hung longer counts as failed for that call (MinIO: 30 s). */
-    public static final long TIMEOUT_MILLIS = Long.getLong("appliance.driveTimeoutMillis", 30_000);
-
-    /**
-     * Deadlines and fault thresholds of drive calls.
-     *
-     * @param timeoutMillis no call waits longer for a drive; one that overruns takes the drive out of service
-     * @param errorLimit this many I/O errors of one drive within {@code errorWindowMillis} take it out of service (0:
-     *     never)
-     * @param errorWindowMillis the window the errors are counted in
-     */
-    public record Settings(long timeoutMillis, int errorLimit, long errorWindowMillis) {
-        public static final Settings DEFAULTS = new Settings(
-                TIMEOUT_MILLIS,
-                Integer.getInteger("appliance.driveErrorLimit", 10),
-                Long.getLong("appliance.driveErrorWindowMillis", 60_000));
-
-        public Settings {
-            if (timeoutMillis < 1) {
-                throw new IllegalArgumentException("timeoutMillis: " + timeoutMillis + " (expected at least 1)");
-            }
-            if (errorLimit < 0) {
-                throw new IllegalArgumentException("errorLimit: " + errorLimit + " (expected 0 or more)");
-            }
-            if (errorWindowMillis < 1) {
-                throw new IllegalArgumentException(
-                        "errorWindowMillis: " + errorWindowMillis + " (expected at least 1)");
-            }
-        }
-    }
-
     private static final int RUNNING = 0;
     private static final int ANSWERED = 1;
     /** Given up on before the deadline (a straggler): interrupted, its late completion harms nothing. */
@@ -85,25 +47,41 @@ public final class DriveCalls {
 
     private final ExecutorService executor;
     private final java.time.Clock clock;
-    private volatile Settings settings = Settings.DEFAULTS;
+    private final DriveSettings settings;
+    private final long timeoutMillis;
+    private final long stragglerMillis;
+    private final long writeStragglerMillis;
 
-    public DriveCalls(ExecutorService executor) {
-        this(executor, java.time.Clock.systemUTC());
-    }
-
-    /** @param clock times the error window */
-    public DriveCalls(ExecutorService executor, java.time.Clock clock) {
+    /**
+     * @param clock times the error window
+     * @param settings the deadlines and fault thresholds
+     */
+    public DriveCalls(ExecutorService executor, java.time.Clock clock, DriveSettings settings) {
         this.executor = executor;
         this.clock = clock;
+        this.settings = java.util.Objects.requireNonNull(settings, "settings");
+        this.timeoutMillis = settings.timeout().toMillis();
+        this.stragglerMillis = settings.straggler().toMillis();
+        this.writeStragglerMillis = settings.writeStraggler().toMillis();
     }
 
-    /** Changes the deadlines and thresholds from the next call on (tests shorten them). */
-    public void settings(Settings s) {
-        this.settings = java.util.Objects.requireNonNull(s, "settings");
-    }
-
-    public Settings settings() {
+    public DriveSettings settings() {
         return settings;
+    }
+
+    /** How long any call may take at most ({@link DriveSettings#timeout}). */
+    public long timeoutMillis() {
+        return timeoutMillis;
+    }
+
+    /** How long drives may lag a read once enough answered ({@link DriveSettings#straggler}). */
+    public long stragglerMillis() {
+        return stragglerMillis;
+    }
+
+    /** As {@link #stragglerMillis}, for a write's staging ({@link DriveSettings#writeStraggler}). */
+    public long writeStragglerMillis() {
+        return writeStragglerMillis;
     }
 
     public interface Call<T> {
@@ -230,7 +208,7 @@ public final class DriveCalls {
     }
 
     /**
-     * Like {@link #on}, but once {@code enough} drives answered without error the others get {@link #STRAGGLER_MILLIS}
+     * Like {@link #on}, but once {@code enough} drives answered without error the others get {@link #stragglerMillis}
      * more: a drive that has not answered by then fails with {@link DriveTimeoutException}, is recorded as slow
      * ({@link LocalDrive#recordSlow}), and its call is interrupted. Only for calls whose late completion harms nothing:
      * a value that arrives after its drive was given up on is passed to {@code late} (to close what it opened), or
@@ -243,7 +221,7 @@ public final class DriveCalls {
             String what,
             Call<T> call,
             java.util.function.Consumer<? super T> late) {
-        return onBounded(drives, include, enough, STRAGGLER_MILLIS, what, call, late);
+        return onBounded(drives, include, enough, stragglerMillis, what, call, late);
     }
 
     /** As {@link #onBounded(List, boolean[], int, String, Call, java.util.function.Consumer)}, with its own grace. */
@@ -277,7 +255,6 @@ public final class DriveCalls {
             java.util.function.BiConsumer<Integer, T> late,
             boolean interruptLate,
             boolean evenOffline) {
-        Settings s = settings;
         int n = drives.size();
         List<Outcome<T>> outcomes = new ArrayList<>(java.util.Collections.nCopies(n, null));
         // Per drive: who moves it from RUNNING decides who owns the value (the caller, or the late cleanup).
@@ -336,7 +313,7 @@ public final class DriveCalls {
             }
         }
         long start = System.nanoTime();
-        long timeoutAt = start + s.timeoutMillis() * 1_000_000L;
+        long timeoutAt = start + timeoutMillis * 1_000_000L;
         long graceAt = Long.MAX_VALUE;
         int good = 0;
         try {
@@ -379,7 +356,7 @@ public final class DriveCalls {
                 }
                 drive.recordSlow(what, waited);
                 if (deadline) {
-                    takeOutOfService(drive, "stalled: " + what + " did not answer within " + s.timeoutMillis() + " ms");
+                    takeOutOfService(drive, "stalled: " + what + " did not answer within " + timeoutMillis + " ms");
                 }
                 outcomes.set(i, new Outcome<>(null, new DriveTimeoutException(drive, waited)));
             } else {
@@ -418,11 +395,11 @@ public final class DriveCalls {
         if (!isDriveFault(error) || !java.nio.file.Files.isRegularFile(drive.formatFile())) {
             return; // a removed or unmounted drive: the drive check takes it out and brings it back
         }
-        Settings s = settings;
-        if (drive.recordIoError(clock.millis(), s.errorLimit(), s.errorWindowMillis())) {
+        long windowMillis = settings.errorWindow().toMillis();
+        if (drive.recordIoError(clock.millis(), settings.errorLimit(), windowMillis)) {
             takeOutOfService(
                     drive,
-                    s.errorLimit() + " I/O errors within " + s.errorWindowMillis() + " ms (the last: " + what + ": "
+                    settings.errorLimit() + " I/O errors within " + windowMillis + " ms (the last: " + what + ": "
                             + error.getMessage() + ")");
         }
     }

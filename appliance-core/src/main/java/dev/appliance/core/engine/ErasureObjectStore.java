@@ -106,9 +106,6 @@ public final class ErasureObjectStore implements ApplianceStore {
     /** The running agents; empty until {@link #startAgents}, closed first by {@link #close}. */
     private final List<AgentRunner> runners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    /** How often drives are checked for removal, return and replacement (0: only at start and when asked). */
-    static final long DRIVE_CHECK_SECONDS = Long.getLong("appliance.driveCheckSeconds", 10);
-
     /** The buckets and their settings, resolved by quorum from the records on the drives and served from memory. */
     private final BucketRegistry buckets;
 
@@ -127,13 +124,17 @@ public final class ErasureObjectStore implements ApplianceStore {
     /** The file on every drive that keeps the newest trusted time of the retention clock (epoch millis, decimal). */
     static final String RETENTION_CLOCK_FILE = "retention-clock";
 
-    private ErasureObjectStore(Topology topology, Clock clock, DriveHealer.Settings driveHealSettings) {
+    private ErasureObjectStore(
+            Topology topology,
+            Clock clock,
+            dev.appliance.core.drive.DriveSettings driveSettings,
+            DriveHealer.Settings driveHealSettings) {
         this.topology = topology;
         this.clock = clock;
         this.placement = new Placement(topology.format.deploymentId());
         this.executor = Executors.newThreadPerTaskExecutor(
                 Thread.ofVirtual().name("drive-io-", 0).factory());
-        this.calls = new DriveCalls(executor, clock);
+        this.calls = new DriveCalls(executor, clock, driveSettings);
         this.usage = new UsageTracker(this, executor, clock);
         int setCount = topology.sets.size();
         java.util.function.ToIntFunction<String> setOfKey = key -> placement.setIndex(key, setCount);
@@ -167,8 +168,8 @@ public final class ErasureObjectStore implements ApplianceStore {
         healing.checkDrives();
         healing.settleInterruptedChanges(interrupted);
         reconcileUploadsQuietly(); // drives that returned while the store was stopped
-        if (DRIVE_CHECK_SECONDS > 0) {
-            addPeriodic("drive-check", Duration.ofSeconds(DRIVE_CHECK_SECONDS), this::checkDrivesQuietly);
+        if (!driveSettings.checkInterval().isZero()) { // zero: only at start and when asked
+            addPeriodic("drive-check", driveSettings.checkInterval(), this::checkDrivesQuietly);
         }
         this.scanner = new DataScanner(
                 new ScannedBuckets(),
@@ -362,7 +363,7 @@ public final class ErasureObjectStore implements ApplianceStore {
         return removed;
     }
 
-    /** Checks the drives now (tests; the store also checks every {@link #DRIVE_CHECK_SECONDS} seconds). */
+    /** Checks the drives now (tests; the store also checks every {@code checkInterval} of its drive settings). */
     List<String> checkDrives() {
         List<String> events = healing.checkDrives();
         if (!events.isEmpty()) {
@@ -374,11 +375,6 @@ public final class ErasureObjectStore implements ApplianceStore {
 
     DriveHealer driveHealer() {
         return healing.driveHealer();
-    }
-
-    /** The drive calls' deadline and fault thresholds from now on (tests shorten them). */
-    void driveCallSettings(DriveCalls.Settings settings) {
-        calls.settings(settings);
     }
 
     /** The retention clock Object Lock is evaluated against. */
@@ -399,7 +395,8 @@ public final class ErasureObjectStore implements ApplianceStore {
     /** Opens the drives of {@code config} into a whole store whose agents are not started (tests drive them). */
     static ErasureObjectStore openStopped(StoreConfig config, DriveHealer.Settings driveHealSettings) {
         try {
-            return new ErasureObjectStore(Topology.load(config), config.clock(), driveHealSettings);
+            return new ErasureObjectStore(
+                    Topology.load(config), config.clock(), config.driveSettings(), driveHealSettings);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot open the drives: " + e.getMessage(), e);
         }

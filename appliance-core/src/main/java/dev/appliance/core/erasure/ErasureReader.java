@@ -263,7 +263,7 @@ final class ErasureReader implements ObjectReader {
     /**
      * Reads {@code data} shards of one block from part files in parallel, data shards first. A read that fails drops
      * its drive and another shard is read instead. Once one read answered, the others get
-     * {@link DriveCalls#STRAGGLER_MILLIS} more: a drive slower than that is given up on for the rest of this read (its
+     * {@link DriveCalls#stragglerMillis} more: a drive slower than that is given up on for the rest of this read (its
      * read is interrupted, and the buffer it was filling is replaced so a late answer cannot touch this block) and
      * another shard is read in its place. So a stalled drive costs a read that bound once, not its stall.
      */
@@ -280,7 +280,7 @@ final class ErasureReader implements ObjectReader {
         java.util.Map<Integer, java.util.concurrent.Future<String>> inFlight = new java.util.HashMap<>();
         java.util.concurrent.BlockingQueue<Integer> answered = new java.util.concurrent.LinkedBlockingQueue<>();
         long start = System.nanoTime();
-        long timeoutMillis = set.calls.settings().timeoutMillis();
+        long timeoutMillis = set.calls.timeoutMillis();
         long timeoutAt = start + timeoutMillis * 1_000_000L;
         long graceAt = Long.MAX_VALUE;
         // Per shard: 1 once its read ended, 2 once given up on at the deadline (then its drive counts it as stalled
@@ -403,7 +403,7 @@ final class ErasureReader implements ObjectReader {
                 present[shard] = true;
                 have++;
                 if (graceAt == Long.MAX_VALUE) {
-                    graceAt = System.nanoTime() + DriveCalls.STRAGGLER_MILLIS * 1_000_000L;
+                    graceAt = System.nanoTime() + set.calls.stragglerMillis() * 1_000_000L;
                 }
             } else {
                 usable[pos] = false;

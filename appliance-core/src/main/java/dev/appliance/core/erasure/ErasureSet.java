@@ -426,7 +426,7 @@ public final class ErasureSet {
                     drives,
                     null,
                     layout.writeQuorum(),
-                    DriveCalls.WRITE_STRAGGLER_MILLIS,
+                    calls.writeStragglerMillis(),
                     "creating a write's staging files",
                     (pos, d) -> stage(d),
                     Staged::discard);
@@ -526,7 +526,7 @@ public final class ErasureSet {
                             drives,
                             writing(),
                             layout.writeQuorum(),
-                            DriveCalls.WRITE_STRAGGLER_MILLIS,
+                            calls.writeStragglerMillis(),
                             "writing a shard",
                             (pos, drive) -> {
                                 byte[] shard = shards[distribution[pos] - 1];
@@ -570,7 +570,7 @@ public final class ErasureSet {
                     drives,
                     include,
                     layout.writeQuorum(),
-                    DriveCalls.WRITE_STRAGGLER_MILLIS,
+                    calls.writeStragglerMillis(),
                     "writing a part file",
                     (pos, drive) -> {
                         drive.beforeWrite();
@@ -602,7 +602,7 @@ public final class ErasureSet {
                     drives,
                     include,
                     writeQuorum,
-                    DriveCalls.WRITE_STRAGGLER_MILLIS,
+                    calls.writeStragglerMillis(),
                     "forcing a part file",
                     (pos, drive) -> {
                         drive.beforeWrite();
@@ -887,7 +887,7 @@ public final class ErasureSet {
         int slow;
 
         public MetaSnapshot(String bucket, String key) {
-            this(bucket, key, DriveCalls.STRAGGLER_MILLIS);
+            this(bucket, key, calls.stragglerMillis());
         }
 
         /** Reads every drive's metadata, giving drives that lag {@code graceMillis} once {@code data} answered. */
@@ -957,7 +957,7 @@ public final class ErasureSet {
             }
             // The drives that answered in time do not agree without the slow ones: ask again and wait for them
             // (up to the drive timeout) rather than fail a read they can answer.
-            return resolve(new MetaSnapshot(bucket, key, DriveCalls.TIMEOUT_MILLIS), versionId);
+            return resolve(new MetaSnapshot(bucket, key, calls.timeoutMillis()), versionId);
         }
     }
 

@@ -8,6 +8,7 @@ import dev.appliance.core.MovableClock;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.engine.ErasureObjectStore;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
@@ -59,7 +60,8 @@ class VersionAlertsTest {
         for (Path d : drives()) {
             Files.createDirectories(d);
         }
-        return ErasureObjectStore.open(new StoreConfig(drives(), 0, -1, true, clock));
+        return ErasureObjectStore.open(
+                new StoreConfig(drives(), 0, -1, true, clock).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
     }
 
     @AfterEach

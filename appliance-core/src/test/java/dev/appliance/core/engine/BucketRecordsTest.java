@@ -12,6 +12,7 @@ import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.bucket.BucketRecords;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.heal.HealResult;
@@ -73,7 +74,8 @@ class BucketRecordsTest {
                 Files.createDirectories(d);
             }
         }
-        return ErasureObjectStore.open(new StoreConfig(drives, 0, -1, true, wall));
+        return ErasureObjectStore.open(
+                new StoreConfig(drives, 0, -1, true, wall).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
     }
 
     /** Takes drive {@code i} away (its directory moved out); while running, the store notices at its drive check. */

@@ -9,6 +9,7 @@ import dev.appliance.core.PutRequest;
 import dev.appliance.core.StorageCapacity;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.drive.TestDriveSettings;
 import java.io.ByteArrayInputStream;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
@@ -35,7 +36,7 @@ class CapacityAndUsageTest {
         for (Path d : drives) {
             Files.createDirectories(d);
         }
-        store = ErasureObjectStore.open(StoreConfig.of(drives));
+        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
         store.makeBucket("bucket");
     }
 
@@ -106,7 +107,7 @@ class CapacityAndUsageTest {
         store.setBucketSettings("bucket", new BucketSettings(10L << 30, true));
         store.setBucketTags("bucket", java.util.Map.of("k", "v")); // rewriting the record keeps the settings
         store.close();
-        store = ErasureObjectStore.open(StoreConfig.of(drives));
+        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
         assertThat(store.bucketSettings("bucket")).isEqualTo(new BucketSettings(10L << 30, true));
         store.deleteBucket("bucket");
         store.makeBucket("bucket");

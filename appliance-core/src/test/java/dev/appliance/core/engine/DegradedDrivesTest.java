@@ -9,6 +9,7 @@ import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.heal.HealQueue;
@@ -95,7 +96,8 @@ class DegradedDrivesTest {
         for (Path p : paths) {
             Files.createDirectories(p);
         }
-        store = ErasureObjectStore.open(new StoreConfig(paths, 0, parity, true, java.time.Clock.systemUTC()));
+        store = ErasureObjectStore.open(new StoreConfig(paths, 0, parity, true, java.time.Clock.systemUTC())
+                .withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
         return store;
     }
 

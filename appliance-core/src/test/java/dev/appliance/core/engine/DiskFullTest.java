@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.appliance.core.ObjectReader;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import java.io.ByteArrayInputStream;
@@ -64,7 +65,7 @@ class DiskFullTest {
             mounted.add(d);
             drives.add(d);
         }
-        store = ErasureObjectStore.open(StoreConfig.of(drives));
+        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
         store.makeBucket("bucket");
         byte[] first = random(1_000_000, 1);
         store.putObject("bucket", "first", PutRequest.of(first.length), new ByteArrayInputStream(first));

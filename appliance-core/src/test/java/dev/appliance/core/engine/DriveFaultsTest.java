@@ -7,6 +7,7 @@ import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.drive.DriveFaults;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.heal.HealResult;
@@ -50,7 +51,7 @@ class DriveFaultsTest {
         for (int i = 1; i <= 4; i++) {
             roots.add(Files.createDirectories(tmp.resolve("d" + i)));
         }
-        store = ErasureObjectStore.open(StoreConfig.of(roots));
+        store = ErasureObjectStore.open(StoreConfig.of(roots).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
         store.makeBucket("bkt");
     }
 

@@ -11,6 +11,7 @@ import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.DriveFormat;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.heal.BackgroundHealer;
 import dev.appliance.core.heal.DriveHealStatus;
 import dev.appliance.core.heal.DriveHealer;
@@ -54,8 +55,10 @@ class DriveReplacementTest {
     }
 
     private ErasureObjectStore open(List<Path> drives, DriveHealer.Settings settings) {
-        ErasureObjectStore s =
-                ErasureObjectStore.open(new StoreConfig(drives, 0, 2, true, Clock.systemUTC()), settings);
+        ErasureObjectStore s = ErasureObjectStore.open(
+                new StoreConfig(drives, 0, 2, true, Clock.systemUTC())
+                        .withDriveSettings(TestDriveSettings.MANUAL_CHECKS),
+                settings);
         s.healer().settings(new BackgroundHealer.Settings(false, 0, 0, 0, 0));
         stores.add(s);
         return s;

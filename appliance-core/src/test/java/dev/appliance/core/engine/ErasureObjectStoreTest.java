@@ -12,6 +12,7 @@ import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import java.io.ByteArrayInputStream;
@@ -59,13 +60,13 @@ class ErasureObjectStoreTest {
         for (Path d : drives) {
             Files.createDirectories(d);
         }
-        store = ErasureObjectStore.open(StoreConfig.of(drives));
+        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
         return store;
     }
 
     private ErasureObjectStore reopen(int n) {
         store.close();
-        store = ErasureObjectStore.open(StoreConfig.of(drives(n)));
+        store = ErasureObjectStore.open(StoreConfig.of(drives(n)).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
         return store;
     }
 

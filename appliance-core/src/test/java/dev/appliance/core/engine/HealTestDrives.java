@@ -2,7 +2,9 @@ package dev.appliance.core.engine;
 
 import dev.appliance.core.ObjectReader;
 import dev.appliance.core.StoreConfig;
+import dev.appliance.core.drive.DriveSettings;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.heal.BackgroundHealer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -32,8 +34,12 @@ final class HealTestDrives {
 
     /** Opens a store with the background healer off, so a test decides when healing happens. */
     static ErasureObjectStore openQuiet(List<Path> drives, int parity) {
-        ErasureObjectStore store =
-                ErasureObjectStore.open(new StoreConfig(drives, 0, parity, true, java.time.Clock.systemUTC()));
+        return openQuiet(drives, parity, TestDriveSettings.MANUAL_CHECKS);
+    }
+
+    static ErasureObjectStore openQuiet(List<Path> drives, int parity, DriveSettings driveSettings) {
+        ErasureObjectStore store = ErasureObjectStore.open(
+                new StoreConfig(drives, 0, parity, true, java.time.Clock.systemUTC()).withDriveSettings(driveSettings));
         store.healer().settings(new BackgroundHealer.Settings(false, 0, 0, 0, 0));
         return store;
     }
@@ -113,9 +119,8 @@ final class HealTestDrives {
 
     /** A quiet 4-drive EC 2+2 store whose drive calls have {@code deadlineMillis} and {@code errorLimit}. */
     static ErasureObjectStore openWithDeadline(Path tmp, long deadlineMillis, int errorLimit) throws IOException {
-        ErasureObjectStore store = openQuiet(drives(tmp, 4), 2);
-        store.driveCallSettings(new dev.appliance.core.drive.DriveCalls.Settings(deadlineMillis, errorLimit, 60_000));
-        return store;
+        return openQuiet(
+                drives(tmp, 4), 2, TestDriveSettings.deadline(java.time.Duration.ofMillis(deadlineMillis), errorLimit));
     }
 
     /** Waits until the calls the drive stalled have ended, then runs the drive check, which must bring it back. */

@@ -9,6 +9,7 @@ import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.erasure.KeyFiles;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
@@ -69,7 +70,8 @@ class LifecycleScannerTest {
         for (Path d : drives) {
             Files.createDirectories(d);
         }
-        return ErasureObjectStore.open(new StoreConfig(drives, 0, -1, true, wall));
+        return ErasureObjectStore.open(
+                new StoreConfig(drives, 0, -1, true, wall).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
     }
 
     @AfterEach

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
 import dev.appliance.core.lifecycle.LifecycleConfiguration.Filter;
 import dev.appliance.core.lifecycle.LifecycleConfiguration.NoncurrentExpiration;
@@ -42,7 +43,8 @@ class LifecycleTrimCostMeasurement {
             for (Path d : drives) {
                 Files.createDirectories(d);
             }
-            try (ErasureObjectStore store = ErasureObjectStore.open(new StoreConfig(drives, 0, -1, true, wall))) {
+            try (ErasureObjectStore store = ErasureObjectStore.open(
+                    new StoreConfig(drives, 0, -1, true, wall).withDriveSettings(TestDriveSettings.MANUAL_CHECKS))) {
                 store.makeBucket("trims");
                 store.setVersioning("trims", VersioningState.ENABLED);
                 store.maxVersionsPerKey(30_000);

@@ -8,6 +8,7 @@ import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.erasure.KeyFiles;
 import dev.appliance.core.meta.XlMeta;
 import java.io.ByteArrayInputStream;
@@ -36,7 +37,7 @@ class ManyVersionsTest {
         for (Path d : drives) {
             Files.createDirectories(d);
         }
-        store = ErasureObjectStore.open(StoreConfig.of(drives));
+        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
         store.makeBucket("bucket");
         store.setVersioning("bucket", VersioningState.ENABLED);
     }

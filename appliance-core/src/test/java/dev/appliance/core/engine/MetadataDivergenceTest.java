@@ -10,6 +10,7 @@ import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.heal.BackgroundHealer;
 import dev.appliance.core.heal.HealResult;
 import dev.appliance.core.meta.XlMeta;
@@ -43,8 +44,9 @@ class MetadataDivergenceTest {
     Path tmp;
 
     private static ErasureObjectStore open(List<Path> drives, int parity, boolean journal) {
-        ErasureObjectStore store = ErasureObjectStore.open(
-                new StoreConfig(drives, 0, parity, true, Clock.systemUTC()).withMetadataJournal(journal));
+        ErasureObjectStore store = ErasureObjectStore.open(new StoreConfig(drives, 0, parity, true, Clock.systemUTC())
+                .withMetadataJournal(journal)
+                .withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
         store.healer().settings(new BackgroundHealer.Settings(false, 0, 0, 0, 0));
         return store;
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.erasure.KeyFiles;
 import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.objectlock.Retention;
@@ -46,7 +47,8 @@ class MetadataJournalStoreTest {
         for (int i = 1; i <= 4; i++) {
             drives.add(Files.createDirectories(dir.resolve("disk" + i)));
         }
-        return ErasureObjectStore.open(StoreConfig.of(drives).withMetadataJournal(journal));
+        return ErasureObjectStore.open(
+                StoreConfig.of(drives).withMetadataJournal(journal).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
     }
 
     private static String put(ErasureObjectStore store, String key, Instant until) throws IOException {

@@ -11,6 +11,7 @@ import dev.appliance.core.StoreConfig;
 import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import java.io.ByteArrayInputStream;
@@ -44,7 +45,7 @@ class MultipartAndCopyTest {
         for (Path d : drives) {
             Files.createDirectories(d);
         }
-        store = ErasureObjectStore.open(StoreConfig.of(drives));
+        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
         store.makeBucket("bucket");
     }
 

@@ -12,6 +12,7 @@ import dev.appliance.core.StoreConfig;
 import dev.appliance.core.UploadedPart;
 import dev.appliance.core.checksum.ChecksumAlgorithm;
 import dev.appliance.core.checksum.ChecksumType;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import java.io.ByteArrayInputStream;
@@ -49,7 +50,7 @@ class MultipartChecksumTest {
         for (Path d : drives) {
             Files.createDirectories(d);
         }
-        store = ErasureObjectStore.open(StoreConfig.of(drives));
+        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
         store.makeBucket("bucket");
     }
 

@@ -11,6 +11,7 @@ import dev.appliance.core.StoreConfig;
 import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.WriteConditions;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.multipart.MultipartUploads;
@@ -38,7 +39,7 @@ class MultipartCompletionTest {
         for (Path d : drives) {
             Files.createDirectories(d);
         }
-        store = ErasureObjectStore.open(StoreConfig.of(drives));
+        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
         store.makeBucket("bucket");
     }
 

@@ -11,6 +11,7 @@ import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.objectlock.ObjectLock;
@@ -59,7 +60,8 @@ class ObjectLockStoreTest {
         for (Path d : drives) {
             Files.createDirectories(d);
         }
-        return ErasureObjectStore.open(new StoreConfig(drives, 0, -1, true, wall));
+        return ErasureObjectStore.open(
+                new StoreConfig(drives, 0, -1, true, wall).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
     }
 
     @AfterEach

@@ -11,6 +11,7 @@ import dev.appliance.core.StoreConfig;
 import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.heal.HealQueueStatus;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -55,7 +56,7 @@ class ReadPinningTest {
         for (Path d : drives) {
             Files.createDirectories(d);
         }
-        store = ErasureObjectStore.open(StoreConfig.of(drives));
+        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
         store.makeBucket(B);
         byte[] first = random(5 * MIB, 1);
         byte[] second = random(MIB, 2);

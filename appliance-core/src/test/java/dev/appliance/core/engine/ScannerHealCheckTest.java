@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.drive.TestDriveSettings;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -37,7 +38,7 @@ class ScannerHealCheckTest {
         for (int i = 1; i <= 4; i++) {
             drives.add(Files.createDirectories(tmp.resolve("disk" + i)));
         }
-        store = ErasureObjectStore.open(StoreConfig.of(drives));
+        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
         store.makeBucket("data");
         Random r = new Random(7);
         for (int k = 0; k < 6; k++) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.lock.NamespaceLocks;
 import dev.appliance.core.scanner.ScanReport;
 import java.io.ByteArrayInputStream;
@@ -37,7 +38,7 @@ class ScannerInFlightWriteTest {
         for (int i = 1; i <= 4; i++) {
             drives.add(Files.createDirectories(tmp.resolve("disk" + i)));
         }
-        store = ErasureObjectStore.open(StoreConfig.of(drives));
+        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
         store.makeBucket("data");
         store.scannerHealChecks(0, null); // the scan of the keys alone, no sampled heal checks
     }

@@ -7,6 +7,7 @@ import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.drive.TestDriveSettings;
 import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +35,7 @@ class VeeamListingTest {
         for (Path d : drives) {
             Files.createDirectories(d);
         }
-        store = ErasureObjectStore.open(StoreConfig.of(drives));
+        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
         store.makeBucket("veeam");
         store.setVersioning("veeam", VersioningState.ENABLED);
         for (String key : List.of(

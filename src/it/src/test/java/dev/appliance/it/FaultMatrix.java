@@ -64,11 +64,12 @@ final class FaultMatrix {
     record Deployment(Layout layout, ApplianceProcess process, S3Client s3, AdminApi admin) {
         static Deployment start(Layout layout, Path workDir, DumpLogsOnFailure logs) throws IOException {
             Files.createDirectories(workDir);
-            ApplianceProcess p = logs.watch(ApplianceProcess.withRootCredentials(
-                            workDir, "faultsadmin", "faults-secret-0123456789")
-                    .withJvmOptions(
-                            "-Dappliance.faultInjection=true", "-Dappliance.driveTimeoutMillis=" + DRIVE_TIMEOUT_MILLIS)
-                    .withArgs("--parity", Integer.toString(layout.parity)));
+            ApplianceProcess p =
+                    logs.watch(ApplianceProcess.withRootCredentials(workDir, "faultsadmin", "faults-secret-0123456789")
+                            .withJvmOptions(
+                                    "-Dappliance.faultInjection=true",
+                                    "-Dappliance.drives.timeout=" + DRIVE_TIMEOUT_MILLIS + "ms")
+                            .withArgs("--parity", Integer.toString(layout.parity)));
             p.start(List.of(workDir.resolve("disk{1..." + layout.drives + "}").toString()));
             S3Client s3 = p.client(
                     p.accessKey(),
