@@ -1,7 +1,5 @@
 package dev.appliance.s3.architecture;
 
-import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
-import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -11,6 +9,7 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import dev.appliance.core.architecture.EngineEntryRules;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -74,26 +73,8 @@ class S3DependencyRulesTest {
         };
     }
 
-    /**
-     * Besides {@code erasure}: the rooms the engine builds itself (multipart uploads, bucket registry, agents) and its
-     * implementation classes (the façade, healing, the scanner, the listing) are reached only through the entry types.
-     */
     @Test
     void s3_usesOnlyTheEnginesEntryTypes() {
-        noClasses()
-                .that()
-                .resideInAPackage("dev.appliance.s3..")
-                .should()
-                .dependOnClassesThat(resideInAnyPackage(
-                                "dev.appliance.core.erasure..",
-                                "dev.appliance.core.multipart..",
-                                "dev.appliance.core.bucket..",
-                                "dev.appliance.core.agent..")
-                        .or(nameMatching(
-                                "dev\\.appliance\\.core\\.(engine\\.ErasureObjectStore|heal\\.(Healing|HealQueue|MrfJournal"
-                                        + "|BackgroundHealer|DriveHealer)|scanner\\.DataScanner|listing\\.ObjectListing)"
-                                        + "(\\$.*)?")))
-                .because("ObjectStore, StoreAdmin and Stores are the way in; the rest may change shape freely")
-                .check(mainAndTests);
+        EngineEntryRules.onlyThroughEntryTypes("dev.appliance.s3..").check(mainAndTests);
     }
 }
