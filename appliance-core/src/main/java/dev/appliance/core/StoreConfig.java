@@ -16,6 +16,9 @@ import java.util.List;
  * @param metadataJournal true (the default) makes metadata-only rewrites (retention, legal hold, tags) durable through
  *     each drive's metadata journal, one journal force per batch of concurrent rewrites, and rewrites the files in
  *     place ({@code dev.appliance.core.drive.MetadataJournal}); false forces every rewritten file and its directory
+ * @param identityKey the 32-byte key that seals access-key secrets of the identity state on the drives
+ *     ({@code dev.appliance.core.identity.IdentityStore}); null when not known at open (given later, or identity
+ *     unused). Where it comes from is the application's choice (docs/decisions/identity-secrets-at-rest.md)
  */
 public record StoreConfig(
         List<Path> drives,
@@ -23,7 +26,8 @@ public record StoreConfig(
         int parity,
         boolean allowRootFilesystem,
         Clock clock,
-        boolean metadataJournal) {
+        boolean metadataJournal,
+        byte[] identityKey) {
     public StoreConfig {
         requireNonNull(drives, "drives");
         drives = List.copyOf(drives);
@@ -31,6 +35,25 @@ public record StoreConfig(
             throw new IllegalArgumentException("drives: none given (expected at least 2)");
         }
         requireNonNull(clock, "clock");
+        if (identityKey != null && identityKey.length != 32) {
+            throw new IllegalArgumentException("identityKey: " + identityKey.length + " bytes (expected 32)");
+        }
+        identityKey = identityKey == null ? null : identityKey.clone();
+    }
+
+    public StoreConfig(
+            List<Path> drives,
+            int setDriveCount,
+            int parity,
+            boolean allowRootFilesystem,
+            Clock clock,
+            boolean metadataJournal) {
+        this(drives, setDriveCount, parity, allowRootFilesystem, clock, metadataJournal, null);
+    }
+
+    @Override
+    public byte[] identityKey() {
+        return identityKey == null ? null : identityKey.clone();
     }
 
     public StoreConfig(List<Path> drives, int setDriveCount, int parity, boolean allowRootFilesystem, Clock clock) {
@@ -42,6 +65,10 @@ public record StoreConfig(
     }
 
     public StoreConfig withMetadataJournal(boolean enabled) {
-        return new StoreConfig(drives, setDriveCount, parity, allowRootFilesystem, clock, enabled);
+        return new StoreConfig(drives, setDriveCount, parity, allowRootFilesystem, clock, enabled, identityKey);
+    }
+
+    public StoreConfig withIdentityKey(byte[] key) {
+        return new StoreConfig(drives, setDriveCount, parity, allowRootFilesystem, clock, metadataJournal, key);
     }
 }

@@ -100,6 +100,8 @@ public final class ErasureObjectStore implements ApplianceStore {
     private final Map<String, BucketInfo> buckets = new ConcurrentHashMap<>();
     /** The bucket records on the drives, versioned and resolved by quorum; the maps here serve what they hold. */
     private final BucketRecords records;
+    /** Users, keys, groups and policies on the drives; repaired with the bucket records. */
+    private final dev.appliance.core.identity.IdentityStore identity;
 
     private final Map<String, Map<String, String>> bucketTags = new ConcurrentHashMap<>();
     private final Map<String, ObjectLockConfiguration> lockConfigs = new ConcurrentHashMap<>();
@@ -148,6 +150,8 @@ public final class ErasureObjectStore implements ApplianceStore {
         this.sets = List.copyOf(s);
         this.allDrives = List.copyOf(all);
         this.records = new BucketRecords(allDrives, calls, clock, bucketLocks);
+        this.identity =
+                dev.appliance.core.identity.IdentityStore.open(allDrives, calls, clock, topology.config.identityKey());
         loadBuckets();
         repairBucketRecordsQuietly(); // copies left stale by drives that were away while settings changed
         // Heal reports of the previous run (a crash included) are pending again before anything new is reported.
@@ -622,6 +626,12 @@ public final class ErasureObjectStore implements ApplianceStore {
             java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
                     .log(java.util.logging.Level.WARNING, "bucket record repair failed; tried again later", e);
         }
+        identity.repair(); // same triggers as the bucket records; never throws
+    }
+
+    @Override
+    public dev.appliance.core.identity.IdentityStore identity() {
+        return identity;
     }
 
     private BucketRecords.BucketRecord bucketRecord(BucketInfo info) {
