@@ -317,6 +317,56 @@ class IdentityStoreTest {
         assertThat(store.user("u").inlinePolicies()).isEmpty();
     }
 
+    @Test
+    void lookups_withoutALock_neverSeeAHalfMadeChange() throws Exception {
+        IdentityStore identity = store;
+        identity.createUser("steady");
+        NewAccessKey steady = identity.createAccessKey("steady");
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicLong reads = new java.util.concurrent.atomic.AtomicLong();
+        Thread reader = Thread.ofPlatform().start(() -> {
+            try {
+                while (!stop.get()) {
+                    Credential c =
+                            identity.credential(steady.key().accessKeyId()).orElseThrow();
+                    assertThat(c.secretAccessKey()).isEqualTo(steady.secretAccessKey());
+                    assertThat(c.active()).isTrue();
+                    // a user that exists has all of its keys indexed: user and keys are published together
+                    for (User u : identity.users()) {
+                        for (AccessKey k : safeKeys(identity, u)) {
+                            assertThat(k.userName()).isEqualTo(u.name());
+                        }
+                    }
+                    reads.incrementAndGet();
+                }
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        });
+        for (int i = 0; i < 25; i++) {
+            identity.createUser("churn" + i);
+            NewAccessKey k = identity.createAccessKey("churn" + i);
+            identity.updateAccessKey(null, k.key().accessKeyId(), AccessKey.Status.Inactive);
+            identity.deleteAccessKey(null, k.key().accessKeyId());
+            identity.deleteUser("churn" + i);
+        }
+        stop.set(true);
+        reader.join();
+        assertThat(failure.get()).isNull();
+        assertThat(reads.get()).isPositive();
+    }
+
+    /** The user's keys, or none when it was deleted between two lookups (each lookup is its own snapshot). */
+    private static List<AccessKey> safeKeys(IdentityStore identity, User u) {
+        try {
+            return identity.accessKeys(u.name());
+        } catch (IdentityException gone) {
+            return List.of();
+        }
+    }
+
     // --------------------------------------------------------------------------------------------------- quorum
 
     @Test
