@@ -285,7 +285,7 @@ final class IdentityState {
         String id;
         do {
             id = randomId("AKIA", 20);
-        } while (credentials.containsKey(id) || reserved.contains(id) || keyExists(id));
+        } while (reserved.contains(id) || keyExists(id));
         String secret = randomSecret();
         AccessKey key = new AccessKey(id, e.user().name(), AccessKey.Status.Active, now);
         SecretCipher.Sealed sealed =
