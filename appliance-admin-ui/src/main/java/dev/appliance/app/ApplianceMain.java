@@ -6,6 +6,7 @@ import dev.appliance.app.cli.HealCommand;
 import dev.appliance.app.cli.ServerOptions;
 import dev.appliance.app.console.ConsoleApplication;
 import dev.appliance.app.credentials.CredentialStore;
+import dev.appliance.app.credentials.IdentityKeys;
 import dev.appliance.app.credentials.RootCredentials;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.admin.ApplianceStore;
@@ -233,6 +234,13 @@ public final class ApplianceMain {
         var creds = credentialStore.resolve(env, (c, again) -> showGenerated(c, again, out));
         String accessKey = creds.credentials().accessKey();
         String secret = creds.credentials().secretKey();
+        // Users' secrets on the drives are sealed under a key derived from the root secret, which is not on the drives
+        try {
+            store.identity().unlock(IdentityKeys.derive(secret, store.deploymentId()));
+        } catch (dev.appliance.core.identity.IdentityException e) {
+            out.println("WARNING: " + e.getMessage() + "; IAM users cannot sign in, the root credential can");
+        }
+        store.identity().reserveAccessKeyId(accessKey);
         CredentialsProvider credentials = key -> key.equals(accessKey) ? Optional.of(secret) : Optional.empty();
         Authorizer authorizer = Authorizer.allowAll();
         S3Server s3;

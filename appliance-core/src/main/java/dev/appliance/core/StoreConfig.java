@@ -18,6 +18,9 @@ import java.util.List;
  *     each drive's metadata journal, one journal force per batch of concurrent rewrites, and rewrites the files in
  *     place ({@code dev.appliance.core.drive.MetadataJournal}); false forces every rewritten file and its directory
  * @param driveSettings drive call deadlines, fault thresholds and how often drives are checked
+ * @param identityKey the 32-byte key that seals access-key secrets of the identity state on the drives
+ *     ({@code dev.appliance.core.identity.IdentityStore}); null when not known at open (given later, or identity
+ *     unused). Where it comes from is the application's choice (docs/decisions/identity-secrets-at-rest.md)
  */
 public record StoreConfig(
         List<Path> drives,
@@ -26,7 +29,8 @@ public record StoreConfig(
         boolean allowRootFilesystem,
         Clock clock,
         boolean metadataJournal,
-        DriveSettings driveSettings) {
+        DriveSettings driveSettings,
+        byte[] identityKey) {
     public StoreConfig {
         requireNonNull(drives, "drives");
         drives = List.copyOf(drives);
@@ -35,10 +39,19 @@ public record StoreConfig(
         }
         requireNonNull(clock, "clock");
         requireNonNull(driveSettings, "driveSettings");
+        if (identityKey != null && identityKey.length != 32) {
+            throw new IllegalArgumentException("identityKey: " + identityKey.length + " bytes (expected 32)");
+        }
+        identityKey = identityKey == null ? null : identityKey.clone();
+    }
+
+    @Override
+    public byte[] identityKey() {
+        return identityKey == null ? null : identityKey.clone();
     }
 
     public StoreConfig(List<Path> drives, int setDriveCount, int parity, boolean allowRootFilesystem, Clock clock) {
-        this(drives, setDriveCount, parity, allowRootFilesystem, clock, true, DriveSettings.DEFAULTS);
+        this(drives, setDriveCount, parity, allowRootFilesystem, clock, true, DriveSettings.DEFAULTS, null);
     }
 
     public static StoreConfig of(List<Path> drives) {
@@ -46,10 +59,17 @@ public record StoreConfig(
     }
 
     public StoreConfig withMetadataJournal(boolean enabled) {
-        return new StoreConfig(drives, setDriveCount, parity, allowRootFilesystem, clock, enabled, driveSettings);
+        return new StoreConfig(
+                drives, setDriveCount, parity, allowRootFilesystem, clock, enabled, driveSettings, identityKey);
     }
 
     public StoreConfig withDriveSettings(DriveSettings settings) {
-        return new StoreConfig(drives, setDriveCount, parity, allowRootFilesystem, clock, metadataJournal, settings);
+        return new StoreConfig(
+                drives, setDriveCount, parity, allowRootFilesystem, clock, metadataJournal, settings, identityKey);
+    }
+
+    public StoreConfig withIdentityKey(byte[] key) {
+        return new StoreConfig(
+                drives, setDriveCount, parity, allowRootFilesystem, clock, metadataJournal, driveSettings, key);
     }
 }

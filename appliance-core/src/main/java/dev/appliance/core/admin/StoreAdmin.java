@@ -4,6 +4,7 @@ import dev.appliance.core.alerts.VersionAlerts;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.heal.DriveHealStatus;
 import dev.appliance.core.heal.HealQueueStatus;
+import dev.appliance.core.identity.IdentityStore;
 import dev.appliance.core.objectlock.RetentionClock;
 import dev.appliance.core.scanner.ScanReport;
 import dev.appliance.core.scanner.ScannerHealFigures;
@@ -56,6 +57,9 @@ public interface StoreAdmin {
 
     /** The retention clock Object Lock is evaluated against. */
     RetentionClock retentionClock();
+
+    /** Users, access keys, groups and managed policies, kept on the drives (docs/formats/identity.md). */
+    IdentityStore identity();
 
     /** Version-explosion alerts: listed and acknowledged by the admin API and the CLI (docs/alerts.md). */
     VersionAlerts versionAlerts();

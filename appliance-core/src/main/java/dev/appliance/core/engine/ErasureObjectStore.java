@@ -108,6 +108,8 @@ public final class ErasureObjectStore implements ApplianceStore {
 
     /** The buckets and their settings, resolved by quorum from the records on the drives and served from memory. */
     private final BucketRegistry buckets;
+    /** Users, keys, groups and policies on the drives; repaired with the bucket records. */
+    private final dev.appliance.core.identity.IdentityStore identity;
 
     private final DataScanner scanner;
     private final VersionAlerts alerts;
@@ -151,6 +153,8 @@ public final class ErasureObjectStore implements ApplianceStore {
         this.allDrives = List.copyOf(all);
         this.listing = new ObjectListing(allDrives, this::setFor);
         this.buckets = BucketRegistry.load(allDrives, calls, clock);
+        this.identity =
+                dev.appliance.core.identity.IdentityStore.open(allDrives, calls, clock, topology.config.identityKey());
         repairBucketRecordsQuietly(); // copies left stale by drives that were away while settings changed
         // Heal reports of the previous run (a crash included) are pending again before anything new is reported.
         this.healing = new Healing(
@@ -512,6 +516,12 @@ public final class ErasureObjectStore implements ApplianceStore {
 
     private void repairBucketRecordsQuietly() {
         buckets.repairQuietly();
+        identity.repair(); // same triggers as the bucket records; never throws
+    }
+
+    @Override
+    public dev.appliance.core.identity.IdentityStore identity() {
+        return identity;
     }
 
     @Override
