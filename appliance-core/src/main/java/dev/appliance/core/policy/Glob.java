@@ -74,7 +74,7 @@ final class Glob {
         return new String(out);
     }
 
-    boolean matches(CharSequence text) {
+    boolean matches(String text) {
         if (matchesEverything) {
             return true;
         }
@@ -108,7 +108,7 @@ final class Glob {
     }
 
     /** Characters between two stars; {@code any} marks the {@code ?} positions. */
-    private record Segment(char[] chars, boolean[] any, long[] asciiMasks, long anyMask) {
+    private record Segment(char[] chars, boolean[] any, String literal, long[] asciiMasks, long anyMask) {
         static Segment of(String text, List<Integer> anyPositions, boolean precompute) {
             char[] chars = text.toCharArray();
             boolean[] any = new boolean[chars.length];
@@ -127,14 +127,19 @@ final class Glob {
                     }
                 }
             }
-            return new Segment(chars, any, masks, anyMask);
+            // without '?' an anchored segment is compared by String.startsWith, which the JIT vectorises
+            String literal = anyPositions.isEmpty() ? text : null;
+            return new Segment(chars, any, literal, masks, anyMask);
         }
 
         int length() {
             return chars.length;
         }
 
-        boolean matchesAt(CharSequence text, int at, boolean ignoreCase) {
+        boolean matchesAt(String text, int at, boolean ignoreCase) {
+            if (literal != null && !ignoreCase) {
+                return text.startsWith(literal, at);
+            }
             for (int i = 0; i < chars.length; i++) {
                 if (!any[i] && chars[i] != charAt(text, at + i, ignoreCase)) {
                     return false;
@@ -144,7 +149,7 @@ final class Glob {
         }
 
         /** The leftmost start in [from, limit - length] where this segment matches, or -1. */
-        int indexIn(CharSequence text, int from, int limit, boolean ignoreCase) {
+        int indexIn(String text, int from, int limit, boolean ignoreCase) {
             int k = chars.length;
             if (asciiMasks == null) {
                 for (int at = from; at + k <= limit; at++) {
@@ -178,7 +183,7 @@ final class Glob {
             return mask;
         }
 
-        private static char charAt(CharSequence text, int i, boolean ignoreCase) {
+        private static char charAt(String text, int i, boolean ignoreCase) {
             char c = text.charAt(i);
             return ignoreCase ? Character.toLowerCase(c) : c;
         }

@@ -44,6 +44,9 @@ public record RequestContext(
         String sourceIp,
         Map<String, List<String>> keys) {
 
+    private static final List<String> TRUE = List.of("true");
+    private static final List<String> FALSE = List.of("false");
+
     public RequestContext {
         requireNonNull(action, "action");
         requireNonNull(resource, "resource");
@@ -111,7 +114,7 @@ public record RequestContext(
                     return List.of(Long.toString(time.getEpochSecond()));
                 }
                 case "aws:securetransport" -> {
-                    return List.of(Boolean.toString(secureTransport));
+                    return secureTransport ? TRUE : FALSE;
                 }
                 case "aws:sourceip" -> {
                     return sourceIp == null ? null : List.of(sourceIp);
