@@ -121,6 +121,19 @@ class PolicyEvaluationTest {
                 EXPLICIT_DENY,
                 get(),
                 "{\"Effect\": \"Deny\", \"Action\": \"s3:*\", \"Resource\": \"*\"}");
+        // CVE-2023-25812 (reliability-security.md B.4): a Deny on the governance bypass is honoured under s3:*
+        row(
+                "Deny of s3:BypassGovernanceRetention wins over s3:*",
+                EXPLICIT_DENY,
+                alice("s3:BypassGovernanceRetention", OBJ).build(),
+                allow("s3:*", "*"),
+                "{\"Effect\": \"Deny\", \"Action\": \"s3:BypassGovernanceRetention\", \"Resource\": \"*\"}");
+        row(
+                "the Deny on the bypass leaves version deletes allowed",
+                ALLOW,
+                alice("s3:DeleteObjectVersion", OBJ).build(),
+                allow("s3:*", "*"),
+                "{\"Effect\": \"Deny\", \"Action\": \"s3:BypassGovernanceRetention\", \"Resource\": \"*\"}");
         // NotAction / NotResource
         row(
                 "NotAction allows the rest",
