@@ -529,6 +529,70 @@ public final class PolicyDocument {
         return warnings;
     }
 
+    /**
+     * Whether this bucket policy is public in S3's sense (GetBucketPolicyStatus {@code IsPublic}; refused by
+     * BlockPublicPolicy, ignored by RestrictPublicBuckets): some Allow statement names every principal ({@code "*"},
+     * {@code {"AWS": "*"}} or a NotPrincipal) and no condition of it pins the caller down. A condition pins down when
+     * it is {@code IpAddress} on {@code aws:SourceIp} with no {@code /0} block, or a positive string or ARN comparison
+     * ({@code StringEquals}, {@code StringEqualsIgnoreCase}, {@code ArnEquals}, {@code ArnLike}, without IfExists or
+     * ForAllValues) with fixed values (no wildcard, no policy variable) on {@code aws:SourceArn}, {@code
+     * aws:SourceVpc}, {@code aws:SourceVpce}, {@code aws:SourceOwner}, {@code aws:SourceAccount}, {@code
+     * aws:PrincipalAccount}, {@code aws:PrincipalArn}, {@code aws:PrincipalOrgID}, {@code
+     * s3:x-amz-server-side-encryption-aws-kms-key-id} or {@code aws:userid} (not of the form {@code AROLEID:*}).
+     * Identity policies are never public.
+     */
+    public boolean isPublic() {
+        if (!kind.resourceBased()) {
+            return false;
+        }
+        for (Statement s : statements) {
+            if (s.effect() == Statement.Effect.ALLOW
+                    && (s.notPrincipal() || s.principals().anyone())
+                    && s.conditions().stream().noneMatch(PolicyDocument::pinsCallerDown)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static final Set<String> FIXED_VALUE_KEYS = Set.of(
+            "aws:sourcearn",
+            "aws:sourcevpc",
+            "aws:sourcevpce",
+            "aws:sourceowner",
+            "aws:sourceaccount",
+            "aws:principalaccount",
+            "aws:principalarn",
+            "aws:principalorgid",
+            "s3:x-amz-server-side-encryption-aws-kms-key-id",
+            "aws:userid");
+
+    private static boolean pinsCallerDown(Statement.Condition c) {
+        if (c.ifExists() || c.qualifier() == Statement.Qualifier.FOR_ALL_VALUES) {
+            return false;
+        }
+        if (c.operator() == ConditionOperator.IP_ADDRESS && c.key().equals("aws:sourceip")) {
+            return c.values().stream().map(PolicyValues::cidr).allMatch(b -> b != null && b.prefix() > 0);
+        }
+        boolean positive =
+                switch (c.operator()) {
+                    case STRING_EQUALS, STRING_EQUALS_IGNORE_CASE, ARN_EQUALS, ARN_LIKE -> true;
+                    default -> false;
+                };
+        if (!positive || !FIXED_VALUE_KEYS.contains(c.key())) {
+            return false;
+        }
+        for (String v : c.values()) {
+            if (v.indexOf('*') >= 0 || v.indexOf('?') >= 0 || v.contains("${")) {
+                return false;
+            }
+            if (c.key().equals("aws:userid") && v.endsWith(":*")) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     List<Statement> statements() {
         return statements;
     }

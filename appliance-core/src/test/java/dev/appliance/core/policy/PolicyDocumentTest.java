@@ -4,6 +4,7 @@ import static dev.appliance.core.policy.PolicyTestSupport.document;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -277,6 +278,55 @@ class PolicyDocumentTest {
         assertThat(padded.length()).isGreaterThan(6144);
         assertThat(PolicyDocument.parse(padded, PolicyKind.MANAGED).statementCount())
                 .isEqualTo(40);
+    }
+
+    @Test
+    void isPublic_asS3DefinesIt() {
+        String everyone = "{\"Effect\": \"Allow\", \"Principal\": \"*\", \"Action\": \"s3:GetObject\","
+                + " \"Resource\": \"arn:aws:s3:::b/*\"";
+        assertThat(bucketPolicy(everyone + "}").isPublic()).isTrue();
+        assertThat(bucketPolicy(everyone.replace("\"*\"", "{\"AWS\": \"*\"}") + "}")
+                        .isPublic())
+                .isTrue();
+        assertThat(bucketPolicy(everyone.replace("Allow", "Deny") + "}").isPublic())
+                .isFalse();
+        assertThat(bucketPolicy(everyone.replace("\"*\"", "{\"AWS\": \"123456789012\"}") + "}")
+                        .isPublic())
+                .isFalse();
+        assertThat(bucketPolicy(everyone.replace(
+                                        "\"Principal\": \"*\"", "\"NotPrincipal\": {\"AWS\": \"123456789012\"}")
+                                + "}")
+                        .isPublic())
+                .isTrue();
+        // pinned down by a source network or a fixed caller
+        assertThat(bucketPolicy(everyone + ", \"Condition\": {\"IpAddress\": {\"aws:SourceIp\": \"10.0.0.0/8\"}}}")
+                        .isPublic())
+                .isFalse();
+        assertThat(bucketPolicy(everyone + ", \"Condition\": {\"IpAddress\": {\"aws:SourceIp\": \"0.0.0.0/0\"}}}")
+                        .isPublic())
+                .isTrue();
+        assertThat(bucketPolicy(everyone
+                                + ", \"Condition\": {\"StringEquals\": {\"aws:PrincipalAccount\": \"123456789012\"}}}")
+                        .isPublic())
+                .isFalse();
+        // not pinned down: wildcards, IfExists, negations, other keys
+        for (String condition : List.of(
+                "{\"StringLike\": {\"aws:PrincipalAccount\": \"1234*\"}}",
+                "{\"StringEquals\": {\"aws:PrincipalArn\": \"arn:aws:iam::1:user/${aws:username}\"}}",
+                "{\"StringEqualsIfExists\": {\"aws:PrincipalAccount\": \"123456789012\"}}",
+                "{\"NotIpAddress\": {\"aws:SourceIp\": \"10.0.0.0/8\"}}",
+                "{\"Bool\": {\"aws:SecureTransport\": \"true\"}}")) {
+            assertThat(bucketPolicy(everyone + ", \"Condition\": " + condition + "}")
+                            .isPublic())
+                    .as(condition)
+                    .isTrue();
+        }
+        assertThat(BuiltinPolicies.get(BuiltinPolicies.READ_ONLY).document().isPublic())
+                .isFalse();
+    }
+
+    private static PolicyDocument bucketPolicy(String statement) {
+        return PolicyDocument.parseBucketPolicy(document(statement), "b");
     }
 
     @Test
