@@ -21,7 +21,9 @@ import org.openjdk.jmh.annotations.Setup;
 /**
  * Policy evaluation per request (issue 14: authorization must not cost throughput). A user with a 20-statement
  * managed policy (19 Allows over other buckets and prefixes, several with conditions, and one Deny with a condition)
- * asks for a PutObject and a GetObject that the 18th statement allows; against it, the root shortcut ({@link
+ * asks for a PutObject and a GetObject that the 18th statement allows. {@code put20Wildcards} is the same policy with a
+ * wildcard in front of each bucket name ({@code *bucket-7}), so that the set cannot narrow the statements by bucket and
+ * all 17 before the granting one are matched and passed over. Against them: the root shortcut ({@link
  * PolicySet#unrestricted}, no evaluation) and the built-in admin policy. {@code put20WithCache} adds what the S3 front
  * end will do per request besides evaluating: build the {@link RequestContext} and look the user's compiled set up in
  * a {@link PolicySetCache}. Scores are nanoseconds per evaluation.
@@ -39,6 +41,7 @@ public class PolicyBenchmark extends BenchmarkBase {
 
     private List<NamedPolicy> userPolicies;
     private PolicySet user20;
+    private PolicySet user20Wildcards;
     private PolicySet admin;
     private PolicySet root;
     private PolicySetCache cache;
@@ -46,10 +49,10 @@ public class PolicyBenchmark extends BenchmarkBase {
     private RequestContext get;
 
     /** The 20-statement policy: statement 17 (from 0) grants the benchmarked bucket. */
-    static String twentyStatements() {
+    static String twentyStatements(String bucketPrefix) {
         List<String> statements = new ArrayList<>();
         for (int i = 0; i < 19; i++) {
-            String bucket = "bucket-" + i;
+            String bucket = bucketPrefix + i;
             String condition =
                     switch (i % 4) {
                         case 0 ->
@@ -70,18 +73,20 @@ public class PolicyBenchmark extends BenchmarkBase {
 
     @Setup
     public void setUp() {
-        PolicyDocument doc = PolicyDocument.parse(twentyStatements(), PolicyKind.MANAGED);
-        if (doc.statementCount() != 20) {
+        PolicyDocument doc = PolicyDocument.parse(twentyStatements("bucket-"), PolicyKind.MANAGED);
+        PolicyDocument wildcards = PolicyDocument.parse(twentyStatements("*bucket-"), PolicyKind.MANAGED);
+        if (doc.statementCount() != 20 || wildcards.statementCount() != 20) {
             throw new IllegalStateException("expected 20 statements, got " + doc.statementCount());
         }
         userPolicies = List.of(new NamedPolicy("veeam-user", doc));
         user20 = PolicySet.of(userPolicies, null);
+        user20Wildcards = PolicySet.of(List.of(new NamedPolicy("veeam-user", wildcards)), null);
         admin = PolicySet.of(List.of(BuiltinPolicies.get(BuiltinPolicies.ADMIN)), null);
         root = PolicySet.unrestricted("root");
         cache = new PolicySetCache(1024);
         put = context("s3:PutObject");
         get = context("s3:GetObject");
-        for (PolicySet set : List.of(user20, admin, root)) {
+        for (PolicySet set : List.of(user20, user20Wildcards, admin, root)) {
             if (!set.evaluate(put).allowed() || !set.evaluate(get).allowed()) {
                 throw new IllegalStateException("the benchmarked requests must be allowed");
             }
@@ -105,6 +110,11 @@ public class PolicyBenchmark extends BenchmarkBase {
     @Benchmark
     public Decision get20() {
         return user20.evaluate(get);
+    }
+
+    @Benchmark
+    public Decision put20Wildcards() {
+        return user20Wildcards.evaluate(put);
     }
 
     @Benchmark

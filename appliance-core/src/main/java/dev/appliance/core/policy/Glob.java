@@ -161,7 +161,16 @@ final class Glob {
             }
             long done = 1L << (k - 1);
             long state = 0;
+            // while no partial match is under way, jump to the next occurrence of the segment's first character
+            // (String.indexOf, vectorised); every text character is still read at most once
+            boolean skip = !any[0] && !ignoreCase;
             for (int j = from; j < limit; j++) {
+                if (state == 0 && skip) {
+                    j = text.indexOf(chars[0], j);
+                    if (j < 0 || j >= limit) {
+                        return -1;
+                    }
+                }
                 state = ((state << 1) | 1L) & maskOf(charAt(text, j, ignoreCase));
                 if ((state & done) != 0) {
                     return j - k + 1;
