@@ -726,6 +726,51 @@ class PolicyEvaluationTest {
     }
 
     @Test
+    void narrowingByBucket_keepsStatementsForAnyBucket_andTheirOrder() {
+        PolicyDocument policy = identity(
+                "{\"Sid\": \"AnyBucketTmp\", \"Effect\": \"Allow\", \"Action\": \"s3:PutObject\", \"Resource\":"
+                        + " \"arn:aws:s3:::*/tmp/*\"}",
+                "{\"Sid\": \"BucketA\", \"Effect\": \"Allow\", \"Action\": \"s3:PutObject\", \"Resource\":"
+                        + " [\"arn:aws:s3:::a/*\", \"arn:aws:s3:::a\"]}",
+                "{\"Sid\": \"BucketPrefixB\", \"Effect\": \"Allow\", \"Action\": \"s3:PutObject\", \"Resource\":"
+                        + " \"arn:aws:s3:::b*\"}",
+                "{\"Sid\": \"NoSecrets\", \"Effect\": \"Deny\", \"Action\": \"s3:*\", \"NotResource\":"
+                        + " \"arn:aws:s3:::a/*\", \"Condition\": {\"StringEquals\": {\"s3:x-amz-acl\": \"public-read\"}}}");
+        List<NamedPolicy> p = List.of(new NamedPolicy("p", policy));
+        assertThat(decide(p, null, alice("s3:PutObject", "arn:aws:s3:::a/tmp/x").build())
+                        .sid())
+                .isEqualTo("AnyBucketTmp");
+        assertThat(decide(p, null, alice("s3:PutObject", "arn:aws:s3:::a/x").build())
+                        .sid())
+                .isEqualTo("BucketA");
+        assertThat(decide(p, null, alice("s3:PutObject", "arn:aws:s3:::bb/x").build())
+                        .sid())
+                .isEqualTo("BucketPrefixB");
+        assertThat(decide(p, null, alice("s3:PutObject", "arn:aws:s3:::c/x").build())
+                        .outcome())
+                .isEqualTo(IMPLICIT_DENY);
+        assertThat(decide(p, null, alice("s3:PutObject", "arn:aws:s3:::ab/x").build())
+                        .outcome())
+                .isEqualTo(IMPLICIT_DENY);
+        assertThat(decide(
+                                p,
+                                null,
+                                alice("s3:PutObject", "arn:aws:s3:::c/tmp/x")
+                                        .key("s3:x-amz-acl", "public-read")
+                                        .build())
+                        .sid())
+                .isEqualTo("NoSecrets");
+        assertThat(decide(
+                                p,
+                                null,
+                                alice("s3:PutObject", "arn:aws:s3:::a/x")
+                                        .key("s3:x-amz-acl", "public-read")
+                                        .build())
+                        .sid())
+                .isEqualTo("BucketA");
+    }
+
+    @Test
     void unrestricted_allowsWithoutEvaluating() {
         Decision d = PolicySet.unrestricted("root")
                 .evaluate(alice("s3:DeleteBucket", "arn:aws:s3:::b").build());
