@@ -5,13 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.appliance.core.ListVersionsResult;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,12 +27,7 @@ class VeeamListingTest {
 
     @BeforeEach
     void open() throws Exception {
-        List<Path> drives =
-                IntStream.rangeClosed(1, 4).mapToObj(i -> tmp.resolve("d" + i)).toList();
-        for (Path d : drives) {
-            Files.createDirectories(d);
-        }
-        store = ErasureObjectStore.open(StoreConfig.of(drives));
+        store = TestEngine.open(TestStore.on(tmp));
         store.makeBucket("veeam");
         store.setVersioning("veeam", VersioningState.ENABLED);
         for (String key : List.of(
