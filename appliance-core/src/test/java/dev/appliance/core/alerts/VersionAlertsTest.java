@@ -6,9 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.appliance.core.BucketSettings;
 import dev.appliance.core.MovableClock;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
-import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.engine.ErasureObjectStore;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
@@ -16,6 +14,7 @@ import dev.appliance.core.lifecycle.LifecycleConfiguration;
 import dev.appliance.core.lifecycle.LifecycleConfiguration.Filter;
 import dev.appliance.core.lifecycle.LifecycleConfiguration.NoncurrentExpiration;
 import dev.appliance.core.lifecycle.LifecycleConfiguration.Rule;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +24,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,16 +50,16 @@ class VersionAlertsTest {
         store.setVersioning(BUCKET, VersioningState.ENABLED);
     }
 
-    private List<Path> drives() {
-        return IntStream.rangeClosed(1, 4).mapToObj(i -> tmp.resolve("d" + i)).toList();
+    private TestStore layout() {
+        return TestStore.on(tmp).clock(clock);
     }
 
-    private ErasureObjectStore openStore() throws IOException {
-        for (Path d : drives()) {
-            Files.createDirectories(d);
-        }
-        return ErasureObjectStore.open(
-                new StoreConfig(drives(), 0, -1, true, clock).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+    private List<Path> drives() {
+        return layout().drives();
+    }
+
+    private ErasureObjectStore openStore() {
+        return layout().open(ErasureObjectStore::open);
     }
 
     @AfterEach

@@ -5,17 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.appliance.core.MovableClock;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.heal.DriveHealer;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
-import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,14 +32,8 @@ class BackgroundAgentsTest {
     private ErasureObjectStore store;
 
     @BeforeEach
-    void open() throws IOException {
-        List<Path> drives =
-                IntStream.rangeClosed(1, 4).mapToObj(i -> tmp.resolve("d" + i)).toList();
-        for (Path d : drives) {
-            Files.createDirectories(d);
-        }
-        store = ErasureObjectStore.openStopped(
-                new StoreConfig(drives, 0, -1, true, (Clock) clock), DriveHealer.Settings.DEFAULTS);
+    void open() {
+        store = TestEngine.openStopped(TestStore.on(tmp).clock(clock));
         store.makeBucket(B);
     }
 

@@ -14,6 +14,7 @@ import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.heal.BackgroundHealer;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -56,7 +57,7 @@ class BoundedChangeStepsTest {
     }
 
     private void open() throws IOException {
-        store = HealTestDrives.openWithDeadline(tmp, DEADLINE_MILLIS, 10);
+        store = TestEngine.openWithDeadline(TestStore.on(tmp), DEADLINE_MILLIS, 10);
     }
 
     private LocalDrive drive(int i) {
@@ -134,11 +135,11 @@ class BoundedChangeStepsTest {
 
         // The commit landed on the drive in time: once back it reads the new version with any other drive.
         bringBack(drive(2));
-        HealTestDrives.away(store, List.of(0, 1));
+        TestEngine.away(store, List.of(0, 1));
         try {
             assertThat(read(store, "plain", "k", null)).isEqualTo(newer);
         } finally {
-            HealTestDrives.back(store, List.of(0, 1));
+            TestEngine.back(store, List.of(0, 1));
         }
     }
 
@@ -182,7 +183,7 @@ class BoundedChangeStepsTest {
         byte[] data = random(2_500_000, 5);
         put("plain", "k", data);
         // Only drives 0 and 1 can serve the read, so the reader has no shard to read in place of drive 0's.
-        HealTestDrives.away(store, List.of(2, 3));
+        TestEngine.away(store, List.of(2, 3));
         try {
             drive(0).injectFaults(DriveFaults.stalls(0, 0, STALL_MILLIS));
             assertTimeoutPreemptively(BOUND, () -> {
@@ -191,7 +192,7 @@ class BoundedChangeStepsTest {
             // The read is interrupted (a shard read changes nothing), so the drive waits only for its probe.
             assertTakenOutAsStalled(drive(0), "reading a shard");
         } finally {
-            HealTestDrives.back(store, List.of(2, 3));
+            TestEngine.back(store, List.of(2, 3));
         }
         bringBack(drive(0));
         assertThat(read(store, "plain", "k", null)).isEqualTo(data);

@@ -9,10 +9,8 @@ import dev.appliance.core.BucketSettings;
 import dev.appliance.core.MovableClock;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.bucket.BucketRecords;
-import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.heal.HealResult;
@@ -21,6 +19,7 @@ import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.objectlock.ObjectLockConfiguration;
 import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionMode;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +34,6 @@ import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,23 +62,17 @@ class BucketRecordsTest {
     }
 
     private Path drive(int i) {
-        return tmp.resolve("disk" + i);
+        return TestStore.on(tmp).drive(i);
     }
 
-    private ErasureObjectStore openStore() throws IOException {
-        List<Path> drives = IntStream.range(0, 4).mapToObj(this::drive).toList();
-        for (Path d : drives) {
-            if (!Files.exists(HealTestDrives.awayPath(d))) {
-                Files.createDirectories(d);
-            }
-        }
-        return ErasureObjectStore.open(
-                new StoreConfig(drives, 0, -1, true, wall).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+    /** Opens the store on four drives, creating those not taken away. */
+    private ErasureObjectStore openStore() {
+        return TestEngine.open(TestStore.on(tmp).clock(wall));
     }
 
     /** Takes drive {@code i} away (its directory moved out); while running, the store notices at its drive check. */
     private void takeAway(int i) throws IOException {
-        HealTestDrives.away(drive(i));
+        TestStore.away(drive(i));
         if (store != null) {
             store.checkDrives();
             assertThat(store.drives().get(i).isOnline()).isFalse();
@@ -89,7 +81,7 @@ class BucketRecordsTest {
 
     /** Puts drive {@code i} back; while running, the store takes it back into service at its drive check. */
     private void bringBack(int i) throws IOException {
-        HealTestDrives.back(drive(i));
+        TestStore.back(drive(i));
         if (store != null) {
             store.checkDrives();
             assertThat(store.drives().get(i).isOnline()).isTrue();
@@ -302,8 +294,7 @@ class BucketRecordsTest {
      */
     @Test
     void danglingVersionUnderLegalHold_isKeptWhileADriveIsAway_andRolledBackOnceAllAnswer() throws Exception {
-        var paths = HealTestDrives.drives(tmp.resolve("six"), 6);
-        store = HealTestDrives.openQuiet(paths, 2);
+        store = TestEngine.openQuiet(TestStore.on(tmp.resolve("six")).drives(6).parity(2));
         store.makeBucket(B, true);
         put("k", Map.of());
         List<Map<Path, byte[]>> before = new ArrayList<>();
@@ -563,7 +554,7 @@ class BucketRecordsTest {
                 store = openStore();
                 Model seen = matches(c.next()) ? c.next() : m;
                 assertSettings(seen, what + ": restarted with the failed change on some drives");
-                if (Files.exists(HealTestDrives.awayPath(drive(a)))) {
+                if (Files.exists(TestStore.awayPath(drive(a)))) {
                     bringBack(a);
                 }
                 bringBack(b);

@@ -7,16 +7,13 @@ import dev.appliance.core.BucketSettings;
 import dev.appliance.core.BucketUsage;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.StorageCapacity;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
-import dev.appliance.core.drive.TestDriveSettings;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -27,16 +24,13 @@ class CapacityAndUsageTest {
     @TempDir
     Path tmp;
 
-    private List<Path> drives;
+    private TestStore layout;
     private ErasureObjectStore store;
 
     @BeforeEach
     void open() throws Exception {
-        drives = IntStream.rangeClosed(1, 4).mapToObj(i -> tmp.resolve("d" + i)).toList();
-        for (Path d : drives) {
-            Files.createDirectories(d);
-        }
-        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+        layout = TestStore.on(tmp);
+        store = TestEngine.open(layout);
         store.makeBucket("bucket");
     }
 
@@ -107,7 +101,7 @@ class CapacityAndUsageTest {
         store.setBucketSettings("bucket", new BucketSettings(10L << 30, true));
         store.setBucketTags("bucket", java.util.Map.of("k", "v")); // rewriting the record keeps the settings
         store.close();
-        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+        store = TestEngine.open(layout);
         assertThat(store.bucketSettings("bucket")).isEqualTo(new BucketSettings(10L << 30, true));
         store.deleteBucket("bucket");
         store.makeBucket("bucket");

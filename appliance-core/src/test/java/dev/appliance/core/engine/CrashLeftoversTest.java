@@ -12,6 +12,7 @@ import dev.appliance.core.UploadedPart;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.heal.HealResult;
 import dev.appliance.core.multipart.MultipartUploads;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -49,7 +50,7 @@ class CrashLeftoversTest {
     }
 
     private ErasureObjectStore open() throws IOException {
-        ErasureObjectStore s = HealTestDrives.openQuiet(HealTestDrives.drives(tmp, 4), 2);
+        ErasureObjectStore s = TestEngine.openQuiet(TestStore.on(tmp).drives(4).parity(2));
         stores.add(s);
         return s;
     }
@@ -216,11 +217,11 @@ class CrashLeftoversTest {
         for (int i = 1; i < 4; i++) {
             assertThat(after.get(i).keySet()).isEqualTo(after.getFirst().keySet());
         }
-        HealTestDrives.away(s, List.of(0, 1));
+        TestEngine.away(s, List.of(0, 1));
         try {
             assertThat(read(s, B, "k", null)).as("drives 2 and 3 alone").isEqualTo(newer);
         } finally {
-            HealTestDrives.back(s, List.of(0, 1));
+            TestEngine.back(s, List.of(0, 1));
         }
     }
 
@@ -337,13 +338,13 @@ class CrashLeftoversTest {
                     .as("rolled back on %s", d.root())
                     .isEqualTo(-1);
         }
-        HealTestDrives.away(second, List.of(0, 1));
+        TestEngine.away(second, List.of(0, 1));
         try {
             assertThat(second.headObject(B, "k", null).versionId()).isEqualTo(rolledForward.versionId());
             assertThat(read(second, B, "k", rolledForward.versionId())).isEqualTo(forward);
             assertThat(second.headObject(B, "j", null).versionId()).isEqualTo(olderJ.versionId());
         } finally {
-            HealTestDrives.back(second, List.of(0, 1));
+            TestEngine.back(second, List.of(0, 1));
         }
         assertThat(second.listObjectVersions(B, "k", null, null, null, 10).versions())
                 .extracting(ObjectInfo::versionId)
@@ -366,15 +367,15 @@ class CrashLeftoversTest {
         ObjectInfo cut = put(first, "k", random(700_000, 31));
         stopAfter(first, "k", before, 2); // drives 0 and 1 hold it
         List<Path> roots = first.drives().stream().map(LocalDrive::root).toList();
-        HealTestDrives.away(roots.get(1));
+        TestStore.away(roots.get(1));
 
-        ErasureObjectStore second = HealTestDrives.openQuiet(roots, 2);
+        ErasureObjectStore second = TestEngine.openQuiet(TestStore.on(tmp).parity(2));
         stores.add(second);
         assertThat(second.listObjectVersions(B, "k", null, null, null, 10).versions())
                 .extracting(ObjectInfo::versionId)
                 .containsExactly(older.versionId());
 
-        HealTestDrives.back(roots.get(1));
+        TestStore.back(roots.get(1));
         second.checkDrives();
         second.heal(B, "k", null);
         assertThat(second.listObjectVersions(B, "k", null, null, null, 10).versions())

@@ -10,6 +10,7 @@ import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -67,7 +68,7 @@ class DataDirKeyCollisionTest {
 
     @Test
     void keysThroughAnotherKeysDataDirectory_areRefused_andTheOtherKeySurvives() throws Exception {
-        store = HealTestDrives.openQuiet(HealTestDrives.drives(tmp, 4), 2);
+        store = TestEngine.openQuiet(TestStore.on(tmp).drives(4).parity(2));
         store.makeBucket(B);
         byte[] a = random(500_000, 1); // above the inline limit: a data directory holds its part files
         put("a", a);
@@ -103,7 +104,7 @@ class DataDirKeyCollisionTest {
 
     @Test
     void aNoncurrentVersionsDataDirectory_isProtectedToo() throws Exception {
-        store = HealTestDrives.openQuiet(HealTestDrives.drives(tmp, 4), 2);
+        store = TestEngine.openQuiet(TestStore.on(tmp).drives(4).parity(2));
         store.makeBucket(B);
         store.setVersioning(B, VersioningState.ENABLED);
         byte[] first = random(500_000, 5);
@@ -116,7 +117,7 @@ class DataDirKeyCollisionTest {
 
     @Test
     void aDeleteThroughAnotherKeysDataDirectory_isRefused_andWritesNoMarkerThere() throws Exception {
-        store = HealTestDrives.openQuiet(HealTestDrives.drives(tmp, 4), 2);
+        store = TestEngine.openQuiet(TestStore.on(tmp).drives(4).parity(2));
         store.makeBucket(B);
         store.setVersioning(B, VersioningState.ENABLED);
         byte[] data = random(500_000, 8);

@@ -6,13 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.ObjectReader;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.heal.HealQueue;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -22,7 +21,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -89,15 +87,8 @@ class DegradedDrivesTest {
         return out;
     }
 
-    private ErasureObjectStore open(int drives, int parity) throws IOException {
-        List<Path> paths = IntStream.rangeClosed(1, drives)
-                .mapToObj(i -> tmp.resolve("d" + i))
-                .toList();
-        for (Path p : paths) {
-            Files.createDirectories(p);
-        }
-        store = ErasureObjectStore.open(new StoreConfig(paths, 0, parity, true, java.time.Clock.systemUTC())
-                .withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+    private ErasureObjectStore open(int drives, int parity) {
+        store = TestEngine.open(TestStore.on(tmp).drives(drives).parity(parity));
         return store;
     }
 

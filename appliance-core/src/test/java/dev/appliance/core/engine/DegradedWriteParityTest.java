@@ -1,9 +1,9 @@
 package dev.appliance.core.engine;
 
-import static dev.appliance.core.engine.HealTestDrives.away;
-import static dev.appliance.core.engine.HealTestDrives.back;
 import static dev.appliance.core.engine.HealTestDrives.read;
 import static dev.appliance.core.engine.HealTestDrives.snapshot;
+import static dev.appliance.core.engine.TestEngine.away;
+import static dev.appliance.core.engine.TestEngine.back;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -16,6 +16,7 @@ import dev.appliance.core.error.StorageException;
 import dev.appliance.core.heal.HealResult;
 import dev.appliance.core.meta.ObjectVersion;
 import dev.appliance.core.meta.XlMeta;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -73,7 +74,7 @@ class DegradedWriteParityTest {
 
     @Test
     void oneDriveOffline_writesThreePlusThree_andSurvivesTwoMoreLosses() throws Exception {
-        store = HealTestDrives.openQuiet(HealTestDrives.drives(tmp, 6), 2);
+        store = TestEngine.openQuiet(TestStore.on(tmp).drives(6).parity(2));
         store.makeBucket(B, false);
         byte[] healthy = random(3 << 20, 1);
         put("healthy", healthy);
@@ -126,7 +127,7 @@ class DegradedWriteParityTest {
 
     @Test
     void parityNeverExceedsHalfTheSet_andTooManyOfflineDrivesRefuseTheWrite() throws Exception {
-        store = HealTestDrives.openQuiet(HealTestDrives.drives(tmp, 6), 2);
+        store = TestEngine.openQuiet(TestStore.on(tmp).drives(6).parity(2));
         store.makeBucket(B, false);
         outOfService(List.of(4, 5));
         byte[] data = random(100_000, 7);
@@ -144,7 +145,7 @@ class DegradedWriteParityTest {
 
     @Test
     void setAtHalfParityAlready_writesUnchanged() throws Exception {
-        store = HealTestDrives.openQuiet(HealTestDrives.drives(tmp, 4), 2);
+        store = TestEngine.openQuiet(TestStore.on(tmp).drives(4).parity(2));
         store.makeBucket(B, false);
         outOfService(List.of(3));
         put("k", random(50_000, 9));
@@ -155,7 +156,7 @@ class DegradedWriteParityTest {
 
     @Test
     void healUsesTheVersionsOwnQuorum_neverTakesARaisedParityVersionForDangling() throws Exception {
-        store = HealTestDrives.openQuiet(HealTestDrives.drives(tmp, 6), 2);
+        store = TestEngine.openQuiet(TestStore.on(tmp).drives(6).parity(2));
         store.makeBucket(B, false);
         outOfService(List.of(5));
         byte[] data = random(2 << 20, 11);

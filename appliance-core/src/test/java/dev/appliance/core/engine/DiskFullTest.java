@@ -6,13 +6,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.appliance.core.ObjectReader;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
-import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,14 +56,12 @@ class DiskFullTest {
 
     @Test
     void fullDrives_failWritesCleanlyAndKeepEarlierData() throws Exception {
-        List<Path> drives = new ArrayList<>();
-        for (int i = 1; i <= 4; i++) {
-            Path d = Files.createDirectories(tmp.resolve("d" + i));
+        TestStore layout = TestStore.on(tmp);
+        for (Path d : layout.drives()) {
             assumeTrue(run("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", d.toString()), "cannot mount tmpfs here");
             mounted.add(d);
-            drives.add(d);
         }
-        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+        store = TestEngine.open(layout);
         store.makeBucket("bucket");
         byte[] first = random(1_000_000, 1);
         store.putObject("bucket", "first", PutRequest.of(first.length), new ByteArrayInputStream(first));

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.appliance.core.StoreConfig;
+import dev.appliance.core.testing.TestStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,14 +65,11 @@ class DriveCheckTest {
 
     @Test
     void aBadParityOrAReorderedDeployment_isRefusedWithoutWriting() throws Exception {
-        List<Path> drives = new ArrayList<>(paths("d", 4));
-        for (Path d : drives) {
-            Files.createDirectories(d);
-        }
-        assertThatThrownBy(() ->
-                        ErasureObjectStore.checkDrives(new StoreConfig(drives, 0, 3, true, Clock.systemUTC()), true))
+        List<Path> drives = TestStore.on(tmp).drives();
+        assertThatThrownBy(() -> ErasureObjectStore.checkDrives(
+                        TestStore.on(tmp).parity(3).config(), true))
                 .hasMessageContaining("parity: 3");
-        ErasureObjectStore.open(StoreConfig.of(drives)).close();
+        TestEngine.open(TestStore.on(tmp)).close();
         List<Path> before = everything();
         List<Path> swapped = new ArrayList<>(drives);
         swapped.set(0, drives.get(1));

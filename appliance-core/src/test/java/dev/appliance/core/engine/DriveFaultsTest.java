@@ -4,13 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.appliance.core.ObjectReader;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.drive.DriveFaults;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.heal.HealResult;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
@@ -47,11 +46,9 @@ class DriveFaultsTest {
     }
 
     private void open() throws Exception {
-        roots = new ArrayList<>();
-        for (int i = 1; i <= 4; i++) {
-            roots.add(Files.createDirectories(tmp.resolve("d" + i)));
-        }
-        store = ErasureObjectStore.open(StoreConfig.of(roots).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+        TestStore layout = TestStore.on(tmp);
+        roots = layout.drives();
+        store = TestEngine.open(layout);
         store.makeBucket("bkt");
     }
 

@@ -1,26 +1,24 @@
 package dev.appliance.core.engine;
 
-import static dev.appliance.core.engine.HealTestDrives.away;
 import static dev.appliance.core.engine.HealTestDrives.read;
 import static dev.appliance.core.engine.HealTestDrives.snapshot;
+import static dev.appliance.core.engine.TestEngine.away;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.DriveFormat;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.heal.BackgroundHealer;
 import dev.appliance.core.heal.DriveHealStatus;
 import dev.appliance.core.heal.DriveHealer;
 import dev.appliance.core.heal.HealTracker;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -54,11 +52,8 @@ class DriveReplacementTest {
         }
     }
 
-    private ErasureObjectStore open(List<Path> drives, DriveHealer.Settings settings) {
-        ErasureObjectStore s = ErasureObjectStore.open(
-                new StoreConfig(drives, 0, 2, true, Clock.systemUTC())
-                        .withDriveSettings(TestDriveSettings.MANUAL_CHECKS),
-                settings);
+    private ErasureObjectStore open(TestStore layout, DriveHealer.Settings settings) {
+        ErasureObjectStore s = TestEngine.open(layout, settings);
         s.healer().settings(new BackgroundHealer.Settings(false, 0, 0, 0, 0));
         stores.add(s);
         return s;
@@ -163,8 +158,9 @@ class DriveReplacementTest {
 
     @Test
     void emptyDriveAtStart_takesTheMissingSlot_andGetsEveryVersionByteForByte() throws Exception {
-        List<Path> drives = HealTestDrives.drives(tmp, 4);
-        ErasureObjectStore s = open(drives, FAST);
+        TestStore layout = TestStore.on(tmp).drives(4).parity(2);
+        List<Path> drives = layout.drives();
+        ErasureObjectStore s = open(layout, FAST);
         Map<String, byte[]> written = writeMix(s);
         List<String> keys = keysOf(written);
         var before = snapshots(s, keys);
@@ -173,7 +169,7 @@ class DriveReplacementTest {
         closeLast();
 
         wipe(drives.get(1));
-        s = open(drives, FAST);
+        s = open(layout, FAST);
         DriveFormat replaced = format(drives.get(1));
         assertThat(replaced).isEqualTo(original); // the same deployment, the same slot id
         assertThat(s.driveHealer().awaitIdle(30_000)).isTrue();
@@ -199,8 +195,9 @@ class DriveReplacementTest {
 
     @Test
     void driveWipedWhileRunning_isFoundByTheDriveCheck_andFilled() throws Exception {
-        List<Path> drives = HealTestDrives.drives(tmp, 4);
-        ErasureObjectStore s = open(drives, FAST);
+        TestStore layout = TestStore.on(tmp).drives(4).parity(2);
+        List<Path> drives = layout.drives();
+        ErasureObjectStore s = open(layout, FAST);
         Map<String, byte[]> written = writeMix(s);
         List<String> keys = keysOf(written);
         var before = snapshots(s, keys);
@@ -219,8 +216,9 @@ class DriveReplacementTest {
 
     @Test
     void fillStoppedMidway_continuesFromItsTracker_notFromZero() throws Exception {
-        List<Path> drives = HealTestDrives.drives(tmp, 4);
-        ErasureObjectStore s = open(drives, FAST);
+        TestStore layout = TestStore.on(tmp).drives(4).parity(2);
+        List<Path> drives = layout.drives();
+        ErasureObjectStore s = open(layout, FAST);
         s.makeBucket(B, false);
         Map<String, byte[]> written = new LinkedHashMap<>();
         for (int i = 0; i < 40; i++) {
@@ -234,7 +232,7 @@ class DriveReplacementTest {
         wipe(drives.get(3));
 
         // A crash after 18 keys; the tracker was saved every 5.
-        s = open(drives, new DriveHealer.Settings(600_000, 5, 10, 0, 18, 1));
+        s = open(layout, new DriveHealer.Settings(600_000, 5, 10, 0, 18, 1));
         assertThat(s.driveHealer().awaitIdle(30_000)).isTrue();
         assertThat(s.driveState(s.drives().get(3))).isEqualTo("healing"); // never claims to be whole
         closeLast();
@@ -248,7 +246,7 @@ class DriveReplacementTest {
         assertThat(Files.exists(new LocalDrive(drives.get(3)).metaFile(B, "k018")))
                 .isFalse();
 
-        s = open(drives, FAST);
+        s = open(layout, FAST);
         assertThat(s.driveHealer().awaitIdle(30_000)).isTrue();
         DriveHealStatus st = statusOf(s, drives.get(3));
         assertThat(st.state()).isEqualTo("done");
@@ -266,8 +264,9 @@ class DriveReplacementTest {
 
     @Test
     void returningDrive_isBackInService_andForeignOrMisplacedDrivesAreNeverFormatted() throws Exception {
-        List<Path> drives = HealTestDrives.drives(tmp, 4);
-        ErasureObjectStore s = open(drives, FAST);
+        TestStore layout = TestStore.on(tmp).drives(4).parity(2);
+        List<Path> drives = layout.drives();
+        ErasureObjectStore s = open(layout, FAST);
         s.makeBucket(B, false);
         put(s, B, "a", random(5000, 1));
         LocalDrive d1 = s.drives().get(0);
@@ -277,7 +276,7 @@ class DriveReplacementTest {
         assertThat(String.join("\n", s.checkDrives())).contains("lost its format.json");
         assertThat(d1.isOnline()).isFalse();
         assertThat(s.driveState(d1)).isEqualTo("offline");
-        HealTestDrives.back(s, List.of(0));
+        TestEngine.back(s, List.of(0));
         assertThat(String.join("\n", s.checkDrives())).contains("is back in service");
         assertThat(d1.isOnline()).isTrue();
         assertThat(s.driveHeals()).isEmpty();

@@ -8,6 +8,7 @@ import dev.appliance.core.PutRequest;
 import dev.appliance.core.drive.DriveFaults;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.drive.TestDriveSettings;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,8 +36,8 @@ class DriveSettingsStoreTest {
 
     @Test
     void aStalledDrive_isGivenUpOnAtTheTimeoutTheStoreWasOpenedWith() throws Exception {
-        store = HealTestDrives.openQuiet(
-                HealTestDrives.drives(tmp, 4), 2, TestDriveSettings.deadline(Duration.ofMillis(700), 10));
+        store = TestEngine.openQuiet(
+                TestStore.on(tmp).parity(2).driveSettings(TestDriveSettings.deadline(Duration.ofMillis(700), 10)));
         store.makeBucket("bucket");
         LocalDrive stalled = store.drives().get(1);
         stalled.injectFaults(new DriveFaults(false, false, false, false, 0, 4_000)); // its commits stall 4 s
@@ -55,16 +56,15 @@ class DriveSettingsStoreTest {
 
     @Test
     void theDriveCheck_runsAtTheIntervalTheStoreWasOpenedWith() throws Exception {
-        store = HealTestDrives.openQuiet(
-                HealTestDrives.drives(tmp, 4),
-                2,
-                TestDriveSettings.MANUAL_CHECKS.withCheckInterval(Duration.ofMillis(50)));
+        store = TestEngine.openQuiet(TestStore.on(tmp)
+                .parity(2)
+                .driveSettings(TestDriveSettings.MANUAL_CHECKS.withCheckInterval(Duration.ofMillis(50))));
         LocalDrive removed = store.drives().get(2);
 
         // Nobody calls checkDrives(): only the periodic check notices a drive going and coming back.
-        HealTestDrives.away(removed.root());
+        TestStore.away(removed.root());
         await("the periodic check took the removed drive out", () -> !removed.isOnline());
-        HealTestDrives.back(removed.root());
+        TestStore.back(removed.root());
         await("the periodic check brought the drive back", removed::isOnline);
     }
 }

@@ -9,12 +9,11 @@ import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.ObjectReader;
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -27,7 +26,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -49,24 +47,14 @@ class ErasureObjectStoreTest {
         }
     }
 
-    private List<Path> drives(int n) {
-        return IntStream.rangeClosed(1, n)
-                .mapToObj(i -> tmp.resolve("disk" + i))
-                .toList();
-    }
-
-    private ErasureObjectStore open(int n) throws IOException {
-        List<Path> drives = drives(n);
-        for (Path d : drives) {
-            Files.createDirectories(d);
-        }
-        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+    private ErasureObjectStore open(int n) {
+        store = TestEngine.open(TestStore.on(tmp).drives(n));
         return store;
     }
 
     private ErasureObjectStore reopen(int n) {
         store.close();
-        store = ErasureObjectStore.open(StoreConfig.of(drives(n)).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+        store = TestEngine.open(TestStore.on(tmp).drives(n));
         return store;
     }
 

@@ -15,6 +15,7 @@ import dev.appliance.core.heal.BackgroundHealer;
 import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionMode;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -57,7 +58,7 @@ class FaultyDrivesTest {
     }
 
     private void open(int errorLimit) throws IOException {
-        store = HealTestDrives.openWithDeadline(tmp, DEADLINE_MILLIS, errorLimit);
+        store = TestEngine.openWithDeadline(TestStore.on(tmp), DEADLINE_MILLIS, errorLimit);
     }
 
     private LocalDrive drive(int i) {
@@ -120,7 +121,7 @@ class FaultyDrivesTest {
         assertThat(store.healStatus().failed()).isZero();
         for (List<Integer> away : List.of(List.of(0, 2), List.of(0, 3), List.of(2, 3))) {
             // Any two drives read alone: the one that stalled must hold everything too.
-            HealTestDrives.away(store, away);
+            TestEngine.away(store, away);
             try {
                 assertThat(read(store, "plain", "written", null)).isEqualTo(large);
                 assertThat(Files.exists(drive(1).metaFile("plain", "to-delete")))
@@ -130,7 +131,7 @@ class FaultyDrivesTest {
                                 .retainUntil())
                         .isEqualTo(until);
             } finally {
-                HealTestDrives.back(store, away);
+                TestEngine.back(store, away);
             }
         }
     }
@@ -234,13 +235,13 @@ class FaultyDrivesTest {
         store.healer().settings(FAST);
         await("the heal queue drained", () -> store.healStatus().pending() == 0);
         assertThat(store.healStatus().failed()).isZero();
-        HealTestDrives.away(store, List.of(1, 2));
+        TestEngine.away(store, List.of(1, 2));
         try {
             for (int i = 0; i < data.length; i++) {
                 assertThat(read(store, "bkt", "k" + i, null)).as("k%d", i).isEqualTo(data[i]);
             }
         } finally {
-            HealTestDrives.back(store, List.of(1, 2));
+            TestEngine.back(store, List.of(1, 2));
         }
     }
 
@@ -264,11 +265,11 @@ class FaultyDrivesTest {
         assertThat(String.join("\n", events)).contains("was empty: formatted into set 1 slot 3");
         assertThat(drive(2).isOnline()).isTrue();
         await("the new disk filled", () -> store.driveHeals().stream().allMatch(h -> h.finished() != null));
-        HealTestDrives.away(store, List.of(0, 1));
+        TestEngine.away(store, List.of(0, 1));
         try {
             assertThat(read(store, "bkt", "before", null)).isEqualTo(before);
         } finally {
-            HealTestDrives.back(store, List.of(0, 1));
+            TestEngine.back(store, List.of(0, 1));
         }
     }
 }

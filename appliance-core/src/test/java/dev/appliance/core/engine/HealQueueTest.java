@@ -1,13 +1,13 @@
 package dev.appliance.core.engine;
 
 import static dev.appliance.core.engine.HealTestDrives.await;
-import static dev.appliance.core.engine.HealTestDrives.away;
-import static dev.appliance.core.engine.HealTestDrives.back;
 import static dev.appliance.core.engine.HealTestDrives.corrupt;
 import static dev.appliance.core.engine.HealTestDrives.partFiles;
 import static dev.appliance.core.engine.HealTestDrives.random;
 import static dev.appliance.core.engine.HealTestDrives.read;
 import static dev.appliance.core.engine.HealTestDrives.snapshot;
+import static dev.appliance.core.engine.TestEngine.away;
+import static dev.appliance.core.engine.TestEngine.back;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.appliance.core.ObjectInfo;
@@ -18,6 +18,7 @@ import dev.appliance.core.heal.BackgroundHealer;
 import dev.appliance.core.heal.HealQueue;
 import dev.appliance.core.heal.HealQueueStatus;
 import dev.appliance.core.heal.MrfJournal;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -53,7 +54,7 @@ class HealQueueTest {
     }
 
     private ErasureObjectStore open() throws IOException {
-        ErasureObjectStore s = HealTestDrives.openQuiet(HealTestDrives.drives(tmp, 4), 2);
+        ErasureObjectStore s = TestEngine.openQuiet(TestStore.on(tmp).drives(4).parity(2));
         stores.add(s);
         return s;
     }

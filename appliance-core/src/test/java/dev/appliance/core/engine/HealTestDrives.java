@@ -1,11 +1,7 @@
 package dev.appliance.core.engine;
 
 import dev.appliance.core.ObjectReader;
-import dev.appliance.core.StoreConfig;
-import dev.appliance.core.drive.DriveSettings;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.drive.TestDriveSettings;
-import dev.appliance.core.heal.BackgroundHealer;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -16,33 +12,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
-/** Drive-level helpers for the healing tests: snapshots of an object's files, damage, drives taken away and back. */
+/**
+ * Drive-level helpers for the healing tests: snapshots of an object's files, damage, waiting for a drive to return.
+ * Stores are opened and drives taken away through {@link TestEngine}.
+ */
 final class HealTestDrives {
     private HealTestDrives() {}
-
-    static List<Path> drives(Path tmp, int n) throws IOException {
-        List<Path> paths =
-                IntStream.rangeClosed(1, n).mapToObj(i -> tmp.resolve("d" + i)).toList();
-        for (Path p : paths) {
-            Files.createDirectories(p);
-        }
-        return paths;
-    }
-
-    /** Opens a store with the background healer off, so a test decides when healing happens. */
-    static ErasureObjectStore openQuiet(List<Path> drives, int parity) {
-        return openQuiet(drives, parity, TestDriveSettings.MANUAL_CHECKS);
-    }
-
-    static ErasureObjectStore openQuiet(List<Path> drives, int parity, DriveSettings driveSettings) {
-        ErasureObjectStore store = ErasureObjectStore.open(
-                new StoreConfig(drives, 0, parity, true, java.time.Clock.systemUTC()).withDriveSettings(driveSettings));
-        store.healer().settings(new BackgroundHealer.Settings(false, 0, 0, 0, 0));
-        return store;
-    }
 
     /** Every file under the object's directory on a drive, by relative path (empty when the directory is gone). */
     static Map<String, byte[]> files(LocalDrive drive, String bucket, String key) throws IOException {
@@ -88,39 +65,6 @@ final class HealTestDrives {
                 raf.write(b ^ (1 + r.nextInt(255)));
             }
         }
-    }
-
-    /** Makes drives unreachable the way an unmounted disk is (their directory is gone) until {@link #back}. */
-    static void away(ErasureObjectStore store, List<Integer> positions) throws IOException {
-        for (int i : positions) {
-            away(store.drives().get(i).root());
-        }
-    }
-
-    static void back(ErasureObjectStore store, List<Integer> positions) throws IOException {
-        for (int i : positions) {
-            back(store.drives().get(i).root());
-        }
-    }
-
-    /** Where {@link #away(Path)} keeps a drive's directory. */
-    static Path awayPath(Path root) {
-        return root.resolveSibling(root.getFileName() + ".away");
-    }
-
-    /** As {@link #away(ErasureObjectStore, List)} by path: works while no store is open too. */
-    static void away(Path root) throws IOException {
-        Files.move(root, awayPath(root));
-    }
-
-    static void back(Path root) throws IOException {
-        Files.move(awayPath(root), root);
-    }
-
-    /** A quiet 4-drive EC 2+2 store whose drive calls have {@code deadlineMillis} and {@code errorLimit}. */
-    static ErasureObjectStore openWithDeadline(Path tmp, long deadlineMillis, int errorLimit) throws IOException {
-        return openQuiet(
-                drives(tmp, 4), 2, TestDriveSettings.deadline(java.time.Duration.ofMillis(deadlineMillis), errorLimit));
     }
 
     /** Waits until the calls the drive stalled have ended, then runs the drive check, which must bring it back. */

@@ -6,10 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.appliance.core.MovableClock;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.erasure.KeyFiles;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
@@ -26,6 +24,7 @@ import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionMode;
 import dev.appliance.core.scanner.DataScanner;
 import dev.appliance.core.scanner.ScanReport;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +36,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -64,14 +62,8 @@ class LifecycleScannerTest {
         store.makeBucket("locked", true);
     }
 
-    private ErasureObjectStore openStore() throws IOException {
-        List<Path> drives =
-                IntStream.rangeClosed(1, 4).mapToObj(i -> tmp.resolve("d" + i)).toList();
-        for (Path d : drives) {
-            Files.createDirectories(d);
-        }
-        return ErasureObjectStore.open(
-                new StoreConfig(drives, 0, -1, true, wall).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+    private ErasureObjectStore openStore() {
+        return TestEngine.open(TestStore.on(tmp).clock(wall));
     }
 
     @AfterEach

@@ -3,18 +3,15 @@ package dev.appliance.core.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
-import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
 import dev.appliance.core.lifecycle.LifecycleConfiguration.Filter;
 import dev.appliance.core.lifecycle.LifecycleConfiguration.NoncurrentExpiration;
 import dev.appliance.core.lifecycle.LifecycleConfiguration.Rule;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,15 +33,9 @@ class LifecycleTrimCostMeasurement {
     void trimCostPerRemovedVersion_bySize() throws Exception {
         for (int n : new int[] {2_000, 5_000, 10_000, 20_000, 2_000, 5_000, 10_000, 20_000}) {
             dev.appliance.core.MovableClock wall = new dev.appliance.core.MovableClock();
-            Path root = Files.createDirectories(tmp.resolve("run" + System.nanoTime()));
-            List<Path> drives = IntStream.rangeClosed(1, 4)
-                    .mapToObj(i -> root.resolve("d" + i))
-                    .toList();
-            for (Path d : drives) {
-                Files.createDirectories(d);
-            }
-            try (ErasureObjectStore store = ErasureObjectStore.open(
-                    new StoreConfig(drives, 0, -1, true, wall).withDriveSettings(TestDriveSettings.MANUAL_CHECKS))) {
+            TestStore layout =
+                    TestStore.on(tmp.resolve("run" + System.nanoTime())).clock(wall);
+            try (ErasureObjectStore store = TestEngine.open(layout)) {
                 store.makeBucket("trims");
                 store.setVersioning("trims", VersioningState.ENABLED);
                 store.maxVersionsPerKey(30_000);

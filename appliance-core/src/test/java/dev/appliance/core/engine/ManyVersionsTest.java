@@ -5,19 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.ObjectReader;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.erasure.KeyFiles;
 import dev.appliance.core.meta.XlMeta;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,12 +30,7 @@ class ManyVersionsTest {
 
     @BeforeEach
     void open() throws Exception {
-        List<Path> drives =
-                IntStream.rangeClosed(1, 4).mapToObj(i -> tmp.resolve("d" + i)).toList();
-        for (Path d : drives) {
-            Files.createDirectories(d);
-        }
-        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+        store = TestEngine.open(TestStore.on(tmp));
         store.makeBucket("bucket");
         store.setVersioning("bucket", VersioningState.ENABLED);
     }

@@ -1,28 +1,24 @@
 package dev.appliance.core.engine;
 
-import static dev.appliance.core.engine.HealTestDrives.away;
-import static dev.appliance.core.engine.HealTestDrives.back;
-import static dev.appliance.core.engine.HealTestDrives.drives;
 import static dev.appliance.core.engine.HealTestDrives.read;
+import static dev.appliance.core.engine.TestEngine.away;
+import static dev.appliance.core.engine.TestEngine.back;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.drive.TestDriveSettings;
-import dev.appliance.core.heal.BackgroundHealer;
 import dev.appliance.core.heal.HealResult;
 import dev.appliance.core.meta.XlMeta;
 import dev.appliance.core.naming.VersionIds;
 import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionMode;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -43,12 +39,8 @@ class MetadataDivergenceTest {
     @TempDir
     Path tmp;
 
-    private static ErasureObjectStore open(List<Path> drives, int parity, boolean journal) {
-        ErasureObjectStore store = ErasureObjectStore.open(new StoreConfig(drives, 0, parity, true, Clock.systemUTC())
-                .withMetadataJournal(journal)
-                .withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
-        store.healer().settings(new BackgroundHealer.Settings(false, 0, 0, 0, 0));
-        return store;
+    private static ErasureObjectStore open(TestStore layout, int parity, boolean journal) {
+        return TestEngine.openQuiet(layout.parity(parity).metadataJournal(journal));
     }
 
     private static ObjectInfo put(ErasureObjectStore store, String key, byte[] body, Instant until) throws IOException {
@@ -87,14 +79,14 @@ class MetadataDivergenceTest {
      */
     @Test
     void updateCutOffHalfWay_versionStaysReadableListedAndUpdatable_andHealConverges() throws Exception {
-        List<Path> paths = drives(tmp, 4);
+        TestStore layout = TestStore.on(tmp);
         byte[] body = HealTestDrives.random(300_000, 1);
         String key = "backup.vbk";
         Instant first = inDays(10);
         Instant second = inDays(20);
         ObjectInfo older;
         ObjectInfo v;
-        try (ErasureObjectStore store = open(paths, 1, false)) {
+        try (ErasureObjectStore store = open(layout, 1, false)) {
             store.makeBucket(B, true);
             older = put(store, key, HealTestDrives.random(1000, 2), null);
             v = put(store, key, body, first);
@@ -110,7 +102,7 @@ class MetadataDivergenceTest {
                         .replaceFile(store.drives().get(i).metaFile(B, key), java.nio.ByteBuffer.wrap(before.get(i)));
             }
         }
-        try (ErasureObjectStore store = open(paths, 1, false)) {
+        try (ErasureObjectStore store = open(layout, 1, false)) {
             assertThat(new java.util.HashSet<>(bodyChecksums(store, key, v.versionId())))
                     .as("two bodies on disk, two drives each")
                     .hasSize(2);
@@ -129,7 +121,7 @@ class MetadataDivergenceTest {
                     .isEqualTo(third);
         }
         // diverge again (a drive away during an update) and heal
-        try (ErasureObjectStore store = open(paths, 1, false)) {
+        try (ErasureObjectStore store = open(layout, 1, false)) {
             away(store, List.of(0));
             Instant fourth = inDays(40);
             store.putObjectRetention(B, key, v.versionId(), new Retention(RetentionMode.GOVERNANCE, fourth), false);
@@ -153,10 +145,10 @@ class MetadataDivergenceTest {
      */
     @Test
     void retentionUpdates_withDifferentDrivesAway_succeed_andHealConvergesEveryDrive() throws Exception {
-        List<Path> paths = drives(tmp, 4);
+        TestStore layout = TestStore.on(tmp);
         byte[] body = HealTestDrives.random(5000, 3);
         String key = "inline.vbk"; // small: its shards live inline in xl.meta, which the heal must keep
-        try (ErasureObjectStore store = open(paths, 2, true)) {
+        try (ErasureObjectStore store = open(layout, 2, true)) {
             store.makeBucket(B, true);
             ObjectInfo v = put(store, key, body, inDays(1));
             for (int gone = 0; gone < 3; gone++) {
@@ -197,9 +189,9 @@ class MetadataDivergenceTest {
      */
     @Test
     void versionHeldByTooFewReadableDrives_isUnavailable_notMissing() throws Exception {
-        List<Path> paths = drives(tmp, 4);
+        TestStore layout = TestStore.on(tmp);
         String key = "k";
-        try (ErasureObjectStore store = open(paths, 2, true)) {
+        try (ErasureObjectStore store = open(layout, 2, true)) {
             store.makeBucket(B, true);
             put(store, key, HealTestDrives.random(1000, 4), null);
             away(store, List.of(1));

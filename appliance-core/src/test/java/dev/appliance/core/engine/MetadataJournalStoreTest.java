@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
-import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.erasure.KeyFiles;
 import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionMode;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -42,13 +41,8 @@ class MetadataJournalStoreTest {
 
     private final Instant base = Instant.now().plus(30, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS);
 
-    private static ErasureObjectStore open(Path dir, boolean journal) throws IOException {
-        List<Path> drives = new ArrayList<>();
-        for (int i = 1; i <= 4; i++) {
-            drives.add(Files.createDirectories(dir.resolve("disk" + i)));
-        }
-        return ErasureObjectStore.open(
-                StoreConfig.of(drives).withMetadataJournal(journal).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+    private static ErasureObjectStore open(Path dir, boolean journal) {
+        return TestEngine.open(TestStore.on(dir).metadataJournal(journal));
     }
 
     private static String put(ErasureObjectStore store, String key, Instant until) throws IOException {
@@ -107,9 +101,9 @@ class MetadataJournalStoreTest {
                     assertThat(d.metadataJournal().size()).isZero();
                 }
             }
-            for (int i = 1; i <= 4; i++) {
-                try (Stream<Path> staged = Files.list(dir.resolve("disk" + i).resolve(".appliance.sys/tmp"))) {
-                    assertThat(staged).as("staged files left on disk%d", i).isEmpty();
+            for (Path drive : TestStore.on(dir).drives()) {
+                try (Stream<Path> staged = Files.list(drive.resolve(".appliance.sys/tmp"))) {
+                    assertThat(staged).as("staged files left on %s", drive).isEmpty();
                 }
             }
         }

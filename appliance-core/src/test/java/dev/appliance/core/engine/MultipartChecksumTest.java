@@ -8,13 +8,12 @@ import dev.appliance.core.CompletedPart;
 import dev.appliance.core.MultipartChecksum;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.UploadedPart;
 import dev.appliance.core.checksum.ChecksumAlgorithm;
 import dev.appliance.core.checksum.ChecksumType;
-import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -25,7 +24,6 @@ import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -46,11 +44,9 @@ class MultipartChecksumTest {
 
     @BeforeEach
     void open() throws Exception {
-        drives = IntStream.rangeClosed(1, 4).mapToObj(i -> tmp.resolve("d" + i)).toList();
-        for (Path d : drives) {
-            Files.createDirectories(d);
-        }
-        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+        TestStore layout = TestStore.on(tmp);
+        drives = layout.drives();
+        store = TestEngine.open(layout);
         store.makeBucket("bucket");
     }
 

@@ -7,19 +7,16 @@ import dev.appliance.core.CompleteChecksum;
 import dev.appliance.core.CompletedPart;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.WriteConditions;
-import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.multipart.MultipartUploads;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,12 +31,7 @@ class MultipartCompletionTest {
 
     @BeforeEach
     void open() throws Exception {
-        List<Path> drives =
-                IntStream.rangeClosed(1, 4).mapToObj(i -> tmp.resolve("d" + i)).toList();
-        for (Path d : drives) {
-            Files.createDirectories(d);
-        }
-        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+        store = TestEngine.open(TestStore.on(tmp));
         store.makeBucket("bucket");
     }
 

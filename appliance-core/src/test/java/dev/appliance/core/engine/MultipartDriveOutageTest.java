@@ -15,6 +15,7 @@ import dev.appliance.core.erasure.ErasureSet;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.multipart.MultipartUploads;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -42,7 +43,7 @@ class MultipartDriveOutageTest {
     Path tmp;
 
     private final List<ErasureObjectStore> stores = new ArrayList<>();
-    private List<Path> drives;
+    private TestStore layout;
 
     @AfterEach
     void close() {
@@ -52,17 +53,17 @@ class MultipartDriveOutageTest {
     }
 
     private ErasureObjectStore open() throws IOException {
-        if (drives == null) {
-            drives = HealTestDrives.drives(tmp, 4);
+        if (layout == null) {
+            layout = TestStore.on(tmp).parity(2);
         }
-        ErasureObjectStore s = HealTestDrives.openQuiet(drives, 2);
+        ErasureObjectStore s = TestEngine.openQuiet(layout);
         stores.add(s);
         return s;
     }
 
     /** Takes drive {@code i} away; {@code notice}: the store's drive check runs (it takes the drive out of service). */
     private static void takeAway(ErasureObjectStore s, int i, boolean notice) throws IOException {
-        HealTestDrives.away(s, List.of(i));
+        TestEngine.away(s, List.of(i));
         if (notice) {
             s.checkDrives();
             assertThat(s.drives().get(i).isOnline()).isFalse();
@@ -70,7 +71,7 @@ class MultipartDriveOutageTest {
     }
 
     private static void bringBack(ErasureObjectStore s, int i, boolean notice) throws IOException {
-        HealTestDrives.back(s, List.of(i));
+        TestEngine.back(s, List.of(i));
         if (notice) {
             s.checkDrives();
             assertThat(s.drives().get(i).isOnline()).isTrue();

@@ -1,12 +1,12 @@
 package dev.appliance.core.engine;
 
-import static dev.appliance.core.engine.HealTestDrives.away;
-import static dev.appliance.core.engine.HealTestDrives.back;
 import static dev.appliance.core.engine.HealTestDrives.corrupt;
 import static dev.appliance.core.engine.HealTestDrives.partFiles;
 import static dev.appliance.core.engine.HealTestDrives.read;
 import static dev.appliance.core.engine.HealTestDrives.snapshot;
 import static dev.appliance.core.engine.HealTestDrives.subsets;
+import static dev.appliance.core.engine.TestEngine.away;
+import static dev.appliance.core.engine.TestEngine.back;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -20,6 +20,7 @@ import dev.appliance.core.error.StorageException;
 import dev.appliance.core.heal.HealQueue;
 import dev.appliance.core.heal.HealResult;
 import dev.appliance.core.meta.XlMeta;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -91,7 +92,7 @@ class ObjectHealerTest {
     }
 
     private void open(int drives, int parity) throws IOException {
-        store = HealTestDrives.openQuiet(HealTestDrives.drives(tmp, drives), parity);
+        store = TestEngine.openQuiet(TestStore.on(tmp).drives(drives).parity(parity));
         store.makeBucket(B);
         store.setVersioning(B, VersioningState.ENABLED);
     }
@@ -367,7 +368,7 @@ class ObjectHealerTest {
 
     @Test
     void heal_nullVersionADriveMissedTheOverwriteOf_replacesTheOldOne() throws Exception {
-        store = HealTestDrives.openQuiet(HealTestDrives.drives(tmp, 4), 2);
+        store = TestEngine.openQuiet(TestStore.on(tmp).drives(4).parity(2));
         store.makeBucket(B);
         byte[] old = random(3 * MIB, 1);
         put("k", old);

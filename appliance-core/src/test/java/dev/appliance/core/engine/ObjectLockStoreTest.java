@@ -8,16 +8,15 @@ import dev.appliance.core.DeleteResult;
 import dev.appliance.core.MovableClock;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
-import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.objectlock.ObjectLockConfiguration;
 import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionMode;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,7 +29,6 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -53,15 +51,8 @@ class ObjectLockStoreTest {
         store.makeBucket("plain");
     }
 
-    private ErasureObjectStore openStore() throws IOException {
-        List<Path> drives = IntStream.rangeClosed(1, 4)
-                .mapToObj(i -> tmp.resolve("disk" + i))
-                .toList();
-        for (Path d : drives) {
-            Files.createDirectories(d);
-        }
-        return ErasureObjectStore.open(
-                new StoreConfig(drives, 0, -1, true, wall).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+    private ErasureObjectStore openStore() {
+        return TestEngine.open(TestStore.on(tmp).clock(wall));
     }
 
     @AfterEach

@@ -3,9 +3,8 @@ package dev.appliance.core.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.drive.TestDriveSettings;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -34,11 +33,7 @@ class ScannerHealCheckTest {
 
     @BeforeEach
     void setUp() throws IOException {
-        List<Path> drives = new ArrayList<>();
-        for (int i = 1; i <= 4; i++) {
-            drives.add(Files.createDirectories(tmp.resolve("disk" + i)));
-        }
-        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+        store = TestEngine.open(TestStore.on(tmp));
         store.makeBucket("data");
         Random r = new Random(7);
         for (int k = 0; k < 6; k++) {

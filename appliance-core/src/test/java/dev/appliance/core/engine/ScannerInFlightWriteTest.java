@@ -3,17 +3,14 @@ package dev.appliance.core.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.drive.TestDriveSettings;
 import dev.appliance.core.lock.NamespaceLocks;
 import dev.appliance.core.scanner.ScanReport;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -34,11 +31,7 @@ class ScannerInFlightWriteTest {
 
     @BeforeEach
     void setUp() throws IOException {
-        List<Path> drives = new ArrayList<>();
-        for (int i = 1; i <= 4; i++) {
-            drives.add(Files.createDirectories(tmp.resolve("disk" + i)));
-        }
-        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+        store = TestEngine.open(TestStore.on(tmp));
         store.makeBucket("data");
         store.scannerHealChecks(0, null); // the scan of the keys alone, no sampled heal checks
     }

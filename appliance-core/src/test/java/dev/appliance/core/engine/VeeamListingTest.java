@@ -5,14 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.appliance.core.ListVersionsResult;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.VersioningState;
-import dev.appliance.core.drive.TestDriveSettings;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,12 +27,7 @@ class VeeamListingTest {
 
     @BeforeEach
     void open() throws Exception {
-        List<Path> drives =
-                IntStream.rangeClosed(1, 4).mapToObj(i -> tmp.resolve("d" + i)).toList();
-        for (Path d : drives) {
-            Files.createDirectories(d);
-        }
-        store = ErasureObjectStore.open(StoreConfig.of(drives).withDriveSettings(TestDriveSettings.MANUAL_CHECKS));
+        store = TestEngine.open(TestStore.on(tmp));
         store.makeBucket("veeam");
         store.setVersioning("veeam", VersioningState.ENABLED);
         for (String key : List.of(

@@ -8,13 +8,13 @@ import dev.appliance.core.StoreConfig;
 import dev.appliance.core.drive.DriveFormat;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.engine.ErasureObjectStore;
+import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,14 +22,9 @@ class TopologyTest {
     @TempDir
     Path tmp;
 
-    private List<Path> drives(String prefix, int n) throws Exception {
-        List<Path> paths = IntStream.rangeClosed(1, n)
-                .mapToObj(i -> tmp.resolve(prefix + i))
-                .toList();
-        for (Path p : paths) {
-            Files.createDirectories(p);
-        }
-        return paths;
+    /** {@code n} new drive directories under {@code tmp/group}. */
+    private List<Path> drives(String group, int n) {
+        return TestStore.on(tmp.resolve(group)).drives(n).drives();
     }
 
     @Test

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.appliance.core.ObjectStore;
+import dev.appliance.core.testing.TestStore;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.testing.S3TestServer;
-import dev.appliance.s3.testing.TestDrives;
 import dev.appliance.s3.tls.SelfSignedCertificate;
 import dev.appliance.s3.tls.ServerTls;
 import java.io.InputStream;
@@ -66,7 +66,7 @@ class FrontEndTest {
 
     @BeforeAll
     static void start() throws Exception {
-        store = TestDrives.openStore(tmp);
+        store = TestStore.on(tmp).open();
         Path certs = tmp.resolve("certs");
         SelfSignedCertificate.generate(certs, List.of(DOMAIN), Clock.systemUTC(), false);
         tlsServer = S3Server.start(

@@ -2,6 +2,7 @@ package dev.appliance.s3.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.appliance.core.testing.TestStore;
 import dev.appliance.s3.auth.SigV4;
 import dev.appliance.s3.e2e.RawSigner.Request;
 import dev.appliance.s3.e2e.RawSigner.Style;
@@ -97,7 +98,7 @@ class PathEscapeTest {
         canary(root.resolve("secret.txt"));
         canary(drivesDir.resolve("secret.txt"));
         for (int i = 1; i <= 4; i++) {
-            Path drive = drivesDir.resolve("drive" + i);
+            Path drive = TestStore.on(drivesDir).drive(i - 1);
             canary(drive.resolve("secret.txt"));
             canary(drive.resolve(".appliance.sys").resolve("canary.json"));
             canary(drive.resolve(".appliance.sys").resolve("buckets").resolve("canary"));
@@ -502,7 +503,8 @@ class PathEscapeTest {
     /** Every file of {@code bucket} on every drive lies inside {@code <drive>/<bucket>/} once resolved. */
     private static void assertStoredInside(String bucket) throws IOException {
         for (int i = 1; i <= 4; i++) {
-            Path bucketDir = drivesDir.resolve("drive" + i).resolve(bucket).toRealPath();
+            Path bucketDir =
+                    TestStore.on(drivesDir).drive(i - 1).resolve(bucket).toRealPath();
             try (Stream<Path> all = Files.walk(bucketDir)) {
                 for (Path p : (Iterable<Path>) all::iterator) {
                     assertThat(p.toRealPath().startsWith(bucketDir))

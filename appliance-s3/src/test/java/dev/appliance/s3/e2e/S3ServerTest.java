@@ -3,6 +3,7 @@ package dev.appliance.s3.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.appliance.core.testing.TestStore;
 import dev.appliance.s3.auth.SigV4;
 import dev.appliance.s3.testing.S3TestServer;
 import java.io.ByteArrayOutputStream;
@@ -459,7 +460,7 @@ class S3ServerTest {
         s3.putObject(b -> b.bucket(bucket).key("a"), RequestBody.fromBytes(data));
         String dataDir;
         try (var entries = java.nio.file.Files.list(
-                SERVER.drives().resolve("drive1").resolve(bucket).resolve("a"))) {
+                TestStore.on(SERVER.drives()).drive(0).resolve(bucket).resolve("a"))) {
             dataDir = entries.map(p -> p.getFileName().toString())
                     .filter(n -> n.length() == 36)
                     .findFirst()

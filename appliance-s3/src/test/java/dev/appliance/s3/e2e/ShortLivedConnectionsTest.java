@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.PutRequest;
+import dev.appliance.core.testing.TestStore;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
-import dev.appliance.s3.testing.TestDrives;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -60,7 +60,7 @@ class ShortLivedConnectionsTest {
             secrets.put("AKSHORT" + String.format("%05d", i), "secret-" + i + "-" + Long.toHexString(i * 7919L));
         }
         AtomicLong lookups = new AtomicLong();
-        try (ObjectStore store = TestDrives.openStore(drives);
+        try (ObjectStore store = TestStore.on(drives).open();
                 S3Server server = S3Server.start(
                         store,
                         new S3ServerConfig(

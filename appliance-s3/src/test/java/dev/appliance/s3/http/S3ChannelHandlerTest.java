@@ -3,13 +3,13 @@ package dev.appliance.s3.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.appliance.core.ObjectStore;
+import dev.appliance.core.testing.TestStore;
 import dev.appliance.s3.api.S3Dispatcher;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.SigV4Verifier;
 import dev.appliance.s3.testing.NettyLeaks;
 import dev.appliance.s3.testing.S3TestServer;
 import dev.appliance.s3.testing.SignedRequest;
-import dev.appliance.s3.testing.TestDrives;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -63,7 +63,7 @@ class S3ChannelHandlerTest {
 
     @BeforeAll
     static void openStore() throws Exception {
-        store = TestDrives.openStore(root);
+        store = TestStore.on(root).open();
         verifier = new SigV4Verifier(S3TestServer.CREDENTIALS, "us-east-1", Clock.systemUTC());
         dispatcher = new S3Dispatcher(store, Authorizer.allowAll(), "us-east-1", verifier);
     }

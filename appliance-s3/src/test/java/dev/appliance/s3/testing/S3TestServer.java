@@ -1,6 +1,7 @@
 package dev.appliance.s3.testing;
 
 import dev.appliance.core.ObjectStore;
+import dev.appliance.core.testing.TestStore;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
@@ -76,7 +77,7 @@ public final class S3TestServer implements BeforeAllCallback, AfterAllCallback {
     /** Starts the server; {@link #beforeAll} calls it. */
     public void start() throws IOException, InterruptedException {
         root = Files.createTempDirectory("s3-test-");
-        store = TestDrives.openStore(drives());
+        store = TestStore.on(drives()).open();
         server = S3Server.start(store, config.apply(new S3ServerConfig("127.0.0.1", 0, null, CREDENTIALS, authorizer)));
     }
 
@@ -111,7 +112,7 @@ public final class S3TestServer implements BeforeAllCallback, AfterAllCallback {
         return root;
     }
 
-    /** The folder of the drives {@code drive1} … {@code drive4}. */
+    /** The folder of the drives, laid out by {@link TestStore} ({@code drive1} … {@code drive4}). */
     public Path drives() {
         return root.resolve("drives");
     }
