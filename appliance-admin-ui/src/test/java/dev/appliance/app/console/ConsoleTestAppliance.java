@@ -2,9 +2,8 @@ package dev.appliance.app.console;
 
 import dev.appliance.app.cli.ServerOptions;
 import dev.appliance.core.PutRequest;
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.admin.ApplianceStore;
-import dev.appliance.core.engine.Stores;
+import dev.appliance.core.testing.TestStore;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
@@ -17,14 +16,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -57,11 +53,7 @@ final class ConsoleTestAppliance implements AutoCloseable {
 
     /** Opens the store with {@code bucket/key} written; the caller may prepare more before {@link #start}. */
     static ApplianceStore openStore(Path tmp, String bucket, String key) throws IOException {
-        List<Path> drives = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            drives.add(Files.createDirectories(tmp.resolve("drive-" + i)));
-        }
-        ApplianceStore store = Stores.open(new StoreConfig(drives, 0, -1, true, Clock.systemUTC()));
+        ApplianceStore store = TestStore.on(tmp).open();
         store.makeBucket(bucket);
         byte[] data = "hello".getBytes(StandardCharsets.UTF_8);
         store.putObject(bucket, key, PutRequest.of(data.length), new ByteArrayInputStream(data));

@@ -1,10 +1,9 @@
 package dev.appliance.core.identity;
 
-import dev.appliance.core.StoreConfig;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.engine.Stores;
+import dev.appliance.core.testing.TestStore;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,11 +37,7 @@ final class IdentityDrives implements AutoCloseable {
     IdentityDrives(Path tmp, int count) throws IOException {
         this.tmp = tmp;
         this.count = count;
-        List<Path> roots = roots();
-        for (Path p : roots) {
-            Files.createDirectories(p);
-        }
-        try (ApplianceStore formatting = Stores.open(new StoreConfig(roots, 0, -1, true, Clock.systemUTC()))) {
+        try (ApplianceStore formatting = TestStore.on(tmp).drives(count).open()) {
             formatting.deploymentId();
         }
     }
@@ -58,7 +53,7 @@ final class IdentityDrives implements AutoCloseable {
     List<Path> roots() {
         List<Path> out = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            out.add(tmp.resolve("drive" + i));
+            out.add(TestStore.on(tmp).drive(i));
         }
         return out;
     }
