@@ -49,7 +49,7 @@ public final class BucketNames {
             return "must not start with a reserved prefix (xn--, sthree-, amzn-s3-demo-)";
         }
         if (name.equals(RESERVED)) {
-            return "is reserved for the appliance's health probes (/appliance/health/...)";
+            return "is reserved for the health probes (/appliance/health/...)";
         }
         if (name.endsWith("-s3alias")
                 || name.endsWith("--ol-s3")

@@ -109,7 +109,7 @@ class SetQuorumsTest {
         open(4, 2);
         assertThatThrownBy(() -> store.makeBucket(BucketNames.RESERVED))
                 .isInstanceOf(StorageException.class)
-                .hasMessageContaining("reserved for the appliance's health probes")
+                .hasMessageContaining("reserved for the health probes")
                 .extracting(e -> ((StorageException) e).kind())
                 .isEqualTo(ErrorKind.INVALID_BUCKET_NAME);
     }
