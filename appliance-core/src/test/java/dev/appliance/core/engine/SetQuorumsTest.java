@@ -57,7 +57,10 @@ class SetQuorumsTest {
         "4, 2, 2, true, false", // 2+2 needs 3 to write
         "4, 2, 3, false, false",
         "6, 2, 2, true, true", // written 3+3 then, which needs 4
-        "6, 2, 3, false, false"
+        "6, 2, 3, false, false",
+        // written 4+4 then (needs 5), while what was written 6+2 cannot be read: writable, not readable
+        "8, 2, 3, false, true",
+        "8, 2, 4, false, false"
     })
     void quorums_followTheDrivesInService_andAgreeWithTheWritePath(
             int drives, int parity, int offline, boolean readable, boolean writable) throws Exception {
