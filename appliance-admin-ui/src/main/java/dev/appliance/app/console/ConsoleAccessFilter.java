@@ -30,7 +30,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  * <ol>
  *   <li>A path that can be read more than one way ({@link ConsolePaths}) is refused with 400, signed or not.
  *   <li>The few public endpoints ({@link #PUBLIC}) answer anyone: the status summary and the health check that load
- *       balancers and monitoring poll. They reveal no object key, bucket, drive path or credential.
+ *       balancers and monitoring poll. They reveal no object key, bucket, drive path or credential. Sent signed, they
+ *       are checked as below, and the health check then shows its details.
  *   <li>Everything else (the admin API under {@code /api/v1/admin/}, the other actuator endpoints, the error page, any
  *       path that routes nowhere) needs a SigV4 Authorization header (service {@code s3}, the S3 region) by a key the
  *       S3 endpoint knows, and the authorization seam's yes for {@code admin:<METHOD> <path>}, with the decoded path
@@ -77,7 +78,8 @@ final class ConsoleAccessFilter extends OncePerRequestFilter {
             refuse(response, S3ErrorCode.InvalidURI, "the path reads differently once normalised");
             return;
         }
-        if (PUBLIC.contains(request.getMethod() + " " + path)) {
+        // A signed request to a public endpoint is checked as any other: the health details show to admins only.
+        if (PUBLIC.contains(request.getMethod() + " " + path) && request.getHeader("Authorization") == null) {
             chain.doFilter(request, response);
             return;
         }
@@ -101,7 +103,7 @@ final class ConsoleAccessFilter extends OncePerRequestFilter {
             refuse(response, e.code(), String.valueOf(e.getMessage()));
             return;
         }
-        chain.doFilter(new CachedBody(request, body), response);
+        chain.doFilter(new CachedBody(request, body, (String) request.getAttribute(ACCESS_KEY_ATTRIBUTE)), response);
     }
 
     private static void refuse(HttpServletResponse response, S3ErrorCode code, String message) throws IOException {
@@ -110,13 +112,23 @@ final class ConsoleAccessFilter extends OncePerRequestFilter {
         JSON.writeValue(response.getOutputStream(), Map.of("code", code.code(), "message", message));
     }
 
-    /** The request with its body already read, for the controller to read again. */
+    /**
+     * The request with its body already read, for the controller to read again, and its signer as the principal (what
+     * Actuator's {@code show-details: when-authorized} asks for).
+     */
     private static final class CachedBody extends HttpServletRequestWrapper {
         private final byte[] body;
+        private final java.security.Principal signer;
 
-        CachedBody(HttpServletRequest request, byte[] body) {
+        CachedBody(HttpServletRequest request, byte[] body, String accessKey) {
             super(request);
             this.body = body;
+            this.signer = () -> accessKey;
+        }
+
+        @Override
+        public java.security.Principal getUserPrincipal() {
+            return signer;
         }
 
         @Override

@@ -73,8 +73,9 @@ public class ConsoleApplication {
                         "server.address", address.bindHost(),
                         "spring.main.register-shutdown-hook", "false",
                         "management.endpoints.web.exposure.include", "health",
-                        // the health check is public (ConsoleAccessFilter): it says UP or DOWN and nothing else
-                        "management.endpoint.health.show-details", "never",
+                        // the health check is public (ConsoleAccessFilter): anonymous callers get UP or DOWN (503)
+                        // and nothing else; signed admins (a principal, ConsoleAccessFilter) get each indicator
+                        "management.endpoint.health.show-details", "when-authorized",
                         "logging.level.root", "WARN"))
                 .run();
         return new Running(ctx);

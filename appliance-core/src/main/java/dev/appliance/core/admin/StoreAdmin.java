@@ -38,6 +38,12 @@ public interface StoreAdmin {
     List<LocalDrive> drives();
 
     /**
+     * Each set's drives in service against its read and write quorum, in set order, from cached state (no drive
+     * I/O): what health probes and health indicators decide on.
+     */
+    List<SetQuorum> setQuorums();
+
+    /**
      * {@code healing} while a replaced drive is being filled, {@code faulty} while out of service for I/O errors or a
      * stall (until a probe succeeds), else {@code online} or {@code offline}.
      */

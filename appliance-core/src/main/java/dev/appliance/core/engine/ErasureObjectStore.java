@@ -20,6 +20,7 @@ import dev.appliance.core.UploadedPart;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.WriteConditions;
 import dev.appliance.core.admin.ApplianceStore;
+import dev.appliance.core.admin.SetQuorum;
 import dev.appliance.core.agent.Agent;
 import dev.appliance.core.agent.AgentRunner;
 import dev.appliance.core.agent.ForegroundLoad;
@@ -348,6 +349,23 @@ public final class ErasureObjectStore implements ApplianceStore {
     /** See {@link Healing#driveState}. */
     public String driveState(LocalDrive drive) {
         return healing.driveState(drive);
+    }
+
+    @Override
+    public List<SetQuorum> setQuorums() {
+        List<SetQuorum> out = new ArrayList<>(sets.size());
+        for (int i = 0; i < sets.size(); i++) {
+            ErasureSet s = sets.get(i);
+            int online = (int) s.drives().stream().filter(LocalDrive::isOnline).count();
+            // the write path's own rule: a write started now needs its layout's write quorum
+            out.add(new SetQuorum(
+                    i + 1,
+                    s.size(),
+                    online,
+                    s.size() - topology.parity,
+                    s.writeLayout().writeQuorum()));
+        }
+        return out;
     }
 
     /**

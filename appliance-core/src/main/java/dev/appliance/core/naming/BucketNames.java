@@ -9,6 +9,12 @@ public final class BucketNames {
     private static final Pattern ALLOWED = Pattern.compile("[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]");
     private static final Pattern IP_ADDRESS = Pattern.compile("\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}");
 
+    /**
+     * The one name of the appliance's own: the S3 port serves its health probes under {@code /appliance/health/}, as
+     * MinIO keeps {@code minio} for {@code /minio/health/}, so no bucket may take it.
+     */
+    public static final String RESERVED = "appliance";
+
     private BucketNames() {}
 
     /** Throws {@link ErrorKind#INVALID_BUCKET_NAME} with the rule that {@code name} breaks. */
@@ -41,6 +47,9 @@ public final class BucketNames {
         }
         if (name.startsWith("xn--") || name.startsWith("sthree-") || name.startsWith("amzn-s3-demo-")) {
             return "must not start with a reserved prefix (xn--, sthree-, amzn-s3-demo-)";
+        }
+        if (name.equals(RESERVED)) {
+            return "is reserved for the health probes (/appliance/health/...)";
         }
         if (name.endsWith("-s3alias")
                 || name.endsWith("--ol-s3")

@@ -7,6 +7,7 @@ import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.s3.api.acl.AclHandlers;
 import dev.appliance.s3.api.bucket.BucketHandlers;
 import dev.appliance.s3.api.bucket.ListingHandlers;
+import dev.appliance.s3.api.health.HealthProbes;
 import dev.appliance.s3.api.lifecycle.LifecycleHandlers;
 import dev.appliance.s3.api.multipart.MultipartHandlers;
 import dev.appliance.s3.api.object.AttributesHandler;
@@ -154,6 +155,7 @@ public final class S3Dispatcher {
     private final PostObjectHandler postObjects;
     private final SosApi sosapi;
     private final LifecycleHandlers lifecycle;
+    private final HealthProbes health;
 
     /**
      * @param verifier verifies the signed policies of browser-based uploads (POST Object), whose credentials are in
@@ -174,6 +176,7 @@ public final class S3Dispatcher {
         this.locks = new ObjectLockHandlers(store, authorizer);
         this.postObjects = new PostObjectHandler(store, authorizer, verifier, Clock.systemUTC());
         this.lifecycle = new LifecycleHandlers(store);
+        this.health = HealthProbes.of(store);
         String version = S3Dispatcher.class.getPackage().getImplementationVersion();
         // SOSAPI is on where a bucket's settings say so, and by default in Object Lock buckets (Veeam's immutable ones)
         this.sosapi = new SosApi(
@@ -360,8 +363,16 @@ public final class S3Dispatcher {
         };
     }
 
+    /** The health probes, answered by the connection handler before authentication. */
+    public HealthProbes health() {
+        return health;
+    }
+
     /** Routes, authorizes and runs the request; failures are thrown for the HTTP layer to render. */
     public S3Response dispatch(S3Request r) throws IOException {
+        if (HealthProbes.addresses(r.bucket())) {
+            throw HealthProbes.reserved(); // the connection handler answers the probes; nothing else goes there
+        }
         if (r.auth().isFormFields()) {
             // not authenticated yet: nothing but POST Object, which verifies the form's signature first
             Operation op;

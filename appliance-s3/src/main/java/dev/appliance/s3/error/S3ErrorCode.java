@@ -10,6 +10,8 @@ package dev.appliance.s3.error;
  */
 public enum S3ErrorCode {
     AccessDenied(403, "Access Denied."),
+    /** A request to the bucket name the health probes reserve (as MinIO answers for {@code minio}). */
+    AllAccessDisabled(403, "All access to this resource has been disabled."),
     AccessForbidden(403, "CORSResponse: This CORS request is not allowed."),
     AccessControlListNotSupported(400, "The bucket does not allow ACLs."),
     AuthorizationHeaderMalformed(400, "The authorization header is malformed."),

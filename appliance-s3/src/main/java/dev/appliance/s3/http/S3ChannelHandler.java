@@ -2,6 +2,8 @@ package dev.appliance.s3.http;
 
 import dev.appliance.s3.api.S3Dispatcher;
 import dev.appliance.s3.api.S3Request;
+import dev.appliance.s3.api.S3Response;
+import dev.appliance.s3.api.health.HealthProbes;
 import dev.appliance.s3.auth.AuthResult;
 import dev.appliance.s3.auth.PayloadVerification;
 import dev.appliance.s3.error.BodyException;
@@ -274,6 +276,10 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
         try {
             ParsedRequest p = ParsedRequest.parse(req, services.domain());
             resource = p.resource();
+            if (HealthProbes.addresses(p.bucket())) {
+                answerProbe(p, requestId, head, hasBody || !keepAlive);
+                return;
+            }
             if (p.method().equals("OPTIONS")) {
                 throw corsPreflight(p);
             }
@@ -334,6 +340,30 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
             releaseSlot();
             refuse(ErrorMapper.map(e), resource, requestId, head, hasBody || !keepAlive);
         }
+    }
+
+    /**
+     * Answers a request to the reserved bucket: a health probe, unauthenticated, from the engine's cached drive state
+     * (no I/O, so on the event loop), or its S3 error. Its body (if any) is dropped, and with {@code close} the
+     * connection.
+     */
+    private void answerProbe(ParsedRequest p, String requestId, boolean head, boolean close) {
+        S3Response answer;
+        try {
+            answer = services.dispatcher().health().answer(p.method(), p.key(), p.operationQuery());
+        } catch (RuntimeException e) {
+            answer = Responses.errorResponse(ErrorMapper.map(e), p.resource(), requestId, head);
+        }
+        releaseSlot();
+        discarding = true;
+        var f = ctx.writeAndFlush(
+                Responses.full(ctx.alloc(), answer, requestId, services.ids().hostId(), !close));
+        if (close) {
+            closing = true;
+            f.addListener(ChannelFutureListener.CLOSE);
+            releasePending();
+        }
+        updateAutoRead();
     }
 
     /** Answers a request before any worker ran; its body (if any) is dropped, and with {@code close} the connection. */

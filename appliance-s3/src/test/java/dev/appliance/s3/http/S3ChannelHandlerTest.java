@@ -195,6 +195,28 @@ class S3ChannelHandlerTest {
     }
 
     @Test
+    void healthProbes_pipelinedBetweenRequests_areAnsweredInOrder_andAProbeWithABodyClosesTheConnection() {
+        EmbeddedChannel ch = connection();
+        createBucket(ch);
+
+        List<Answer> answers = send(
+                ch,
+                SignedRequest.of("GET", "/appliance/health/live"),
+                SignedRequest.of("GET", "/" + BUCKET + "/" + key()),
+                SignedRequest.of("GET", "/appliance/health/cluster"),
+                SignedRequest.of("GET", "/appliance/nothing-here"),
+                SignedRequest.of("PUT", "/appliance/health/live").body("not for a probe"),
+                SignedRequest.of("GET", "/appliance/health/ready"));
+
+        assertThat(answers).extracting(Answer::status).containsExactly(200, 404, 200, 403, 405);
+        assertThat(answers.get(0).body()).isEqualTo("{\"status\":\"UP\"}\n");
+        assertThat(answers.get(3).body()).contains("<Code>AllAccessDisabled</Code>");
+        assertThat(ch.isOpen())
+                .as("the body of the refused PUT is dropped and the connection closed; the last probe is not read")
+                .isFalse();
+    }
+
+    @Test
     void pipelinedRequestsAfterConnectionClose_areDropped() {
         EmbeddedChannel ch = connection();
         createBucket(ch);
