@@ -55,6 +55,7 @@ import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.objectlock.ObjectLockConfiguration;
 import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionClock;
+import dev.appliance.core.objectlock.RetentionClockFiles;
 import dev.appliance.core.scanner.DataScanner;
 import dev.appliance.core.scanner.ScanReport;
 import dev.appliance.core.scanner.ScannerHealFigures;
@@ -62,7 +63,6 @@ import dev.appliance.core.usage.UsageTracker;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -123,9 +123,6 @@ public final class ErasureObjectStore implements ApplianceStore {
      * restart after a power loss replays.
      */
     static final java.time.Duration METADATA_CHECKPOINT_INTERVAL = java.time.Duration.ofSeconds(5);
-
-    /** The file on every drive that keeps the newest trusted time of the retention clock (epoch millis, decimal). */
-    static final String RETENTION_CLOCK_FILE = "retention-clock";
 
     private ErasureObjectStore(
             Topology topology,
@@ -193,7 +190,7 @@ public final class ErasureObjectStore implements ApplianceStore {
             reconcileUploadsQuietly(); // also what a missed drive return left
         };
         addPeriodic("trash-purger", TRASH_PURGE_INTERVAL, this::purgeTrash);
-        this.retentionClock = new RetentionClock(clock, System::nanoTime, new DriveClockStore());
+        this.retentionClock = new RetentionClock(clock, System::nanoTime, new RetentionClockFiles(allDrives));
         RetentionClock.Status time = retentionClock.status();
         if (!time.forwardJumpNotBelievedAtStart().isZero()) {
             java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
@@ -259,44 +256,6 @@ public final class ErasureObjectStore implements ApplianceStore {
                     d.purgeTrash();
                 } catch (IOException | RuntimeException e) {
                     // tried again at the next round
-                }
-            }
-        }
-    }
-
-    /** Keeps the retention clock's newest time on every drive; the newest copy wins at start. */
-    private final class DriveClockStore implements RetentionClock.Store {
-        @Override
-        public long load() {
-            long newest = Long.MIN_VALUE;
-            for (LocalDrive d : allDrives) {
-                if (!d.isOnline()) {
-                    continue;
-                }
-                Path f = d.sysDir().resolve(RETENTION_CLOCK_FILE);
-                try {
-                    if (Files.exists(f)) {
-                        newest = Math.max(
-                                newest,
-                                Long.parseLong(new String(Files.readAllBytes(f), StandardCharsets.US_ASCII).strip()));
-                    }
-                } catch (IOException | NumberFormatException e) {
-                    // a damaged copy: the other drives decide
-                }
-            }
-            return newest;
-        }
-
-        @Override
-        public void save(long epochMillis) {
-            byte[] text = Long.toString(epochMillis).getBytes(StandardCharsets.US_ASCII);
-            for (LocalDrive d : allDrives) {
-                if (d.isOnline()) {
-                    try {
-                        d.writeDurably(d.sysDir().resolve(RETENTION_CLOCK_FILE), text);
-                    } catch (IOException e) {
-                        // best effort: the other drives keep it
-                    }
                 }
             }
         }
