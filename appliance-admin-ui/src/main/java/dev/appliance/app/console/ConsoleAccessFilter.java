@@ -29,8 +29,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *
  * <ol>
  *   <li>A path that can be read more than one way ({@link ConsolePaths}) is refused with 400, signed or not.
- *   <li>The Prometheus scrape ({@code GET /actuator/prometheus}) answers only the configured bearer token ({@link
- *       ScrapeToken}): 401 without it or with another, 403 for everyone while none is configured.
+ *   <li>The Prometheus scrape ({@code /actuator/prometheus}, any method) answers only the configured bearer token
+ *       ({@link ScrapeToken}): 401 without it or with another, 403 for everyone while none is configured.
  *   <li>The few public endpoints ({@link #PUBLIC}) answer anyone: the status summary and the health check that load
  *       balancers and monitoring poll. They reveal no object key, bucket, drive path or credential.
  *   <li>Everything else (the admin API under {@code /api/v1/admin/}, the other actuator endpoints, the error page, any
@@ -85,7 +85,7 @@ final class ConsoleAccessFilter extends OncePerRequestFilter {
             refuse(response, S3ErrorCode.InvalidURI, "the path reads differently once normalised");
             return;
         }
-        if (path.equals(ScrapeToken.PATH) && request.getMethod().equals("GET")) {
+        if (path.equals(ScrapeToken.PATH)) { // every method: HEAD would reach the GET operation too
             switch (scrapeToken.check(request.getHeader("Authorization"))) {
                 case ACCEPTED -> chain.doFilter(request, response);
                 case UNAUTHENTICATED -> {

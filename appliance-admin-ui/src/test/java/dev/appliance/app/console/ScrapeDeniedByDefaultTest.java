@@ -33,9 +33,11 @@ class ScrapeDeniedByDefaultTest {
                 assertThat(r.body()).doesNotContain("appliance_").doesNotContain("jvm_");
             }
             // an admin's signature does not open it either: the scrape has its own credential
-            HttpResponse<String> signed = app.signed("GET", "/actuator/prometheus", null);
-            assertThat(signed.statusCode()).isEqualTo(403);
-            assertThat(signed.body()).doesNotContain("jvm_");
+            for (String method : new String[] {"GET", "HEAD"}) {
+                HttpResponse<String> signed = app.signed(method, "/actuator/prometheus", null);
+                assertThat(signed.statusCode()).as(method).isEqualTo(403);
+                assertThat(signed.body()).doesNotContain("jvm_");
+            }
         }
     }
 }
