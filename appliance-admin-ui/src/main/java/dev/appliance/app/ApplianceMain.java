@@ -8,6 +8,7 @@ import dev.appliance.app.console.ConsoleApplication;
 import dev.appliance.app.credentials.CredentialStore;
 import dev.appliance.app.credentials.IdentityKeys;
 import dev.appliance.app.credentials.RootCredentials;
+import dev.appliance.app.metrics.ApplianceMetrics;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.admin.StoreAdmin;
@@ -243,6 +244,7 @@ public final class ApplianceMain {
         store.identity().reserveAccessKeyId(accessKey);
         CredentialsProvider credentials = key -> key.equals(accessKey) ? Optional.of(secret) : Optional.empty();
         Authorizer authorizer = Authorizer.allowAll();
+        ApplianceMetrics metrics = ApplianceMetrics.of(store); // before S3 starts: its first request is counted
         S3Server s3;
         try {
             s3 = S3Server.start(
@@ -256,14 +258,17 @@ public final class ApplianceMain {
                             tls,
                             domain,
                             S3ServerConfig.Limits.of(options.maxConnections(), options.maxRequests()),
-                            options.timeouts()));
+                            options.timeouts()),
+                    metrics.s3());
         } catch (Exception e) { // Netty rethrows the bind failure (an IOException) undeclared
             store.close();
             throw cannotListen(options.address(), "--address", e);
         }
         ConsoleApplication.Running console;
         try {
-            console = ConsoleApplication.start(options.properties(), store, s3, credentials, authorizer);
+            metrics.watch(s3);
+            metrics.start();
+            console = ConsoleApplication.start(options.properties(), store, s3, credentials, authorizer, metrics);
         } catch (RuntimeException e) {
             s3.close();
             store.close();
@@ -274,6 +279,7 @@ public final class ApplianceMain {
                         () -> {
                             s3.close();
                             console.close();
+                            metrics.close();
                             store.close();
                         },
                         "shutdown"));

@@ -6,6 +6,7 @@ import dev.appliance.core.ObjectStore;
 import dev.appliance.s3.api.S3Dispatcher;
 import dev.appliance.s3.auth.SigV4Verifier;
 import dev.appliance.s3.http.HttpServer;
+import dev.appliance.s3.metrics.S3Metrics;
 import java.time.Clock;
 
 /**
@@ -26,6 +27,12 @@ public final class S3Server implements AutoCloseable {
 
     /** Binds and returns once listening. */
     public static S3Server start(ObjectStore store, S3ServerConfig config) throws InterruptedException {
+        return start(store, config, S3Metrics.NONE);
+    }
+
+    /** Binds and returns once listening; requests, bytes and authentication failures are told to {@code metrics}. */
+    public static S3Server start(ObjectStore store, S3ServerConfig config, S3Metrics metrics)
+            throws InterruptedException {
         requireNonNull(store, "store");
         requireNonNull(config, "config");
         SigV4Verifier verifier = new SigV4Verifier(config.credentials(), config.region(), Clock.systemUTC());
@@ -40,7 +47,7 @@ public final class S3Server implements AutoCloseable {
                 config.timeouts().requestHead(),
                 config.timeouts().bodyRead(),
                 config.timeouts().idle());
-        return new S3Server(HttpServer.start(config.host(), config.port(), options, verifier, dispatcher));
+        return new S3Server(HttpServer.start(config.host(), config.port(), options, verifier, dispatcher, metrics));
     }
 
     /** Open connections, requests in flight and requests waiting for admission, now. */

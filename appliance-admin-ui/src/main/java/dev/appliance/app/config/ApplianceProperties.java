@@ -27,7 +27,8 @@ public record ApplianceProperties(
         @Valid @DefaultValue Console console,
         @Valid @DefaultValue Drives drives,
         @Valid @DefaultValue Scanner scanner,
-        @Valid @DefaultValue Testing testing) {
+        @Valid @DefaultValue Testing testing,
+        @Valid @DefaultValue Metrics metrics) {
 
     static final String POSITIVE_DURATION = "expected a positive duration such as 500ms, 10s, 5m, 24h or PT10S";
     static final String POSITIVE_NUMBER = "expected a positive number";
@@ -140,6 +141,19 @@ public record ApplianceProperties(
             Duration deepScanInterval,
 
             @Positive(message = POSITIVE_NUMBER) Integer maxVersionsPerKey) {}
+
+    /**
+     * The Prometheus scrape at {@code /actuator/prometheus} on the console address (docs/metrics.md).
+     *
+     * @param token the bearer token a scrape must present ({@code APPLIANCE_METRICS_TOKEN}); null or blank: every
+     *     scrape is refused
+     */
+    public record Metrics(String token) {
+        @Override
+        public String toString() {
+            return "Metrics[token=" + (token == null || token.isBlank() ? "unset" : "(set)") + "]"; // never the secret
+        }
+    }
 
     /**
      * Test-only switches (docs/testing.md); a production appliance leaves them off.

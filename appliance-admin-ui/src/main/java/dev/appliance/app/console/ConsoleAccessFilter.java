@@ -29,6 +29,8 @@ import org.springframework.web.filter.OncePerRequestFilter;
  *
  * <ol>
  *   <li>A path that can be read more than one way ({@link ConsolePaths}) is refused with 400, signed or not.
+ *   <li>The Prometheus scrape ({@code /actuator/prometheus}, any method) answers only the configured bearer token
+ *       ({@link ScrapeToken}): 401 without it or with another, 403 for everyone while none is configured.
  *   <li>The few public endpoints ({@link #PUBLIC}) answer anyone: the status summary and the health check that load
  *       balancers and monitoring poll. They reveal no object key, bucket, drive path or credential. Sent signed, they
  *       are checked as below, and the health check then shows its details.
@@ -53,10 +55,16 @@ final class ConsoleAccessFilter extends OncePerRequestFilter {
 
     private final SigV4Verifier verifier;
     private final Authorizer authorizer;
+    private final ScrapeToken scrapeToken;
 
     ConsoleAccessFilter(SigV4Verifier verifier, Authorizer authorizer) {
+        this(verifier, authorizer, new ScrapeToken(null));
+    }
+
+    ConsoleAccessFilter(SigV4Verifier verifier, Authorizer authorizer, ScrapeToken scrapeToken) {
         this.verifier = verifier;
         this.authorizer = authorizer;
+        this.scrapeToken = scrapeToken;
     }
 
     @Override
@@ -76,6 +84,17 @@ final class ConsoleAccessFilter extends OncePerRequestFilter {
                 + (request.getPathInfo() == null ? "" : request.getPathInfo());
         if (!routed.equals(path)) {
             refuse(response, S3ErrorCode.InvalidURI, "the path reads differently once normalised");
+            return;
+        }
+        if (path.equals(ScrapeToken.PATH)) { // every method: HEAD would reach the GET operation too
+            switch (scrapeToken.check(request.getHeader("Authorization"))) {
+                case ACCEPTED -> chain.doFilter(request, response);
+                case UNAUTHENTICATED -> {
+                    response.setHeader("WWW-Authenticate", "Bearer realm=\"appliance-metrics\"");
+                    refuse(response, 401, "Unauthorized", "A scrape needs the metrics bearer token.");
+                }
+                case DISABLED -> refuse(response, 403, "Forbidden", "Metrics are off: no metrics token is configured.");
+            }
             return;
         }
         // A signed request to a public endpoint is checked as any other: the health details show to admins only.
@@ -107,9 +126,14 @@ final class ConsoleAccessFilter extends OncePerRequestFilter {
     }
 
     private static void refuse(HttpServletResponse response, S3ErrorCode code, String message) throws IOException {
-        response.setStatus(code.status());
+        refuse(response, code.status(), code.code(), message);
+    }
+
+    private static void refuse(HttpServletResponse response, int status, String code, String message)
+            throws IOException {
+        response.setStatus(status);
         response.setContentType("application/json");
-        JSON.writeValue(response.getOutputStream(), Map.of("code", code.code(), "message", message));
+        JSON.writeValue(response.getOutputStream(), Map.of("code", code, "message", message));
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.appliance.app.console;
 
 import dev.appliance.app.cli.ServerOptions.HostPort;
 import dev.appliance.app.config.ApplianceProperties;
+import dev.appliance.app.metrics.ApplianceMetrics;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
@@ -54,6 +55,18 @@ public class ConsoleApplication {
         return start(properties, store, s3, credentials, authorizer, c -> {});
     }
 
+    /** As above, serving {@code metrics} at {@code /actuator/prometheus} (with the configured bearer token). */
+    public static Running start(
+            ApplianceProperties properties,
+            ApplianceStore store,
+            S3Server s3,
+            CredentialsProvider credentials,
+            Authorizer authorizer,
+            ApplianceMetrics metrics) {
+        return start(properties, store, s3, credentials, authorizer, c -> metrics.beans()
+                .initialize((org.springframework.context.support.GenericApplicationContext) c));
+    }
+
     /** As above; {@code extra} adds beans before the context starts (tests observe which handlers run). */
     static Running start(
             ApplianceProperties properties,
@@ -72,11 +85,14 @@ public class ConsoleApplication {
                         "server.port", Integer.toString(address.port()),
                         "server.address", address.bindHost(),
                         "spring.main.register-shutdown-hook", "false",
-                        "management.endpoints.web.exposure.include", "health",
+                        "management.endpoints.web.exposure.include", "health,prometheus",
                         // the health check is public (ConsoleAccessFilter): anonymous callers get UP or DOWN (503)
                         // and nothing else; signed admins (a principal, ConsoleAccessFilter) get each indicator
                         "management.endpoint.health.show-details", "when-authorized",
-                        "logging.level.root", "WARN"))
+                        "logging.level.root", "WARN",
+                        // the appliance's registry is made before the context (ApplianceMetrics) and has meters when
+                        // Boot adds its property filters; no property here configures them, so the warning is noise
+                        "logging.level.io.micrometer.prometheusmetrics.PrometheusMeterRegistry", "ERROR"))
                 .run();
         return new Running(ctx);
     }
@@ -87,9 +103,11 @@ public class ConsoleApplication {
      */
     @Bean
     FilterRegistrationBean<ConsoleAccessFilter> consoleAccessFilter(
-            CredentialsProvider credentials, Authorizer authorizer) {
+            CredentialsProvider credentials, Authorizer authorizer, ApplianceProperties properties) {
         var access = new FilterRegistrationBean<>(new ConsoleAccessFilter(
-                new SigV4Verifier(credentials, S3ServerConfig.DEFAULT_REGION, Clock.systemUTC()), authorizer));
+                new SigV4Verifier(credentials, S3ServerConfig.DEFAULT_REGION, Clock.systemUTC()),
+                authorizer,
+                new ScrapeToken(properties.metrics().token())));
         access.addUrlPatterns("/*");
         access.setOrder(Ordered.HIGHEST_PRECEDENCE);
         return access;

@@ -281,11 +281,13 @@ public final class DriveCalls {
                             // Given up on before it started (a busy executor): nothing to do.
                             o = new Outcome<>(null, new DriveTimeoutException(drive, 0));
                         } else {
+                            long began = System.nanoTime();
                             try {
                                 o = new Outcome<>(call.call(position, drive), null);
                             } catch (Throwable t) {
                                 o = new Outcome<>(null, t);
                             }
+                            drive.recordCall(System.nanoTime() - began);
                         }
                         if (!o.ok()) {
                             recordError(drive, o.error(), what);

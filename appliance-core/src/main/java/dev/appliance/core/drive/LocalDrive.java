@@ -296,6 +296,26 @@ public final class LocalDrive {
         }
     }
 
+    // Plain adders: every drive call adds to them, from many threads, and only a metrics scrape reads them.
+    private final java.util.concurrent.atomic.LongAdder calls = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder callNanos = new java.util.concurrent.atomic.LongAdder();
+
+    /** A call to this drive ({@link DriveCalls}) ended, after {@code nanos}, answered or failed. */
+    public void recordCall(long nanos) {
+        calls.increment();
+        callNanos.add(nanos);
+    }
+
+    /** Calls to this drive through {@link DriveCalls} that ended, since start (with {@link #callNanos}: mean latency). */
+    public long calls() {
+        return calls.sum();
+    }
+
+    /** The time the calls counted by {@link #calls} took, summed, in nanoseconds. */
+    public long callNanos() {
+        return callNanos.sum();
+    }
+
     /** Calls to this drive that were given up on because it answered too slowly, since start. */
     public long slowCalls() {
         return slowCalls.get();

@@ -287,11 +287,13 @@ public final class DataScanner implements Agent {
         long batches;
         long largestBatch;
         long versionsOfKeys;
+        final long[] byVersions = new long[ScanReport.VERSION_COUNT_BOUNDS.size() + 1];
         final PriorityQueue<ScanReport.KeyVersions> top =
                 new PriorityQueue<>((a, b) -> Long.compare(a.versions(), b.versions()));
 
         void key(String key, long count) {
             versionsOfKeys += count;
+            byVersions[ScanReport.versionClass(count)]++;
             if (top.size() < TOP_KEYS) {
                 top.add(new ScanReport.KeyVersions(key, count));
             } else if (top.peek().versions() < count) {
@@ -415,7 +417,8 @@ public final class DataScanner implements Agent {
                 t.batches,
                 t.largestBatch,
                 t.versionsOfKeys,
-                top);
+                top,
+                java.util.Arrays.stream(t.byVersions).boxed().toList());
     }
 
     private void scanKey(

@@ -42,6 +42,9 @@ public record ScanReport(
      * @param largestBatch versions in the largest removal batch
      * @param versionsOfKeys versions and delete markers counted per key, summed (equals versions + deleteMarkers)
      * @param topKeys the keys with the most versions (delete markers included), most first
+     * @param keysByVersions how many keys have how many versions (delete markers included): element {@code i} counts
+     *     the keys with at most {@code VERSION_COUNT_BOUNDS[i]} versions and more than the bound before it; the last
+     *     element (one past the bounds) counts the keys above the highest bound
      */
     public record BucketScan(
             String bucket,
@@ -59,11 +62,33 @@ public record ScanReport(
             long removalBatches,
             long largestBatch,
             long versionsOfKeys,
-            List<KeyVersions> topKeys) {
+            List<KeyVersions> topKeys,
+            List<Long> keysByVersions) {
         public BucketScan {
             requireNonNull(bucket, "bucket");
             topKeys = List.copyOf(topKeys);
+            keysByVersions = List.copyOf(keysByVersions);
+            if (keysByVersions.size() != VERSION_COUNT_BOUNDS.size() + 1) {
+                throw new IllegalArgumentException("keysByVersions: " + keysByVersions.size() + " counts (expected "
+                        + (VERSION_COUNT_BOUNDS.size() + 1) + ")");
+            }
         }
+    }
+
+    /**
+     * The upper bounds of the versions-per-key classes of {@link BucketScan#keysByVersions}: few classes, so that the
+     * distribution can be a metric without a label per key or per count.
+     */
+    public static final List<Long> VERSION_COUNT_BOUNDS = List.of(1L, 2L, 5L, 10L, 100L, 1_000L, 10_000L);
+
+    /** The index into {@link BucketScan#keysByVersions} of a key with {@code versions} versions. */
+    public static int versionClass(long versions) {
+        for (int i = 0; i < VERSION_COUNT_BOUNDS.size(); i++) {
+            if (versions <= VERSION_COUNT_BOUNDS.get(i)) {
+                return i;
+            }
+        }
+        return VERSION_COUNT_BOUNDS.size();
     }
 
     /** A key and how many versions (delete markers included) it had when it was scanned. */

@@ -1,9 +1,11 @@
 package dev.appliance.s3.http;
 
+import dev.appliance.s3.api.S3Dispatcher;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.api.S3Response;
 import dev.appliance.s3.error.ErrorMapper;
 import dev.appliance.s3.error.S3Exception;
+import dev.appliance.s3.metrics.S3Metrics;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
@@ -29,6 +31,8 @@ final class Exchange implements Runnable {
     private final Channel channel;
     private final HttpServer.Services services;
     private final boolean keepAlive;
+    /** When the request head was taken up, nanoTime: the latency recorded runs from here. */
+    private final long startedNanos;
     /** Set on the event loop when the last body byte has been received (before {@link BodyStream#end}). */
     volatile boolean requestBodyDone;
     /** The response went out before the body ended: closing the connection is the handler's (after lingering). */
@@ -40,7 +44,9 @@ final class Exchange implements Runnable {
             HttpServer.Services services,
             S3Request request,
             BodyStream body,
-            boolean keepAlive) {
+            boolean keepAlive,
+            long startedNanos) {
+        this.startedNanos = startedNanos;
         this.handler = handler;
         this.channel = channel;
         this.services = services;
@@ -52,17 +58,40 @@ final class Exchange implements Runnable {
     @Override
     public void run() {
         S3Response response;
+        S3Exception failure = null;
         try {
             response = services.dispatcher().dispatch(request);
         } catch (Throwable t) {
-            response = error(t);
+            failure = ErrorMapper.map(t);
+            response = error(failure, t);
         }
         boolean close = send(response);
         channel.eventLoop().execute(() -> handler.exchangeDone(this, close));
+        recordMetrics(response.status(), failure);
     }
 
-    private S3Response error(Throwable t) {
-        S3Exception e = ErrorMapper.map(t);
+    /** Tells the metrics, after the connection was handed back: a slow recorder cannot hold the slot. */
+    private void recordMetrics(int status, S3Exception failure) {
+        S3Metrics metrics = services.metrics();
+        if (metrics == S3Metrics.NONE) {
+            return;
+        }
+        S3Dispatcher.Operation operation;
+        try {
+            operation = S3Dispatcher.route(request); // a few map look-ups; it threw already if it throws now
+        } catch (RuntimeException e) {
+            operation = null;
+        }
+        metrics.requestCompleted(operation, status, System.nanoTime() - startedNanos);
+        if (failure != null) {
+            S3Metrics.AuthFailure reason = S3Metrics.AuthFailure.of(failure);
+            if (reason != null) {
+                metrics.authenticationFailed(reason);
+            }
+        }
+    }
+
+    private S3Response error(S3Exception e, Throwable t) {
         if (e.code().status() >= 500 && e.code().status() != 501) {
             LOG.log(
                     System.Logger.Level.WARNING,

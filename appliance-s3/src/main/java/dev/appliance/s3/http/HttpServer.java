@@ -4,6 +4,7 @@ import static java.util.Objects.requireNonNull;
 
 import dev.appliance.s3.api.S3Dispatcher;
 import dev.appliance.s3.auth.SigV4Verifier;
+import dev.appliance.s3.metrics.S3Metrics;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -51,7 +52,8 @@ public final class HttpServer implements AutoCloseable {
             RequestIds ids,
             String domain,
             Admission admission,
-            Duration bodyReadTimeout) {}
+            Duration bodyReadTimeout,
+            S3Metrics metrics) {}
 
     /**
      * Transport options.
@@ -118,8 +120,11 @@ public final class HttpServer implements AutoCloseable {
                                     .setMaxInitialLineLength(MAX_INITIAL_LINE)
                                     .setMaxHeaderSize(MAX_HEADER_SIZE)
                                     .setMaxChunkSize(64 * 1024)))
-                    .addLast("idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS))
-                    .addLast("s3", new S3ChannelHandler(services, headTimer));
+                    .addLast("idle", new IdleStateHandler(0, 0, idleNanos, TimeUnit.NANOSECONDS));
+            if (services.metrics() != S3Metrics.NONE) {
+                ch.pipeline().addLast("bytes", new ByteCounter(services.metrics()));
+            }
+            ch.pipeline().addLast("s3", new S3ChannelHandler(services, headTimer));
         }
     }
 
@@ -155,7 +160,15 @@ public final class HttpServer implements AutoCloseable {
     public static HttpServer start(
             String host, int port, Options options, SigV4Verifier verifier, S3Dispatcher dispatcher)
             throws InterruptedException {
+        return start(host, port, options, verifier, dispatcher, S3Metrics.NONE);
+    }
+
+    /** Binds and returns once listening; traffic is told to {@code metrics}. */
+    public static HttpServer start(
+            String host, int port, Options options, SigV4Verifier verifier, S3Dispatcher dispatcher, S3Metrics metrics)
+            throws InterruptedException {
         requireNonNull(host, "host");
+        requireNonNull(metrics, "metrics");
         requireNonNull(options, "options");
         boolean epoll = Epoll.isAvailable();
         IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
@@ -173,7 +186,8 @@ public final class HttpServer implements AutoCloseable {
                 new RequestIds(),
                 options.domain(),
                 admission,
-                options.bodyReadTimeout());
+                options.bodyReadTimeout(),
+                metrics);
         long headNanos = options.requestHeadTimeout().toNanos();
         long idleNanos = options.idleTimeout().toNanos();
         SslContext ssl = options.ssl();

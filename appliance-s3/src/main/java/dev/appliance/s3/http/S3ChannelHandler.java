@@ -10,6 +10,7 @@ import dev.appliance.s3.error.BodyException;
 import dev.appliance.s3.error.ErrorMapper;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
+import dev.appliance.s3.metrics.S3Metrics;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -247,6 +248,7 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void startRequest(HttpRequest req) {
+        long started = System.nanoTime();
         String requestId = services.ids().next();
         boolean keepAlive = HttpUtil.isKeepAlive(req);
         boolean head = req.method().name().equals("HEAD");
@@ -316,7 +318,7 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                     verified.verifiedChecksums(),
                     verified.checksumAlgorithm(),
                     ctx.pipeline().get(SslHandler.class) != null);
-            Exchange ex = new Exchange(this, ctx.channel(), services, s3, body, keepAlive);
+            Exchange ex = new Exchange(this, ctx.channel(), services, s3, body, keepAlive, started);
             self[0] = ex;
             current = ex;
             bodyPaused = false;
@@ -369,6 +371,15 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
     /** Answers a request before any worker ran; its body (if any) is dropped, and with {@code close} the connection. */
     private void refuse(S3Exception e, String resource, String requestId, boolean head, boolean close) {
         discarding = true;
+        S3Metrics metrics = services.metrics();
+        if (metrics != S3Metrics.NONE) {
+            // refused before any operation was chosen: counted without one; its latency is the refusal's, about 0
+            metrics.requestCompleted(null, e.code().status(), 0);
+            S3Metrics.AuthFailure reason = S3Metrics.AuthFailure.of(e);
+            if (reason != null) {
+                metrics.authenticationFailed(reason);
+            }
+        }
         var resp = Responses.full(
                 ctx.alloc(),
                 Responses.errorResponse(e, resource, requestId, head),

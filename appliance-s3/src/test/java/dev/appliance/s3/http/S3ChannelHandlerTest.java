@@ -311,7 +311,8 @@ class S3ChannelHandlerTest {
                 new RequestIds(),
                 null,
                 new Admission(100, 10, 100),
-                Duration.ofSeconds(60));
+                Duration.ofSeconds(60),
+                dev.appliance.s3.metrics.S3Metrics.NONE);
         EmbeddedChannel ch = new EmbeddedChannel(new HttpServer.ConnectionInitializer(
                 null, services, TimeUnit.SECONDS.toNanos(30), TimeUnit.MINUTES.toNanos(5)));
         channels.add(ch);

@@ -117,6 +117,12 @@ public final class ApplianceProcess implements AutoCloseable {
         return this;
     }
 
+    /** Sets an environment variable (e.g. {@code APPLIANCE_METRICS_TOKEN}) for every later start. */
+    public ApplianceProcess withEnv(String name, String value) {
+        env.put(name, value);
+        return this;
+    }
+
     /** Adds JVM options (e.g. {@code -Dappliance.faultInjection=true}) to every later start. */
     public ApplianceProcess withJvmOptions(String... options) {
         jvmOptions.addAll(List.of(options));
