@@ -89,6 +89,14 @@ public final class S3Dispatcher {
             this.action = action;
         }
 
+        /**
+         * Whether the handler authorizes the request itself, before it touches the store: DeleteObjects per key, and
+         * PutObjectRetention once its body gives the condition keys (s3:object-lock-mode, ...) policies may test.
+         */
+        boolean authorizedByHandler() {
+            return this == DELETE_OBJECTS || this == PUT_OBJECT_RETENTION;
+        }
+
         /** The action name; reads and deletes of a specific version use S3's "...Version" actions. */
         public String action(boolean withVersionId) {
             if (withVersionId
@@ -380,7 +388,7 @@ public final class S3Dispatcher {
             return postObjects.handle(r); // authorized by the handler, for the key named in the form
         }
         String action = op.action(r.param("versionId") != null);
-        if (op != Operation.DELETE_OBJECTS && !authorizer.allowed(r.access(action))) {
+        if (!op.authorizedByHandler() && !authorizer.allowed(r.access(action))) {
             throw new S3Exception(S3ErrorCode.AccessDenied);
         }
         if (op == Operation.CREATE_BUCKET

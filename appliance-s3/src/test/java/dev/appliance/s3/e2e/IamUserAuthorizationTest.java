@@ -387,6 +387,41 @@ class IamUserAuthorizationTest {
     }
 
     @Test
+    void retentionChanges_areAuthorizedWithTheRequestedRetention() {
+        identity.createUser("extender");
+        NewAccessKey k = identity.createAccessKey("extender");
+        identity.putUserPolicy(
+                "extender",
+                "ShortExtensions",
+                ("{'Version':'2012-10-17','Statement':[{'Effect':'Allow','Action':'s3:PutObjectRetention',"
+                                + "'Resource':'arn:aws:s3:::" + REPO + "/*','Condition':{"
+                                + "'NumericLessThanEquals':{'s3:object-lock-remaining-retention-days':'10'},"
+                                + "'StringEquals':{'s3:object-lock-mode':'COMPLIANCE'}}}]}")
+                        .replace('\'', '"'));
+        S3Client c = client(k.key().accessKeyId(), k.secretAccessKey());
+        Instant first = inDays(2);
+        PutObjectResponse v = root.putObject(
+                b -> b.bucket(REPO)
+                        .key("ret/block")
+                        .objectLockMode(ObjectLockMode.COMPLIANCE)
+                        .objectLockRetainUntilDate(first),
+                RequestBody.fromString("kept"));
+        Instant allowed = inDays(5);
+        c.putObjectRetention(
+                b -> b.bucket(REPO).key("ret/block").versionId(v.versionId()).retention(r -> r.mode(
+                                ObjectLockRetentionMode.COMPLIANCE)
+                        .retainUntilDate(allowed)));
+        assertDenied(() -> c.putObjectRetention(
+                b -> b.bucket(REPO).key("ret/block").versionId(v.versionId()).retention(r -> r.mode(
+                                ObjectLockRetentionMode.COMPLIANCE)
+                        .retainUntilDate(inDays(30)))));
+        assertThat(root.getObjectRetention(b -> b.bucket(REPO).key("ret/block").versionId(v.versionId()))
+                        .retention()
+                        .retainUntilDate())
+                .isEqualTo(allowed);
+    }
+
+    @Test
     void anUnchangedUser_costsNoPolicyCompilation() {
         identity.createUser("counted");
         NewAccessKey k = identity.createAccessKey("counted");
