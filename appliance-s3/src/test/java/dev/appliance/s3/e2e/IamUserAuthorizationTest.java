@@ -21,6 +21,9 @@ import dev.appliance.s3.auth.PolicyAuthorizer;
 import dev.appliance.s3.testing.TestDrives;
 import java.io.IOException;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -41,6 +44,7 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3Configuration;
 import software.amazon.awssdk.services.s3.model.BucketVersioningStatus;
 import software.amazon.awssdk.services.s3.model.Delete;
 import software.amazon.awssdk.services.s3.model.DeleteObjectsResponse;
@@ -50,6 +54,7 @@ import software.amazon.awssdk.services.s3.model.ObjectLockMode;
 import software.amazon.awssdk.services.s3.model.ObjectLockRetentionMode;
 import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.presigner.S3Presigner;
 
 /**
  * IAM users on the S3 port: a user signs with its own access key and gets exactly what its policies allow, through the
@@ -419,6 +424,51 @@ class IamUserAuthorizationTest {
                         .retention()
                         .retainUntilDate())
                 .isEqualTo(allowed);
+    }
+
+    @Test
+    void presignedUrls_ofAUser_areAuthorizedAsQueryStringRequests() throws Exception {
+        identity.createUser("sharer");
+        NewAccessKey k = identity.createAccessKey("sharer");
+        identity.attachUserPolicy("sharer", "arn:aws:iam::aws:policy/readonly");
+        identity.putUserPolicy(
+                "sharer",
+                "NoLinksToSecrets",
+                ("{'Version':'2012-10-17','Statement':[{'Effect':'Deny','Action':'s3:GetObject',"
+                                + "'Resource':'arn:aws:s3:::" + OTHER + "/secret/*',"
+                                + "'Condition':{'StringEquals':{'s3:authType':'REST-QUERY-STRING'}}}]}")
+                        .replace('\'', '"'));
+        root.putObject(b -> b.bucket(OTHER).key("secret/link"), RequestBody.fromString("linked"));
+        try (S3Presigner presigner = S3Presigner.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(
+                        AwsBasicCredentials.create(k.key().accessKeyId(), k.secretAccessKey())))
+                .serviceConfiguration(
+                        S3Configuration.builder().pathStyleAccessEnabled(true).build())
+                .build()) {
+            HttpClient http = HttpClient.newHttpClient();
+            for (String key : List.of("theirs", "secret/link")) {
+                URI url = presigner
+                        .presignGetObject(b -> b.signatureDuration(Duration.ofMinutes(5))
+                                .getObjectRequest(g -> g.bucket(OTHER).key(key)))
+                        .url()
+                        .toURI();
+                HttpResponse<String> got =
+                        http.send(HttpRequest.newBuilder(url).GET().build(), HttpResponse.BodyHandlers.ofString());
+                if (key.equals("theirs")) {
+                    assertThat(got.statusCode()).isEqualTo(200);
+                    assertThat(got.body()).isEqualTo("not for veeam");
+                } else {
+                    assertThat(got.statusCode()).isEqualTo(403);
+                    assertThat(got.body()).contains("<Code>AccessDenied</Code>");
+                }
+            }
+        }
+        // the same read signed in the header is not what the Deny names
+        S3Client c = client(k.key().accessKeyId(), k.secretAccessKey());
+        assertThat(c.getObjectAsBytes(b -> b.bucket(OTHER).key("secret/link")).asUtf8String())
+                .isEqualTo("linked");
     }
 
     @Test
