@@ -14,10 +14,14 @@ import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.admin.StoreAdmin;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.engine.Stores;
+import dev.appliance.core.identity.UserPolicies;
+import dev.appliance.core.policy.PolicySetCache;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
+import dev.appliance.s3.auth.AccountCredentials;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.CredentialsProvider;
+import dev.appliance.s3.auth.PolicyAuthorizer;
 import dev.appliance.s3.tls.ServerTls;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -41,6 +45,9 @@ import java.util.Optional;
  * the usage and exits with status 0.
  */
 public final class ApplianceMain {
+    /** Compiled policy sets kept (one per distinct combination of a user's policies and a bucket policy). */
+    private static final int POLICY_SETS = 10_000;
+
     private ApplianceMain() {}
 
     public static void main(String[] args) {
@@ -242,8 +249,13 @@ public final class ApplianceMain {
             out.println("WARNING: " + e.getMessage() + "; IAM users cannot sign in, the root credential can");
         }
         store.identity().reserveAccessKeyId(accessKey);
-        CredentialsProvider credentials = key -> key.equals(accessKey) ? Optional.of(secret) : Optional.empty();
-        Authorizer authorizer = Authorizer.allowAll();
+        // IAM users sign with their own keys; the root key is allowed everything, a user what its policies allow
+        CredentialsProvider credentials = new AccountCredentials(accessKey, secret, store.identity());
+        Authorizer authorizer = new PolicyAuthorizer(
+                accessKey,
+                store.identity(),
+                new UserPolicies(store.identity(), new PolicySetCache(POLICY_SETS)),
+                bucket -> null); // bucket policies plug in here
         ApplianceMetrics metrics = ApplianceMetrics.of(store); // before S3 starts: its first request is counted
         S3Server s3;
         try {

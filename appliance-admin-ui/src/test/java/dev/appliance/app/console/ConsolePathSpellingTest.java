@@ -65,10 +65,10 @@ class ConsolePathSpellingTest {
     @BeforeAll
     static void start() throws Exception {
         store = ConsoleTestAppliance.openStore(tmp, BUCKET, OBJECT_KEY);
-        Authorizer authorizer = (key, action, bucket, objectKey) -> {
+        Authorizer authorizer = Authorizer.byAction((key, action, bucket, objectKey) -> {
             asked.add(action);
             return !refused.contains(action);
-        };
+        });
         HandlerInterceptor recorder = new HandlerInterceptor() {
             @Override
             public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {

@@ -317,6 +317,11 @@ public final class IdentityStore {
         return s == null ? Optional.empty() : Optional.ofNullable(s.credential(accessKeyId));
     }
 
+    /** The published state as it is now (null while unavailable): a new object after every change. */
+    IdentityState snapshot() {
+        return state;
+    }
+
     // ----------------------------------------------------------------------------------------------------- groups
 
     public Group createGroup(String name) {

@@ -2,6 +2,7 @@ package dev.appliance.core.policy;
 
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Compiled {@link PolicySet}s by the policies they hold, so a request does not rebuild its caller's set: the key is
@@ -12,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class PolicySetCache {
     private final int maxEntries;
     private final ConcurrentHashMap<Key, PolicySet> sets = new ConcurrentHashMap<>();
+    private final LongAdder compilations = new LongAdder();
 
     private record Key(List<NamedPolicy> identityPolicies, NamedPolicy bucketPolicy) {}
 
@@ -32,9 +34,15 @@ public final class PolicySetCache {
         if (sets.size() >= maxEntries) {
             sets.clear();
         }
-        return sets.computeIfAbsent(
-                new Key(List.copyOf(identityPolicies), bucketPolicy),
-                k -> PolicySet.of(k.identityPolicies, k.bucketPolicy));
+        return sets.computeIfAbsent(new Key(List.copyOf(identityPolicies), bucketPolicy), k -> {
+            compilations.increment();
+            return PolicySet.of(k.identityPolicies, k.bucketPolicy);
+        });
+    }
+
+    /** How many sets this cache has compiled since it was made: a request served from the cache adds none. */
+    public long compilations() {
+        return compilations.sum();
     }
 
     public int size() {

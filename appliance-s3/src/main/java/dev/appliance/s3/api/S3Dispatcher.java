@@ -90,6 +90,14 @@ public final class S3Dispatcher {
             this.action = action;
         }
 
+        /**
+         * Whether the handler authorizes the request itself, before it touches the store: DeleteObjects per key, and
+         * PutObjectRetention once its body gives the condition keys (s3:object-lock-mode, ...) policies may test.
+         */
+        boolean authorizedByHandler() {
+            return this == DELETE_OBJECTS || this == PUT_OBJECT_RETENTION;
+        }
+
         /** The action name; reads and deletes of a specific version use S3's "...Version" actions. */
         public String action(boolean withVersionId) {
             if (withVersionId
@@ -391,7 +399,7 @@ public final class S3Dispatcher {
             return postObjects.handle(r); // authorized by the handler, for the key named in the form
         }
         String action = op.action(r.param("versionId") != null);
-        if (op != Operation.DELETE_OBJECTS && !authorizer.allowed(r.auth().accessKey(), action, r.bucket(), r.key())) {
+        if (!op.authorizedByHandler() && !authorizer.allowed(r.access(action))) {
             throw new S3Exception(S3ErrorCode.AccessDenied);
         }
         if (op == Operation.CREATE_BUCKET
@@ -478,12 +486,11 @@ public final class S3Dispatcher {
      * hold only to those allowed {@code s3:GetObjectLegalHold}.
      */
     private S3Response withPermittedLockHeaders(S3Request r, S3Response resp) {
-        String accessKey = r.auth().accessKey();
-        if (!authorizer.allowed(accessKey, "s3:GetObjectRetention", r.bucket(), r.key())) {
+        if (!authorizer.allowed(r.access("s3:GetObjectRetention"))) {
             resp.headers().remove(ObjectLock.MODE_KEY);
             resp.headers().remove(ObjectLock.RETAIN_UNTIL_KEY);
         }
-        if (!authorizer.allowed(accessKey, "s3:GetObjectLegalHold", r.bucket(), r.key())) {
+        if (!authorizer.allowed(r.access("s3:GetObjectLegalHold"))) {
             resp.headers().remove(ObjectLock.LEGAL_HOLD_KEY);
         }
         return resp;
@@ -493,7 +500,7 @@ public final class S3Dispatcher {
     private void authorizeLockedBucket(S3Request r) {
         if ("true".equalsIgnoreCase(r.header("x-amz-bucket-object-lock-enabled"))) {
             for (String action : new String[] {"s3:PutBucketObjectLockConfiguration", "s3:PutBucketVersioning"}) {
-                if (!authorizer.allowed(r.auth().accessKey(), action, r.bucket(), null)) {
+                if (!authorizer.allowed(r.access(action, r.bucket(), null))) {
                     throw new S3Exception(S3ErrorCode.AccessDenied);
                 }
             }

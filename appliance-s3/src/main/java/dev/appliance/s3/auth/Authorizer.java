@@ -2,19 +2,38 @@ package dev.appliance.s3.auth;
 
 /**
  * The one authorization seam: decides whether an authenticated access key may perform an S3 action on a bucket and
- * key. Called on a worker thread after authentication, before the operation touches the store.
+ * key, given the request's context (source address, transport, time, condition keys). Called on a worker thread after
+ * authentication, before the operation touches the store.
  */
 @FunctionalInterface
 public interface Authorizer {
+    boolean allowed(AccessRequest request);
+
     /**
+     * For callers that have no request context (the console's filter): the decision on who asks for what alone, so
+     * conditions on the source address or transport do not hold.
+     *
      * @param action S3's action name, e.g. {@code s3:PutObject}
      * @param bucket the bucket, or null for service-level actions (ListBuckets)
      * @param key the object key, or null for bucket-level actions
      */
-    boolean allowed(String accessKey, String action, String bucket, String key);
+    default boolean allowed(String accessKey, String action, String bucket, String key) {
+        return allowed(AccessRequest.of(accessKey, action, bucket, key));
+    }
 
     /** Everything allowed to every authenticated key: the single-root-user setup. */
     static Authorizer allowAll() {
-        return (accessKey, action, bucket, key) -> true;
+        return request -> true;
+    }
+
+    /** An authorizer that looks at the key, action, bucket and object key only (tests, fixed rules). */
+    static Authorizer byAction(Rule rule) {
+        return request -> rule.allowed(request.accessKey(), request.action(), request.bucket(), request.key());
+    }
+
+    /** A decision on the key, action, bucket and object key only; see {@link #byAction}. */
+    @FunctionalInterface
+    interface Rule {
+        boolean allowed(String accessKey, String action, String bucket, String key);
     }
 }

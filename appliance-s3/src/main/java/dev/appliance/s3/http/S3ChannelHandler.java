@@ -31,6 +31,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
@@ -317,7 +318,9 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                     requestId,
                     verified.verifiedChecksums(),
                     verified.checksumAlgorithm(),
-                    ctx.pipeline().get(SslHandler.class) != null);
+                    ctx.pipeline().get(SslHandler.class) != null,
+                    sourceIp(ctx.channel().remoteAddress()),
+                    Instant.now());
             Exchange ex = new Exchange(this, ctx.channel(), services, s3, body, keepAlive, started);
             self[0] = ex;
             current = ex;
@@ -559,5 +562,15 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         LOG.log(System.Logger.Level.DEBUG, "connection error, closing", cause);
         ctx.close();
+    }
+
+    /** The client's address as policies compare it (aws:SourceIp), or null when it is not an IP socket. */
+    private static String sourceIp(java.net.SocketAddress remote) {
+        if (!(remote instanceof java.net.InetSocketAddress a) || a.getAddress() == null) {
+            return null;
+        }
+        String ip = a.getAddress().getHostAddress();
+        int scope = ip.indexOf('%'); // an IPv6 zone is no part of the address policies name
+        return scope < 0 ? ip : ip.substring(0, scope);
     }
 }

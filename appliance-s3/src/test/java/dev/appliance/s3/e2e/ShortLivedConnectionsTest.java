@@ -7,6 +7,7 @@ import dev.appliance.core.PutRequest;
 import dev.appliance.core.testing.TestStore;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
+import dev.appliance.s3.auth.Authorizer;
 import java.io.ByteArrayInputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -71,7 +72,7 @@ class ShortLivedConnectionsTest {
                                     lookups.incrementAndGet();
                                     return Optional.ofNullable(secrets.get(ak));
                                 },
-                                (ak, action, bucket, key) -> true))) {
+                                Authorizer.allowAll()))) {
             store.makeBucket("conns");
             byte[] body = "short and sweet".getBytes(StandardCharsets.UTF_8);
             store.putObject(

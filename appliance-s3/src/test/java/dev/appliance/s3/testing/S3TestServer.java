@@ -69,6 +69,11 @@ public final class S3TestServer implements BeforeAllCallback, AfterAllCallback {
         return configured(authorizer, UnaryOperator.identity());
     }
 
+    /** A server whose authorizer decides on the key, action, bucket and object key only. */
+    public static S3TestServer authorizing(Authorizer.Rule rule) {
+        return authorizing(Authorizer.byAction(rule));
+    }
+
     /** @param config adjusts the default configuration (127.0.0.1, any port, the test key, plain HTTP) */
     public static S3TestServer configured(Authorizer authorizer, UnaryOperator<S3ServerConfig> config) {
         return new S3TestServer(authorizer, config);

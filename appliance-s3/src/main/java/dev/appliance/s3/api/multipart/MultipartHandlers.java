@@ -56,7 +56,7 @@ public final class MultipartHandlers {
         MultipartChecksum checksum = declaredChecksum(r);
         Map<String, String> metadata = ObjectHandlers.userMetadata(r);
         Map<String, String> lock = LockHeaders.entries(r);
-        LockHeaders.authorizeWrite(lock, r.auth().accessKey(), authorizer, r.bucket(), r.key());
+        LockHeaders.authorizeWrite(lock, r.access("s3:PutObject"), authorizer);
         metadata.putAll(lock); // recorded with the upload, applied at completion
         String uploadId = store.createMultipartUpload(
                 r.bucket(), r.key(), new PutRequest(-1, r.header("content-type"), metadata, null), checksum);

@@ -73,7 +73,7 @@ public final class CopyObjectHandler {
         }
         // Pin the version whose conditions were checked.
         Map<String, String> lock = LockHeaders.entries(r);
-        LockHeaders.authorizeWrite(lock, r.auth().accessKey(), authorizer, r.bucket(), r.key());
+        LockHeaders.authorizeWrite(lock, r.access("s3:PutObject"), authorizer);
         ObjectInfo copied =
                 store.copyObject(src.bucket(), src.key(), source.versionId(), r.bucket(), r.key(), request, lock);
         XmlWriter x = new XmlWriter().startDocument("CopyObjectResult");

@@ -55,7 +55,7 @@ public record CopySource(String bucket, String key, String versionId) {
      */
     public void authorize(S3Request r, dev.appliance.s3.auth.Authorizer authorizer) {
         String action = versionId == null ? "s3:GetObject" : "s3:GetObjectVersion";
-        if (!authorizer.allowed(r.auth().accessKey(), action, bucket, key)) {
+        if (!authorizer.allowed(r.access(action, bucket, key))) {
             throw new S3Exception(S3ErrorCode.AccessDenied);
         }
     }

@@ -150,7 +150,8 @@ public final class DeleteObjects {
 
     private Outcome deleteOne(S3Request r, Entry e, boolean askBypass) {
         String action = e.versionId() == null ? "s3:DeleteObject" : "s3:DeleteObjectVersion";
-        if (!authorizer.allowed(r.auth().accessKey(), action, r.bucket(), e.key())) {
+        if (!authorizer.allowed(
+                r.access(action, r.bucket(), e.key()).withConditionKey("s3:versionid", e.versionId()))) {
             return new Failed(
                     e.key(), e.versionId(), S3ErrorCode.AccessDenied, S3ErrorCode.AccessDenied.defaultMessage());
         }

@@ -83,7 +83,7 @@ public final class ObjectHandlers {
             throw new S3Exception(S3ErrorCode.EntityTooLarge);
         }
         Map<String, String> lock = LockHeaders.entries(r);
-        LockHeaders.authorizeWrite(lock, r.auth().accessKey(), authorizer, r.bucket(), r.key());
+        LockHeaders.authorizeWrite(lock, r.access("s3:PutObject"), authorizer);
         if (!lock.isEmpty()) {
             if (store.objectLockConfiguration(r.bucket()) == null) {
                 throw new S3Exception(S3ErrorCode.InvalidRequest, "Bucket is missing Object Lock Configuration");

@@ -6,6 +6,7 @@ import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.objectlock.RetentionMode;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.api.S3Response;
+import dev.appliance.s3.auth.AccessRequest;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
@@ -69,14 +70,13 @@ public final class LockHeaders {
      * As S3: a write that sets retention needs {@code s3:PutObjectRetention}, one that sets legal hold needs {@code
      * s3:PutObjectLegalHold}, besides the permission of the write itself.
      */
-    public static void authorizeWrite(
-            Map<String, String> entries, String accessKey, Authorizer authorizer, String bucket, String key) {
+    public static void authorizeWrite(Map<String, String> entries, AccessRequest write, Authorizer authorizer) {
         if (entries.containsKey(ObjectLock.MODE_KEY)
-                && !authorizer.allowed(accessKey, "s3:PutObjectRetention", bucket, key)) {
+                && !authorizer.allowed(write.forAction("s3:PutObjectRetention", write.bucket(), write.key()))) {
             throw new S3Exception(S3ErrorCode.AccessDenied);
         }
         if (entries.containsKey(ObjectLock.LEGAL_HOLD_KEY)
-                && !authorizer.allowed(accessKey, "s3:PutObjectLegalHold", bucket, key)) {
+                && !authorizer.allowed(write.forAction("s3:PutObjectLegalHold", write.bucket(), write.key()))) {
             throw new S3Exception(S3ErrorCode.AccessDenied);
         }
     }
@@ -104,7 +104,7 @@ public final class LockHeaders {
         String h = r.header(BYPASS_HEADER);
         return h != null
                 && h.strip().equalsIgnoreCase("true")
-                && authorizer.allowed(r.auth().accessKey(), BYPASS_ACTION, r.bucket(), key);
+                && authorizer.allowed(r.access(BYPASS_ACTION, r.bucket(), key));
     }
 
     /**

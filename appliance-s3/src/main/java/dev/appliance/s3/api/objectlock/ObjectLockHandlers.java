@@ -10,6 +10,7 @@ import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionMode;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.api.S3Response;
+import dev.appliance.s3.auth.AccessRequest;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
@@ -17,6 +18,7 @@ import dev.appliance.s3.xml.XmlElement;
 import dev.appliance.s3.xml.XmlReader;
 import dev.appliance.s3.xml.XmlWriter;
 import java.io.IOException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
@@ -140,8 +142,8 @@ public final class ObjectLockHandlers {
         return S3Response.xml(x.toBytes());
     }
 
+    /** Authorized here, not by the dispatcher: the policy's condition keys are in the body (see below). */
     public S3Response putRetention(S3Request r) throws IOException {
-        requireLockBucket(r);
         XmlElement root = readBody(r, "Retention").requireOnly(RETENTION_FIELDS, RETENTION_FIELDS);
         Optional<String> modeText = root.childText("Mode");
         Optional<String> dateText = root.childText("RetainUntilDate");
@@ -152,6 +154,22 @@ public final class ObjectLockHandlers {
             Instant until = dateText.map(ObjectLock::parseDate).orElseThrow(() -> malformed("bad RetainUntilDate"));
             retention = new Retention(mode, until);
         }
+        // as S3: s3:object-lock-mode, -retain-until-date and -remaining-retention-days are the requested retention
+        AccessRequest access = r.access("s3:PutObjectRetention")
+                .withConditionKey("s3:object-lock-mode", modeText.orElse(null))
+                .withConditionKey("s3:object-lock-retain-until-date", dateText.orElse(null))
+                .withConditionKey(
+                        "s3:object-lock-remaining-retention-days",
+                        retention == null
+                                ? null
+                                : Long.toString(Math.max(
+                                        0,
+                                        Duration.between(r.received(), retention.retainUntil())
+                                                .toDays())));
+        if (!authorizer.allowed(access)) {
+            throw new S3Exception(S3ErrorCode.AccessDenied);
+        }
+        requireLockBucket(r);
         boolean bypass = LockHeaders.bypassGovernance(r, authorizer, r.key());
         store.putObjectRetention(r.bucket(), r.key(), r.param("versionId"), retention, bypass);
         return S3Response.ok();

@@ -13,6 +13,7 @@ import dev.appliance.s3.api.object.ObjectHandlers;
 import dev.appliance.s3.api.object.Tags;
 import dev.appliance.s3.api.objectlock.LockHeaders;
 import dev.appliance.s3.api.sosapi.SosApi;
+import dev.appliance.s3.auth.AccessRequest;
 import dev.appliance.s3.auth.AuthResult;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.PayloadVerification;
@@ -137,7 +138,10 @@ public final class PostObjectHandler {
         if (key.isEmpty()) {
             throw new S3Exception(S3ErrorCode.InvalidArgument, "User key must have a length greater than 0.");
         }
-        if (!authorizer.allowed(auth.accessKey(), "s3:PutObject", r.bucket(), key)) {
+        AccessRequest write = r.access(auth.accessKey(), "s3:PutObject", r.bucket(), key)
+                .withConditionKey("s3:authtype", "POST")
+                .withConditionKey("s3:signatureversion", "AWS4-HMAC-SHA256");
+        if (!authorizer.allowed(write)) {
             throw new S3Exception(S3ErrorCode.AccessDenied);
         }
         if (SosApi.isVirtualKey(key)) {
@@ -150,7 +154,7 @@ public final class PostObjectHandler {
         PutRequest request = putRequest(fields);
         Map<String, String> lock = LockHeaders.entries(fields::get);
         if (!lock.isEmpty()) {
-            LockHeaders.authorizeWrite(lock, auth.accessKey(), authorizer, r.bucket(), key);
+            LockHeaders.authorizeWrite(lock, write, authorizer);
             if (store.objectLockConfiguration(r.bucket()) == null) {
                 throw new S3Exception(S3ErrorCode.InvalidRequest, "Bucket is missing Object Lock Configuration");
             }
