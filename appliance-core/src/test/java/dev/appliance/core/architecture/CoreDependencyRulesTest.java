@@ -100,6 +100,25 @@ class CoreDependencyRulesTest {
                 .check(core);
     }
 
+    @Test
+    void policy_isAPureLanguage_withoutTheStorageEngine() {
+        noClasses()
+                .that()
+                .resideInAPackage("dev.appliance.core.policy..")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "dev.appliance.core",
+                        "dev.appliance.core.erasure..",
+                        "dev.appliance.core.engine..",
+                        "dev.appliance.core.drive..",
+                        "dev.appliance.core.meta..",
+                        "dev.appliance.core.bucket..")
+                .because("policies are evaluated by the front ends and the admin API; the user store wires them to"
+                        + " storage, not the policy language")
+                .check(core);
+    }
+
     /**
      * One slice per top-level package under {@code root}, and the root package itself as one more: the root holds the
      * entry and value types, so a dependency from it back to an implementation package is a cycle too.
