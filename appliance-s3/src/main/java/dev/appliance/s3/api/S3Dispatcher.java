@@ -3,10 +3,12 @@ package dev.appliance.s3.api;
 import static java.util.Objects.requireNonNull;
 
 import dev.appliance.core.ObjectStore;
+import dev.appliance.core.admin.StoreAdmin;
 import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.s3.api.acl.AclHandlers;
 import dev.appliance.s3.api.bucket.BucketHandlers;
 import dev.appliance.s3.api.bucket.ListingHandlers;
+import dev.appliance.s3.api.iam.IamHandler;
 import dev.appliance.s3.api.lifecycle.LifecycleHandlers;
 import dev.appliance.s3.api.multipart.MultipartHandlers;
 import dev.appliance.s3.api.object.AttributesHandler;
@@ -154,6 +156,7 @@ public final class S3Dispatcher {
     private final PostObjectHandler postObjects;
     private final SosApi sosapi;
     private final LifecycleHandlers lifecycle;
+    private final IamHandler iam;
 
     /**
      * @param verifier verifies the signed policies of browser-based uploads (POST Object), whose credentials are in
@@ -174,6 +177,8 @@ public final class S3Dispatcher {
         this.locks = new ObjectLockHandlers(store, authorizer);
         this.postObjects = new PostObjectHandler(store, authorizer, verifier, Clock.systemUTC());
         this.lifecycle = new LifecycleHandlers(store);
+        // The IAM API manages the store's users; a store without an identity store answers it ServiceFailure
+        this.iam = new IamHandler(store instanceof StoreAdmin admin ? admin.identity() : null, authorizer, verifier);
         String version = S3Dispatcher.class.getPackage().getImplementationVersion();
         // SOSAPI is on where a bucket's settings say so, and by default in Object Lock buckets (Veeam's immutable ones)
         this.sosapi = new SosApi(
@@ -362,6 +367,9 @@ public final class S3Dispatcher {
 
     /** Routes, authorizes and runs the request; failures are thrown for the HTTP layer to render. */
     public S3Response dispatch(S3Request r) throws IOException {
+        if (r.auth().isFormFields() && IamHandler.isIamRequest(r.headers())) {
+            return iam.handle(r); // signed for iam: verified by the handler with its body
+        }
         if (r.auth().isFormFields()) {
             // not authenticated yet: nothing but POST Object, which verifies the form's signature first
             Operation op;
