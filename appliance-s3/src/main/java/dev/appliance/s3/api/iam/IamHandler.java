@@ -77,6 +77,9 @@ public final class IamHandler {
             throw new S3Exception(
                     S3ErrorCode.AccessDenied, "Requests signed for the service iam are served at the path / only.");
         }
+        if (!r.method().equals("POST") && !r.method().equals("GET")) {
+            return error("MethodNotAllowed", 405, "IAM calls are POST or GET, not " + r.method() + ".", r.requestId());
+        }
         String action = null;
         try {
             byte[] body = readBody(r.body());

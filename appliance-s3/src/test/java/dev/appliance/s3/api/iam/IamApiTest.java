@@ -318,6 +318,25 @@ class IamApiTest {
     }
 
     @Test
+    void getWithQueryParameters_isServedAsPost() throws Exception {
+        iam.createUser(b -> b.userName("by-get"));
+        IamRaw.Answer a = IamRaw.get(SERVER.port(), "Action=GetUser&UserName=by-get&Version=2010-05-08");
+        assertThat(a.status()).isEqualTo(200);
+        assertThat(a.body())
+                .contains("<GetUserResponse xmlns=\"https://iam.amazonaws.com/doc/2010-05-08/\"><GetUserResult><User>")
+                .contains("<UserName>by-get</UserName>")
+                .contains("<ResponseMetadata><RequestId>");
+        iam.deleteUser(b -> b.userName("by-get"));
+    }
+
+    @Test
+    void otherMethods_areMethodNotAllowed() throws Exception {
+        IamRaw.Answer a = IamRaw.send(SERVER.port(), "iam", "PUT", "/", "Action=ListUsers");
+        assertThat(a.status()).isEqualTo(405);
+        assertThat(a.body()).contains("<Code>MethodNotAllowed</Code>");
+    }
+
+    @Test
     void s3SignedRequest_toTheIamForm_isRefused() throws Exception {
         IamRaw.Answer a = IamRaw.send(SERVER.port(), "s3", "POST", "/", "Action=CreateUser&UserName=sneaky");
         assertThat(a.status()).isGreaterThanOrEqualTo(400);

@@ -26,6 +26,11 @@ final class IamRaw {
         return send(port, S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY, service, method, path, form);
     }
 
+    /** {@code GET /?query} signed for iam: the query protocol's other form. */
+    static Answer get(int port, String query) throws Exception {
+        return send(port, S3TestServer.ACCESS_KEY, S3TestServer.SECRET_KEY, "iam", "GET", "/?" + query, "");
+    }
+
     /** POST / signed for iam with another key pair. */
     static Answer sendAs(int port, String accessKey, String secret, String form) throws Exception {
         return send(port, accessKey, secret, "iam", "POST", "/", form);
@@ -45,7 +50,10 @@ final class IamRaw {
         h.put("host", List.of("127.0.0.1:" + port));
         h.put("x-amz-date", List.of(amzDate));
         String scope = SigV4.scope(date, "us-east-1", service);
-        String canonical = SigV4.canonicalRequest(method, path, "", List.copyOf(h.keySet()), h, payloadHash);
+        int q = path.indexOf('?');
+        String rawPath = q < 0 ? path : path.substring(0, q);
+        String rawQuery = q < 0 ? "" : path.substring(q + 1);
+        String canonical = SigV4.canonicalRequest(method, rawPath, rawQuery, List.copyOf(h.keySet()), h, payloadHash);
         String signature = SigV4.signature(
                 SigV4.signingKey(secret, date, "us-east-1", service), SigV4.stringToSign(amzDate, scope, canonical));
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
