@@ -82,7 +82,8 @@ class IamApiIT {
                 cli.json("iam", "create-access-key", "--user-name", "veeam").get("AccessKey");
         String keyId = key.get("AccessKeyId").asText();
         assertThat(key.get("Status").asText()).isEqualTo("Active");
-        assertThat(key.get("SecretAccessKey").asText()).hasSizeGreaterThanOrEqualTo(40);
+        String secret = key.get("SecretAccessKey").asText();
+        assertThat(secret).hasSizeGreaterThanOrEqualTo(40);
 
         cli.run(
                 "iam",
@@ -145,6 +146,8 @@ class IamApiIT {
         AwsCli.S3Error gone = cli.error("iam", "get-user", "--user-name", "veeam");
         assertThat(gone.code()).isEqualTo("NoSuchEntity");
         assertThat(gone.httpStatus()).isEqualTo(404);
+        // the secret was in CreateAccessKey's answer only: not in the appliance's output after all that traffic
+        assertThat(appliance.logs()).doesNotContain(secret);
     }
 
     @Test
