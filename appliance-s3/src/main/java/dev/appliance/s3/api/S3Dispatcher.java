@@ -3,11 +3,13 @@ package dev.appliance.s3.api;
 import static java.util.Objects.requireNonNull;
 
 import dev.appliance.core.ObjectStore;
+import dev.appliance.core.admin.StoreAdmin;
 import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.s3.api.acl.AclHandlers;
 import dev.appliance.s3.api.bucket.BucketHandlers;
 import dev.appliance.s3.api.bucket.ListingHandlers;
 import dev.appliance.s3.api.health.HealthProbes;
+import dev.appliance.s3.api.iam.IamHandler;
 import dev.appliance.s3.api.lifecycle.LifecycleHandlers;
 import dev.appliance.s3.api.multipart.MultipartHandlers;
 import dev.appliance.s3.api.object.AttributesHandler;
@@ -164,6 +166,7 @@ public final class S3Dispatcher {
     private final SosApi sosapi;
     private final LifecycleHandlers lifecycle;
     private final HealthProbes health;
+    private final IamHandler iam;
 
     /**
      * @param verifier verifies the signed policies of browser-based uploads (POST Object), whose credentials are in
@@ -185,6 +188,8 @@ public final class S3Dispatcher {
         this.postObjects = new PostObjectHandler(store, authorizer, verifier, Clock.systemUTC());
         this.lifecycle = new LifecycleHandlers(store);
         this.health = HealthProbes.of(store);
+        // The IAM API manages the store's users; a store without an identity store answers it ServiceFailure
+        this.iam = new IamHandler(store instanceof StoreAdmin admin ? admin.identity() : null, authorizer, verifier);
         String version = S3Dispatcher.class.getPackage().getImplementationVersion();
         // SOSAPI is on where a bucket's settings say so, and by default in Object Lock buckets (Veeam's immutable ones)
         this.sosapi = new SosApi(
@@ -380,6 +385,9 @@ public final class S3Dispatcher {
     public S3Response dispatch(S3Request r) throws IOException {
         if (HealthProbes.addresses(r.bucket())) {
             throw HealthProbes.reserved(); // the connection handler answers the probes; nothing else goes there
+        }
+        if (r.auth().isFormFields() && IamHandler.isIamRequest(r.headers())) {
+            return iam.handle(r); // signed for iam: verified by the handler with its body
         }
         if (r.auth().isFormFields()) {
             // not authenticated yet: nothing but POST Object, which verifies the form's signature first

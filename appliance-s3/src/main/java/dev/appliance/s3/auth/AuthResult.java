@@ -35,7 +35,9 @@ public record AuthResult(
     /**
      * Stands for a browser-based upload (POST Object, {@code multipart/form-data}) whose credentials and signature
      * are form fields in its body: not authenticated yet. Only the POST Object operation accepts it, and it verifies
-     * the form itself ({@link SigV4Verifier#verifyPostPolicy}) before anything else.
+     * the form itself ({@link SigV4Verifier#verifyPostPolicy}) before anything else. An IAM call (signed for the
+     * service {@code iam}) is not authenticated with its head either: its handler verifies it with the body it reads
+     * ({@link SigV4Verifier#verifyIam}).
      */
     public static AuthResult formFields() {
         return FORM_FIELDS;

@@ -32,6 +32,8 @@ import java.util.Map;
  */
 public final class SigV4Verifier {
     public static final Duration MAX_SKEW = Duration.ofMinutes(15);
+    /** The service name in the credential scope of requests to the IAM query API served on the S3 address. */
+    public static final String IAM_SERVICE = "iam";
 
     private static final DateTimeFormatter AMZ_DATE =
             DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
@@ -54,7 +56,7 @@ public final class SigV4Verifier {
      * @throws S3Exception with the S3 error when the request is not authentic
      */
     public AuthResult verify(String method, String rawPath, String rawQuery, Map<String, List<String>> headers) {
-        return verify(method, rawPath, rawQuery, headers, null);
+        return verify(method, rawPath, rawQuery, headers, null, "s3");
     }
 
     /**
@@ -64,8 +66,59 @@ public final class SigV4Verifier {
      */
     public AuthResult verifyWholeBody(
             String method, String rawPath, String rawQuery, Map<String, List<String>> headers, byte[] body) {
+        return verifyWhole(method, rawPath, rawQuery, headers, body, "s3");
+    }
+
+    /**
+     * For a request of the IAM query API ({@code Action=...}), signed for the service {@link #IAM_SERVICE} and read
+     * whole: as {@link #verifyWholeBody}, with header authentication only (IAM clients do not presign). A request signed
+     * for {@code s3} is refused here, as a request signed for {@code iam} is refused by {@link #verify}.
+     */
+    public AuthResult verifyIam(
+            String method, String rawPath, String rawQuery, Map<String, List<String>> headers, byte[] body) {
+        if (!PresignedQuery.authParams(rawQuery).isEmpty()) {
+            throw new S3Exception(
+                    S3ErrorCode.AccessDenied, "IAM requests are authenticated by the Authorization header.");
+        }
+        AuthResult auth = verifyWhole(method, rawPath, rawQuery, headers, body, IAM_SERVICE);
+        if (auth.payloadMode() != PayloadMode.SHA256) {
+            // the parameters are in the body: an unsigned body could be swapped for another action
+            throw new S3Exception(S3ErrorCode.AccessDenied, "IAM requests must sign their body.");
+        }
+        return auth;
+    }
+
+    /**
+     * The service the {@code Authorization} header's credential scope names ({@code AK/date/region/SERVICE/aws4_request}),
+     * or null when there is no such header or it does not have that shape. Nothing is verified: this only tells which
+     * verification (S3 or IAM) the request is for; cheap enough for the event loop.
+     */
+    public static String signedService(Map<String, List<String>> headers) {
+        String authorization = first(headers, "authorization");
+        if (authorization == null || !authorization.startsWith(SigV4.ALGORITHM + " ")) {
+            return null;
+        }
+        int at = authorization.indexOf("Credential=");
+        if (at < 0) {
+            return null;
+        }
+        int end = authorization.indexOf(',', at);
+        String[] scope = authorization
+                .substring(at + "Credential=".length(), end < 0 ? authorization.length() : end)
+                .strip()
+                .split("/", -1);
+        return scope.length == 5 ? scope[3] : null;
+    }
+
+    private AuthResult verifyWhole(
+            String method,
+            String rawPath,
+            String rawQuery,
+            Map<String, List<String>> headers,
+            byte[] body,
+            String service) {
         String bodySha = SigV4.sha256Hex(body);
-        AuthResult auth = verify(method, rawPath, rawQuery, headers, bodySha);
+        AuthResult auth = verify(method, rawPath, rawQuery, headers, bodySha, service);
         if (auth.payloadMode() == PayloadMode.SHA256 && !auth.contentSha256().equals(bodySha)) {
             throw new S3Exception(S3ErrorCode.XAmzContentSHA256Mismatch);
         }
@@ -76,7 +129,12 @@ public final class SigV4Verifier {
     }
 
     private AuthResult verify(
-            String method, String rawPath, String rawQuery, Map<String, List<String>> headers, String absentSha) {
+            String method,
+            String rawPath,
+            String rawQuery,
+            Map<String, List<String>> headers,
+            String absentSha,
+            String service) {
         String authorization = first(headers, "authorization");
         Map<String, String> queryAuth = PresignedQuery.authParams(rawQuery);
         if (!queryAuth.isEmpty()) {
@@ -128,8 +186,8 @@ public final class SigV4Verifier {
                     "The authorization header is malformed; the region '" + parsed.region + "' is wrong; expecting '"
                             + region + "'");
         }
-        if (!parsed.service.equals("s3")) {
-            throw malformed("service '" + parsed.service + "' is not s3");
+        if (!parsed.service.equals(service)) {
+            throw malformed("service '" + parsed.service + "' is not " + service);
         }
         if (!parsed.signedHeaders.contains("host")) {
             throw malformed("the host header must be signed");
@@ -139,8 +197,8 @@ public final class SigV4Verifier {
         String secret = credentials
                 .secretKey(parsed.accessKey)
                 .orElseThrow(() -> new S3Exception(S3ErrorCode.InvalidAccessKeyId));
-        byte[] signingKey = keys.get(secret, parsed.date, region);
-        String scope = SigV4.scope(parsed.date, region, "s3");
+        byte[] signingKey = keys.get(secret, parsed.date, region, service);
+        String scope = SigV4.scope(parsed.date, region, service);
         String canonical = SigV4.canonicalRequest(method, rawPath, rawQuery, parsed.signedHeaders, headers, contentSha);
         String expected = SigV4.signature(signingKey, SigV4.stringToSign(amzDate, scope, canonical));
         if (!MessageDigest.isEqual(
@@ -196,7 +254,7 @@ public final class SigV4Verifier {
         }
         String secret =
                 credentials.secretKey(p.accessKey()).orElseThrow(() -> new S3Exception(S3ErrorCode.InvalidAccessKeyId));
-        byte[] signingKey = keys.get(secret, p.credentialDate(), region);
+        byte[] signingKey = keys.get(secret, p.credentialDate(), region, "s3");
         String scope = SigV4.scope(p.credentialDate(), region, "s3");
         String canonical = SigV4.canonicalRequest(
                 method,
@@ -261,7 +319,7 @@ public final class SigV4Verifier {
         }
         String secret =
                 credentials.secretKey(scope[0]).orElseThrow(() -> new S3Exception(S3ErrorCode.InvalidAccessKeyId));
-        byte[] signingKey = keys.get(secret, scope[1], region);
+        byte[] signingKey = keys.get(secret, scope[1], region, "s3");
         String expected = SigV4.signature(signingKey, policy);
         if (!MessageDigest.isEqual(
                 expected.getBytes(StandardCharsets.US_ASCII),

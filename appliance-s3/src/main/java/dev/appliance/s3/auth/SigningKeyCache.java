@@ -3,9 +3,12 @@ package dev.appliance.s3.auth;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** A small LRU of derived signing keys per (secret, date, region): the four-HMAC derivation runs once a day per key. */
+/**
+ * A small LRU of derived signing keys per (secret, date, region, service): the four-HMAC derivation runs once a day per
+ * key and service.
+ */
 final class SigningKeyCache {
-    private record Key(String secret, String date, String region) {}
+    private record Key(String secret, String date, String region, String service) {}
 
     private final int capacity;
     private final LinkedHashMap<Key, byte[]> map;
@@ -23,14 +26,18 @@ final class SigningKeyCache {
     }
 
     byte[] get(String secret, String date, String region) {
-        Key k = new Key(secret, date, region);
+        return get(secret, date, region, "s3");
+    }
+
+    byte[] get(String secret, String date, String region, String service) {
+        Key k = new Key(secret, date, region, service);
         synchronized (map) {
             byte[] cached = map.get(k);
             if (cached != null) {
                 return cached;
             }
         }
-        byte[] derived = SigV4.signingKey(secret, date, region, "s3");
+        byte[] derived = SigV4.signingKey(secret, date, region, service);
         synchronized (map) {
             map.put(k, derived);
         }

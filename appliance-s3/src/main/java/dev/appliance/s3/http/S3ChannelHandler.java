@@ -4,6 +4,7 @@ import dev.appliance.s3.api.S3Dispatcher;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.api.S3Response;
 import dev.appliance.s3.api.health.HealthProbes;
+import dev.appliance.s3.api.iam.IamHandler;
 import dev.appliance.s3.auth.AuthResult;
 import dev.appliance.s3.auth.PayloadVerification;
 import dev.appliance.s3.error.BodyException;
@@ -286,14 +287,18 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
             if (p.method().equals("OPTIONS")) {
                 throw corsPreflight(p);
             }
-            // A browser-based upload (POST Object) is authenticated by its form fields, read by the operation.
-            boolean formPost = S3Dispatcher.isFormPost(
-                    p.method(),
-                    p.bucket(),
-                    p.key(),
-                    p.operationQuery().keySet(),
-                    req.headers().get("content-type"));
-            AuthResult auth = formPost
+            // A browser-based upload (POST Object) is authenticated by its form fields, read by the operation; an IAM
+            // call (signed for the service iam) by its signature over a body that carries no hash header: both once
+            // their handler has read the body.
+            boolean iam = IamHandler.isIamRequest(p.headers());
+            boolean authenticatedByBody = iam
+                    || S3Dispatcher.isFormPost(
+                            p.method(),
+                            p.bucket(),
+                            p.key(),
+                            p.operationQuery().keySet(),
+                            req.headers().get("content-type"));
+            AuthResult auth = authenticatedByBody
                     ? AuthResult.formFields()
                     : services.verifier().verify(p.method(), p.rawPath(), p.rawQuery(), p.headers());
             RequestLimits.check(p);
@@ -303,7 +308,7 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
             boolean completion = p.method().equals("POST")
                     && p.key() != null
                     && p.operationQuery().containsKey("uploadId");
-            PayloadVerification.VerifiedBody verified = formPost
+            PayloadVerification.VerifiedBody verified = authenticatedByBody
                     ? new PayloadVerification.VerifiedBody(body, contentLength)
                     : PayloadVerification.open(body, auth, p.headers(), contentLength, !completion);
             S3Request s3 = new S3Request(

@@ -1,0 +1,723 @@
+package dev.appliance.s3.api.iam;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.appliance.core.identity.AccessKey;
+import dev.appliance.core.identity.Credential;
+import dev.appliance.core.identity.Group;
+import dev.appliance.core.identity.IdentityException;
+import dev.appliance.core.identity.IdentityStore;
+import dev.appliance.core.identity.NewAccessKey;
+import dev.appliance.core.identity.User;
+import dev.appliance.core.policy.MalformedPolicyException;
+import dev.appliance.core.policy.PolicyDocument;
+import dev.appliance.core.policy.PolicyKind;
+import dev.appliance.s3.api.S3Request;
+import dev.appliance.s3.api.S3Response;
+import dev.appliance.s3.auth.AuthResult;
+import dev.appliance.s3.auth.Authorizer;
+import dev.appliance.s3.auth.SigV4Verifier;
+import dev.appliance.s3.auth.UriEncoding;
+import dev.appliance.s3.error.ErrorMapper;
+import dev.appliance.s3.error.S3ErrorCode;
+import dev.appliance.s3.error.S3Exception;
+import dev.appliance.s3.xml.XmlWriter;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.StringJoiner;
+import java.util.function.Consumer;
+
+/**
+ * The IAM query API on the S3 address: requests signed for the service {@code iam} ({@link #isIamRequest}) with
+ * {@code Action=...} in a form-encoded body (POST) or the query (GET), to the path {@code /}. Run on the worker thread
+ * (the identity store's writes block on the drives).
+ *
+ * <p>Order of work: the body is read whole (it is small and its hash is part of the signature: IAM clients do not send
+ * {@code x-amz-content-sha256}) and the signature verified for the service {@code iam}; the action is looked up; the
+ * caller is asked of the {@link Authorizer} under the IAM action name ({@code iam:CreateUser}); parameters are
+ * validated (policy documents by the policy engine) before the identity store changes anything. Every answer, error or
+ * not, is IAM's XML. Access-key secrets are in CreateAccessKey's answer only and are never logged.
+ */
+public final class IamHandler {
+    /** Bigger than any IAM call: a policy document (at most 10,240 characters) percent-encoded, plus the rest. */
+    static final int MAX_BODY_BYTES = 64 * 1024;
+
+    private static final String FORM_TYPE = "application/x-www-form-urlencoded";
+
+    private final IdentityStore identity;
+    private final Authorizer authorizer;
+    private final SigV4Verifier verifier;
+
+    /** @param identity the users' store, or null where the store has none (every call then fails ServiceFailure) */
+    public IamHandler(IdentityStore identity, Authorizer authorizer, SigV4Verifier verifier) {
+        this.identity = identity;
+        this.authorizer = requireNonNull(authorizer, "authorizer");
+        this.verifier = requireNonNull(verifier, "verifier");
+    }
+
+    /**
+     * Whether {@code r} is signed for the service {@code iam}: such a request is not verified with the request head
+     * (its body is part of the signature) and is handed to {@link #handle} only.
+     */
+    public static boolean isIamRequest(Map<String, List<String>> headers) {
+        return SigV4Verifier.IAM_SERVICE.equals(SigV4Verifier.signedService(headers));
+    }
+
+    /**
+     * Answers one IAM call. A request signed for {@code iam} that addresses a bucket or object is refused with an S3
+     * error (thrown), as it is no IAM call.
+     */
+    public S3Response handle(S3Request r) {
+        if (r.bucket() != null || r.key() != null) {
+            throw new S3Exception(
+                    S3ErrorCode.AccessDenied, "Requests signed for the service iam are served at the path / only.");
+        }
+        if (!r.method().equals("POST") && !r.method().equals("GET")) {
+            return error("MethodNotAllowed", 405, "IAM calls are POST or GET, not " + r.method() + ".", r.requestId());
+        }
+        String action = null;
+        try {
+            byte[] body = readBody(r.body());
+            AuthResult auth = verifier.verifyIam(r.method(), "/", rawQuery(r.query()), r.headers(), body);
+            String form = isForm(r) ? new String(body, StandardCharsets.UTF_8) : "";
+            IamParams params = IamParams.of(r.query(), form);
+            action = params.optional("Action");
+            if (action == null) {
+                throw new IamError("MissingAction", 400, "The request must contain the parameter Action.");
+            }
+            String version = params.optional("Version");
+            if (version != null && !version.equals("2010-05-08")) {
+                throw new IamError("InvalidParameterValue", 400, "Version: '" + version + "' (expected 2010-05-08)");
+            }
+            Call call = new Call(action, params, auth.accessKey(), r.requestId());
+            return ok(run(call));
+        } catch (IamError e) {
+            return error(e.code(), e.status(), e.getMessage(), r.requestId());
+        } catch (IdentityException e) {
+            return error(e.kind().code(), e.kind().httpStatus(), e.getMessage(), r.requestId());
+        } catch (MalformedPolicyException e) {
+            return e.reason() == MalformedPolicyException.Reason.TOO_LARGE
+                    ? error("LimitExceeded", 409, e.getMessage(), r.requestId())
+                    : error("MalformedPolicyDocument", 400, e.getMessage(), r.requestId());
+        } catch (RuntimeException e) {
+            S3Exception s3 = ErrorMapper.map(e);
+            String code = s3.code() == S3ErrorCode.InvalidAccessKeyId
+                    ? "InvalidClientTokenId" // IAM's name for an unknown key
+                    : s3.code().code();
+            if (s3.code().status() >= 500) {
+                System.getLogger(IamHandler.class.getName())
+                        .log(System.Logger.Level.WARNING, "IAM " + action + " " + r.requestId() + " failed", e);
+            }
+            return error(code, s3.code().status(), s3.getMessage(), r.requestId());
+        }
+    }
+
+    private static S3Response ok(byte[] xml) {
+        return S3Response.status(200).header("Content-Type", "text/xml").body(xml);
+    }
+
+    private static S3Response error(String code, int status, String message, String requestId) {
+        return S3Response.status(status)
+                .header("Content-Type", "text/xml")
+                .body(IamXml.error(code, status, message, requestId));
+    }
+
+    private static boolean isForm(S3Request r) {
+        String type = r.header("content-type");
+        return type != null && type.toLowerCase(Locale.ROOT).startsWith(FORM_TYPE);
+    }
+
+    private static byte[] readBody(InputStream in) {
+        try {
+            byte[] body = in.readNBytes(MAX_BODY_BYTES + 1);
+            if (body.length > MAX_BODY_BYTES) {
+                throw IamError.validation("The request body is larger than " + MAX_BODY_BYTES + " bytes.");
+            }
+            return body;
+        } catch (IOException e) {
+            throw new S3Exception(S3ErrorCode.IncompleteBody, "The request body could not be read.", e);
+        }
+    }
+
+    /**
+     * The query as signed: the decoded parameters encoded again (SigV4's canonical query decodes and re-encodes each,
+     * so this signs the same); a repeated parameter, of which only the first value is kept, then fails verification.
+     */
+    private static String rawQuery(Map<String, String> query) {
+        if (query.isEmpty()) {
+            return null;
+        }
+        StringJoiner q = new StringJoiner("&");
+        query.forEach((k, v) -> q.add(UriEncoding.encode(k, false) + "=" + UriEncoding.encode(v, false)));
+        return q.toString();
+    }
+
+    /** One call: its action, parameters, caller and request id. */
+    private record Call(String action, IamParams params, String accessKey, String requestId) {
+        String required(String name) {
+            return params.required(name);
+        }
+
+        String optional(String name) {
+            return params.optional(name);
+        }
+
+        byte[] answer(Consumer<XmlWriter> result) {
+            return IamXml.response(action, requestId, result);
+        }
+
+        byte[] done() {
+            return IamXml.response(action, requestId, null);
+        }
+    }
+
+    private IdentityStore store() {
+        if (identity == null) {
+            throw new IamError("ServiceFailure", 500, "This endpoint keeps no users.");
+        }
+        return identity;
+    }
+
+    /**
+     * The authorization seam: the caller must be allowed the IAM action. The resource ARN is what the action is on;
+     * the {@link Authorizer} does not take one yet (it asks about buckets and keys), so only the action is asked.
+     */
+    private void authorize(Call c, String resourceArn) {
+        if (!authorizer.allowed(c.accessKey(), "iam:" + c.action(), null, null)) {
+            throw new IamError(
+                    "AccessDenied",
+                    403,
+                    "User with access key " + c.accessKey() + " is not authorized to perform: iam:" + c.action()
+                            + " on resource: " + resourceArn);
+        }
+    }
+
+    private String account() {
+        return store().accountId();
+    }
+
+    private String userArn(String name) {
+        return "arn:aws:iam::" + account() + ":user/" + name;
+    }
+
+    private String groupArn(String name) {
+        return "arn:aws:iam::" + account() + ":group/" + name;
+    }
+
+    private String policyArn(String name) {
+        return "arn:aws:iam::" + account() + ":policy/" + name;
+    }
+
+    /** UserName, or when absent the user who signed the call (IAM's default); the root credential is no user. */
+    private String userNameOrCaller(Call c) {
+        String name = c.optional("UserName");
+        if (name != null) {
+            return name;
+        }
+        return store().credential(c.accessKey())
+                .map(Credential::userName)
+                .orElseThrow(() -> IamError.validation(
+                        "UserName: required when the call is signed by the root credential, which is no IAM user"));
+    }
+
+    private byte[] run(Call c) {
+        return switch (c.action()) {
+            case "CreateUser" -> createUser(c);
+            case "GetUser" -> getUser(c);
+            case "ListUsers" -> listUsers(c);
+            case "UpdateUser" -> updateUser(c);
+            case "DeleteUser" -> deleteUser(c);
+            case "CreateAccessKey" -> createAccessKey(c);
+            case "ListAccessKeys" -> listAccessKeys(c);
+            case "UpdateAccessKey" -> updateAccessKey(c);
+            case "DeleteAccessKey" -> deleteAccessKey(c);
+            case "PutUserPolicy" -> putUserPolicy(c);
+            case "GetUserPolicy" -> getUserPolicy(c);
+            case "DeleteUserPolicy" -> deleteUserPolicy(c);
+            case "ListUserPolicies" -> listUserPolicies(c);
+            case "AttachUserPolicy" -> attachUserPolicy(c);
+            case "DetachUserPolicy" -> detachUserPolicy(c);
+            case "ListAttachedUserPolicies" -> listAttachedUserPolicies(c);
+            case "CreatePolicy" -> createPolicy(c);
+            case "GetPolicy" -> getPolicy(c);
+            case "GetPolicyVersion" -> getPolicyVersion(c);
+            case "ListPolicies" -> listPolicies(c);
+            case "DeletePolicy" -> deletePolicy(c);
+            case "CreateGroup" -> createGroup(c);
+            case "GetGroup" -> getGroup(c);
+            case "ListGroups" -> listGroups(c);
+            case "DeleteGroup" -> deleteGroup(c);
+            case "AddUserToGroup" -> addUserToGroup(c);
+            case "RemoveUserFromGroup" -> removeUserFromGroup(c);
+            case "ListGroupsForUser" -> listGroupsForUser(c);
+            case "PutGroupPolicy" -> putGroupPolicy(c);
+            case "GetGroupPolicy" -> getGroupPolicy(c);
+            case "DeleteGroupPolicy" -> deleteGroupPolicy(c);
+            case "ListGroupPolicies" -> listGroupPolicies(c);
+            case "AttachGroupPolicy" -> attachGroupPolicy(c);
+            case "DetachGroupPolicy" -> detachGroupPolicy(c);
+            case "ListAttachedGroupPolicies" -> listAttachedGroupPolicies(c);
+            default ->
+                throw new IamError(
+                        "InvalidAction", 400, "Could not find operation " + c.action() + " for version 2010-05-08");
+        };
+    }
+
+    // ------------------------------------------------------------------------------------------------------ users
+
+    private byte[] createUser(Call c) {
+        String name = c.required("UserName");
+        authorize(c, userArn(name));
+        c.params().requireRootPath("Path");
+        User u = store().createUser(name);
+        return c.answer(w -> userElement(w, u));
+    }
+
+    private void userElement(XmlWriter w, User u) {
+        w.start("User");
+        IamXml.user(w, u, userArn(u.name()));
+        w.end();
+    }
+
+    private byte[] getUser(Call c) {
+        String name = userNameOrCaller(c);
+        authorize(c, userArn(name));
+        User u = store().user(name);
+        return c.answer(w -> userElement(w, u));
+    }
+
+    private byte[] listUsers(Call c) {
+        authorize(c, userArn("*"));
+        c.params().requireRootPath("PathPrefix");
+        Page<User> page = Page.of(
+                store().users(),
+                u -> lower(u.name()),
+                c.optional("Marker"),
+                c.params().maxItems());
+        return c.answer(w -> {
+            w.start("Users");
+            for (User u : page.items()) {
+                w.start("member");
+                IamXml.user(w, u, userArn(u.name()));
+                w.end();
+            }
+            w.end();
+            IamXml.pageEnd(w, page);
+        });
+    }
+
+    private byte[] updateUser(Call c) {
+        String name = c.required("UserName");
+        authorize(c, userArn(name));
+        c.params().requireRootPath("NewPath");
+        String newName = c.optional("NewUserName");
+        if (newName == null) {
+            store().user(name); // nothing to change, but the user must exist
+        } else {
+            store().renameUser(name, newName);
+        }
+        return c.done();
+    }
+
+    private byte[] deleteUser(Call c) {
+        String name = c.required("UserName");
+        authorize(c, userArn(name));
+        store().deleteUser(name);
+        return c.done();
+    }
+
+    // ------------------------------------------------------------------------------------------------ access keys
+
+    private byte[] createAccessKey(Call c) {
+        String name = userNameOrCaller(c);
+        authorize(c, userArn(name));
+        NewAccessKey k = store().createAccessKey(name);
+        return c.answer(w -> w.start("AccessKey")
+                .element("UserName", k.key().userName())
+                .element("AccessKeyId", k.key().accessKeyId())
+                .element("Status", k.key().status().name())
+                .element("SecretAccessKey", k.secretAccessKey())
+                .element("CreateDate", k.key().created())
+                .end());
+    }
+
+    private byte[] listAccessKeys(Call c) {
+        String name = userNameOrCaller(c);
+        authorize(c, userArn(name));
+        List<AccessKey> keys = store().accessKeys(name);
+        String userName = store().user(name).name();
+        Page<AccessKey> page = Page.of(
+                keys, AccessKey::accessKeyId, c.optional("Marker"), c.params().maxItems());
+        return c.answer(w -> {
+            w.element("UserName", userName).start("AccessKeyMetadata");
+            for (AccessKey k : page.items()) {
+                w.start("member");
+                IamXml.accessKey(w, k);
+                w.end();
+            }
+            w.end();
+            IamXml.pageEnd(w, page);
+        });
+    }
+
+    private byte[] updateAccessKey(Call c) {
+        String keyId = c.required("AccessKeyId");
+        AccessKey.Status status = AccessKey.Status.parse(c.required("Status"));
+        String name = c.optional("UserName");
+        authorize(c, userArn(name == null ? "*" : name));
+        store().updateAccessKey(name, keyId, status);
+        return c.done();
+    }
+
+    private byte[] deleteAccessKey(Call c) {
+        String keyId = c.required("AccessKeyId");
+        String name = c.optional("UserName");
+        authorize(c, userArn(name == null ? "*" : name));
+        store().deleteAccessKey(name, keyId);
+        return c.done();
+    }
+
+    // ------------------------------------------------------------------------------------------- inline policies
+
+    private byte[] putUserPolicy(Call c) {
+        String name = c.required("UserName");
+        String policyName = c.required("PolicyName");
+        String document = c.required("PolicyDocument");
+        authorize(c, userArn(name));
+        PolicyDocument.parse(document, PolicyKind.USER_INLINE); // refused here, before anything is stored
+        store().putUserPolicy(name, policyName, document);
+        return c.done();
+    }
+
+    private byte[] getUserPolicy(Call c) {
+        String name = c.required("UserName");
+        String policyName = c.required("PolicyName");
+        authorize(c, userArn(name));
+        String document = store().userPolicy(name, policyName);
+        String userName = store().user(name).name();
+        return c.answer(w -> w.element("UserName", userName)
+                .element("PolicyName", policyName)
+                .element("PolicyDocument", IamXml.encodedDocument(document)));
+    }
+
+    private byte[] deleteUserPolicy(Call c) {
+        String name = c.required("UserName");
+        String policyName = c.required("PolicyName");
+        authorize(c, userArn(name));
+        store().deleteUserPolicy(name, policyName);
+        return c.done();
+    }
+
+    private byte[] listUserPolicies(Call c) {
+        String name = c.required("UserName");
+        authorize(c, userArn(name));
+        return policyNames(c, store().user(name).inlinePolicies().keySet());
+    }
+
+    private static byte[] policyNames(Call c, java.util.Set<String> names) {
+        Page<String> page = Page.of(
+                new ArrayList<>(names), n -> n, c.optional("Marker"), c.params().maxItems());
+        return c.answer(w -> {
+            w.start("PolicyNames");
+            page.items().forEach(n -> w.element("member", n));
+            w.end();
+            IamXml.pageEnd(w, page);
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------ managed policies
+
+    /** PolicyArn: a built-in one must exist (the identity store takes any built-in name), a customer one is looked up. */
+    private String attachableArn(Call c) {
+        String arn = c.required("PolicyArn");
+        if (PolicyView.isBuiltinArn(arn)) {
+            PolicyView.builtin(arn);
+        }
+        return arn;
+    }
+
+    private byte[] attachUserPolicy(Call c) {
+        String name = c.required("UserName");
+        authorize(c, userArn(name));
+        store().attachUserPolicy(name, attachableArn(c));
+        return c.done();
+    }
+
+    private byte[] detachUserPolicy(Call c) {
+        String name = c.required("UserName");
+        authorize(c, userArn(name));
+        store().detachUserPolicy(name, c.required("PolicyArn"));
+        return c.done();
+    }
+
+    private byte[] listAttachedUserPolicies(Call c) {
+        String name = c.required("UserName");
+        authorize(c, userArn(name));
+        return attachedPolicies(c, store().user(name).attachedPolicies());
+    }
+
+    private static byte[] attachedPolicies(Call c, List<String> arns) {
+        Page<String> page =
+                Page.of(arns, a -> a, c.optional("Marker"), c.params().maxItems());
+        return c.answer(w -> {
+            w.start("AttachedPolicies");
+            page.items().forEach(a -> IamXml.attachedPolicy(w, a));
+            w.end();
+            IamXml.pageEnd(w, page);
+        });
+    }
+
+    private byte[] createPolicy(Call c) {
+        String name = c.required("PolicyName");
+        String document = c.required("PolicyDocument");
+        authorize(c, policyArn(name));
+        c.params().requireRootPath("Path");
+        PolicyDocument.parse(document, PolicyKind.MANAGED);
+        PolicyView p = PolicyView.of(store().createPolicy(name, document));
+        return c.answer(w -> {
+            w.start("Policy");
+            IamXml.policy(w, p, 0);
+            w.end();
+        });
+    }
+
+    private PolicyView policyView(String arn) {
+        return PolicyView.isBuiltinArn(arn) ? PolicyView.builtin(arn) : PolicyView.of(store().policyByArn(arn));
+    }
+
+    private byte[] getPolicy(Call c) {
+        String arn = c.required("PolicyArn");
+        authorize(c, arn);
+        PolicyView p = policyView(arn);
+        int attachments = store().attachmentCount(p.arn());
+        return c.answer(w -> {
+            w.start("Policy");
+            IamXml.policy(w, p, attachments);
+            w.end();
+        });
+    }
+
+    private byte[] getPolicyVersion(Call c) {
+        String arn = c.required("PolicyArn");
+        String version = c.required("VersionId");
+        authorize(c, arn);
+        PolicyView p = policyView(arn);
+        if (!version.equals(PolicyView.VERSION)) {
+            throw IamError.noSuchEntity(
+                    "Policy " + arn + " version " + version + " does not exist or is not attachable.");
+        }
+        return c.answer(w -> w.start("PolicyVersion")
+                .element("Document", IamXml.encodedDocument(p.document()))
+                .element("VersionId", PolicyView.VERSION)
+                .element("IsDefaultVersion", true)
+                .element("CreateDate", p.created())
+                .end());
+    }
+
+    private byte[] listPolicies(Call c) {
+        authorize(c, policyArn("*"));
+        String scope = c.optional("Scope");
+        scope = scope == null ? "All" : scope;
+        List<PolicyView> all = new ArrayList<>();
+        switch (scope) {
+            case "All", "AWS", "Local" -> {
+                if (!scope.equals("Local")) {
+                    all.addAll(PolicyView.builtins());
+                }
+                if (!scope.equals("AWS")) {
+                    store().policies().forEach(p -> all.add(PolicyView.of(p)));
+                }
+            }
+            default -> throw IamError.validation("Scope: '" + scope + "' (expected All, AWS or Local)");
+        }
+        c.params().requireRootPath("PathPrefix");
+        boolean onlyAttached = c.params().bool("OnlyAttached", false);
+        List<PolicyView> listed = new ArrayList<>();
+        List<Integer> counts = new ArrayList<>();
+        for (PolicyView p : all) {
+            int n = store().attachmentCount(p.arn());
+            if (!onlyAttached || n > 0) {
+                listed.add(p);
+            }
+        }
+        Page<PolicyView> page = Page.of(
+                listed, PolicyView::arn, c.optional("Marker"), c.params().maxItems());
+        for (PolicyView p : page.items()) {
+            counts.add(store().attachmentCount(p.arn()));
+        }
+        return c.answer(w -> {
+            w.start("Policies");
+            for (int i = 0; i < page.items().size(); i++) {
+                w.start("member");
+                IamXml.policy(w, page.items().get(i), counts.get(i));
+                w.end();
+            }
+            w.end();
+            IamXml.pageEnd(w, page);
+        });
+    }
+
+    private byte[] deletePolicy(Call c) {
+        String arn = c.required("PolicyArn");
+        authorize(c, arn);
+        if (PolicyView.isBuiltinArn(arn)) {
+            PolicyView.builtin(arn);
+            throw IamError.invalidInput("Policy " + arn + " is a built-in policy and cannot be deleted.");
+        }
+        store().deletePolicy(store().policyByArn(arn).name());
+        return c.done();
+    }
+
+    // ----------------------------------------------------------------------------------------------------- groups
+
+    private void groupElement(XmlWriter w, Group g) {
+        w.start("Group");
+        IamXml.group(w, g, groupArn(g.name()));
+        w.end();
+    }
+
+    private byte[] createGroup(Call c) {
+        String name = c.required("GroupName");
+        authorize(c, groupArn(name));
+        c.params().requireRootPath("Path");
+        Group g = store().createGroup(name);
+        return c.answer(w -> groupElement(w, g));
+    }
+
+    private byte[] getGroup(Call c) {
+        String name = c.required("GroupName");
+        authorize(c, groupArn(name));
+        Group g = store().group(name);
+        List<User> members = new ArrayList<>();
+        for (String m : g.members()) {
+            store().findUser(m).ifPresent(members::add);
+        }
+        Page<User> page = Page.of(
+                members, u -> lower(u.name()), c.optional("Marker"), c.params().maxItems());
+        return c.answer(w -> {
+            groupElement(w, g);
+            w.start("Users");
+            for (User u : page.items()) {
+                w.start("member");
+                IamXml.user(w, u, userArn(u.name()));
+                w.end();
+            }
+            w.end();
+            IamXml.pageEnd(w, page);
+        });
+    }
+
+    private byte[] groupList(Call c, List<Group> groups) {
+        Page<Group> page = Page.of(
+                groups, g -> lower(g.name()), c.optional("Marker"), c.params().maxItems());
+        return c.answer(w -> {
+            w.start("Groups");
+            for (Group g : page.items()) {
+                w.start("member");
+                IamXml.group(w, g, groupArn(g.name()));
+                w.end();
+            }
+            w.end();
+            IamXml.pageEnd(w, page);
+        });
+    }
+
+    private byte[] listGroups(Call c) {
+        authorize(c, groupArn("*"));
+        c.params().requireRootPath("PathPrefix");
+        return groupList(c, store().groups());
+    }
+
+    private byte[] listGroupsForUser(Call c) {
+        String name = c.required("UserName");
+        authorize(c, userArn(name));
+        return groupList(c, store().groupsForUser(name));
+    }
+
+    private byte[] deleteGroup(Call c) {
+        String name = c.required("GroupName");
+        authorize(c, groupArn(name));
+        store().deleteGroup(name);
+        return c.done();
+    }
+
+    private byte[] addUserToGroup(Call c) {
+        String name = c.required("GroupName");
+        String user = c.required("UserName");
+        authorize(c, groupArn(name));
+        store().addUserToGroup(name, user);
+        return c.done();
+    }
+
+    private byte[] removeUserFromGroup(Call c) {
+        String name = c.required("GroupName");
+        String user = c.required("UserName");
+        authorize(c, groupArn(name));
+        store().removeUserFromGroup(name, user);
+        return c.done();
+    }
+
+    private byte[] putGroupPolicy(Call c) {
+        String name = c.required("GroupName");
+        String policyName = c.required("PolicyName");
+        String document = c.required("PolicyDocument");
+        authorize(c, groupArn(name));
+        PolicyDocument.parse(document, PolicyKind.GROUP_INLINE);
+        store().putGroupPolicy(name, policyName, document);
+        return c.done();
+    }
+
+    private byte[] getGroupPolicy(Call c) {
+        String name = c.required("GroupName");
+        String policyName = c.required("PolicyName");
+        authorize(c, groupArn(name));
+        String document = store().groupPolicy(name, policyName);
+        String groupName = store().group(name).name();
+        return c.answer(w -> w.element("GroupName", groupName)
+                .element("PolicyName", policyName)
+                .element("PolicyDocument", IamXml.encodedDocument(document)));
+    }
+
+    private byte[] deleteGroupPolicy(Call c) {
+        String name = c.required("GroupName");
+        String policyName = c.required("PolicyName");
+        authorize(c, groupArn(name));
+        store().deleteGroupPolicy(name, policyName);
+        return c.done();
+    }
+
+    private byte[] listGroupPolicies(Call c) {
+        String name = c.required("GroupName");
+        authorize(c, groupArn(name));
+        return policyNames(c, store().group(name).inlinePolicies().keySet());
+    }
+
+    private byte[] attachGroupPolicy(Call c) {
+        String name = c.required("GroupName");
+        authorize(c, groupArn(name));
+        store().attachGroupPolicy(name, attachableArn(c));
+        return c.done();
+    }
+
+    private byte[] detachGroupPolicy(Call c) {
+        String name = c.required("GroupName");
+        authorize(c, groupArn(name));
+        store().detachGroupPolicy(name, c.required("PolicyArn"));
+        return c.done();
+    }
+
+    private byte[] listAttachedGroupPolicies(Call c) {
+        String name = c.required("GroupName");
+        authorize(c, groupArn(name));
+        return attachedPolicies(c, store().group(name).attachedPolicies());
+    }
+
+    private static String lower(String name) {
+        return name.toLowerCase(Locale.ROOT);
+    }
+}
