@@ -40,12 +40,26 @@ final class AwsCli {
     private final ApplianceProcess appliance;
     private final Path config;
     private final Path tmp;
+    private final String accessKey;
+    private final String secretKey;
 
     private AwsCli(String executable, ApplianceProcess appliance, Path config, Path tmp) {
+        this(executable, appliance, config, tmp, appliance.accessKey(), appliance.secretKey());
+    }
+
+    private AwsCli(
+            String executable, ApplianceProcess appliance, Path config, Path tmp, String accessKey, String secretKey) {
         this.executable = executable;
         this.appliance = appliance;
         this.config = config;
         this.tmp = tmp;
+        this.accessKey = accessKey;
+        this.secretKey = secretKey;
+    }
+
+    /** The same CLI signing with another key (an IAM user's) instead of the root credential. */
+    AwsCli withCredentials(String accessKey, String secretKey) {
+        return new AwsCli(executable, appliance, config, tmp, accessKey, secretKey);
     }
 
     /** The CLI found on the PATH, writing its config file under {@code tmp}; fails the test class when missing. */
@@ -64,7 +78,7 @@ final class AwsCli {
     AwsCli withConfig(String config) throws IOException {
         Path file = tmp.resolve("aws-config-" + UUID.randomUUID());
         Files.writeString(file, config);
-        return new AwsCli(executable, appliance, file, tmp);
+        return new AwsCli(executable, appliance, file, tmp, accessKey, secretKey);
     }
 
     private static String findOnPath(String name) {
@@ -139,8 +153,8 @@ final class AwsCli {
         ProcessBuilder pb = new ProcessBuilder(cmd);
         Map<String, String> env = pb.environment();
         env.keySet().removeIf(k -> k.startsWith("AWS_"));
-        env.put("AWS_ACCESS_KEY_ID", appliance.accessKey());
-        env.put("AWS_SECRET_ACCESS_KEY", appliance.secretKey());
+        env.put("AWS_ACCESS_KEY_ID", accessKey);
+        env.put("AWS_SECRET_ACCESS_KEY", secretKey);
         env.put("AWS_DEFAULT_REGION", ApplianceProcess.REGION);
         env.put("AWS_CONFIG_FILE", config.toString());
         env.put(

@@ -17,8 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
  * IAM client ({@code iam_suite.py}): a Veeam user with its key and the Veeam repository policy, listed and deleted
  * again, and IAM's errors as the clients report them.
  *
- * <p>Not checked yet: that the created key signs S3 requests. The S3 address authenticates the root credential only
- * until the users' credentials are wired into request authentication (the authorization work of issue 14).
+ * <p>That such a key signs S3 requests and is held to its policy: {@link VeeamLeastPrivilegeIT}.
  */
 class IamApiIT {
     /** The Veeam repository policy for the bucket {@code veeam-backups}, as docs/iam.md renders it. */

@@ -74,6 +74,12 @@ final class PythonSuite {
 
     /** Runs resource {@code script} (e.g. {@code /boto3_suite.py}) for at most 5 minutes. */
     static Run run(String python, String script, ApplianceProcess appliance, Path tmp) throws Exception {
+        return run(python, script, appliance, tmp, Map.of());
+    }
+
+    /** As {@link #run(String, String, ApplianceProcess, Path)}, with {@code extraEnv} added to the environment. */
+    static Run run(String python, String script, ApplianceProcess appliance, Path tmp, Map<String, String> extraEnv)
+            throws Exception {
         String name = script.substring(script.lastIndexOf('/') + 1);
         Path copy = tmp.resolve(name);
         for (String resource : List.of(script, "/suite_checks.py")) { // the suite and the runner it imports
@@ -96,6 +102,7 @@ final class PythonSuite {
         env.put("AWS_SHARED_CREDENTIALS_FILE", tmp.resolve("no-credentials").toString());
         env.put("AWS_EC2_METADATA_DISABLED", "true");
         env.put("PYTHONUNBUFFERED", "1");
+        env.putAll(extraEnv);
         Path out = tmp.resolve(name + ".out");
         Path err = tmp.resolve(name + ".err");
         pb.redirectOutput(out.toFile()).redirectError(err.toFile());
