@@ -31,6 +31,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.StringJoiner;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
  * The IAM query API on the S3 address: requests signed for the service {@code iam} ({@link #isIamRequest}) with
@@ -236,13 +237,13 @@ public final class IamHandler {
             case "ListAccessKeys" -> listAccessKeys(c);
             case "UpdateAccessKey" -> updateAccessKey(c);
             case "DeleteAccessKey" -> deleteAccessKey(c);
-            case "PutUserPolicy" -> putUserPolicy(c);
-            case "GetUserPolicy" -> getUserPolicy(c);
-            case "DeleteUserPolicy" -> deleteUserPolicy(c);
-            case "ListUserPolicies" -> listUserPolicies(c);
-            case "AttachUserPolicy" -> attachUserPolicy(c);
-            case "DetachUserPolicy" -> detachUserPolicy(c);
-            case "ListAttachedUserPolicies" -> listAttachedUserPolicies(c);
+            case "PutUserPolicy" -> putPolicy(c, USER);
+            case "GetUserPolicy" -> getPolicy(c, USER);
+            case "DeleteUserPolicy" -> deletePolicy(c, USER);
+            case "ListUserPolicies" -> listPolicies(c, USER);
+            case "AttachUserPolicy" -> attachPolicy(c, USER);
+            case "DetachUserPolicy" -> detachPolicy(c, USER);
+            case "ListAttachedUserPolicies" -> listAttachedPolicies(c, USER);
             case "CreatePolicy" -> createPolicy(c);
             case "GetPolicy" -> getPolicy(c);
             case "GetPolicyVersion" -> getPolicyVersion(c);
@@ -255,13 +256,13 @@ public final class IamHandler {
             case "AddUserToGroup" -> addUserToGroup(c);
             case "RemoveUserFromGroup" -> removeUserFromGroup(c);
             case "ListGroupsForUser" -> listGroupsForUser(c);
-            case "PutGroupPolicy" -> putGroupPolicy(c);
-            case "GetGroupPolicy" -> getGroupPolicy(c);
-            case "DeleteGroupPolicy" -> deleteGroupPolicy(c);
-            case "ListGroupPolicies" -> listGroupPolicies(c);
-            case "AttachGroupPolicy" -> attachGroupPolicy(c);
-            case "DetachGroupPolicy" -> detachGroupPolicy(c);
-            case "ListAttachedGroupPolicies" -> listAttachedGroupPolicies(c);
+            case "PutGroupPolicy" -> putPolicy(c, GROUP);
+            case "GetGroupPolicy" -> getPolicy(c, GROUP);
+            case "DeleteGroupPolicy" -> deletePolicy(c, GROUP);
+            case "ListGroupPolicies" -> listPolicies(c, GROUP);
+            case "AttachGroupPolicy" -> attachPolicy(c, GROUP);
+            case "DetachGroupPolicy" -> detachPolicy(c, GROUP);
+            case "ListAttachedGroupPolicies" -> listAttachedPolicies(c, GROUP);
             default ->
                 throw new IamError(
                         "InvalidAction", 400, "Could not find operation " + c.action() + " for version 2010-05-08");
@@ -384,41 +385,6 @@ public final class IamHandler {
 
     // ------------------------------------------------------------------------------------------- inline policies
 
-    private byte[] putUserPolicy(Call c) {
-        String name = c.required("UserName");
-        String policyName = c.required("PolicyName");
-        String document = c.required("PolicyDocument");
-        authorize(c, userArn(name));
-        PolicyDocument.parse(document, PolicyKind.USER_INLINE); // refused here, before anything is stored
-        store().putUserPolicy(name, policyName, document);
-        return c.done();
-    }
-
-    private byte[] getUserPolicy(Call c) {
-        String name = c.required("UserName");
-        String policyName = c.required("PolicyName");
-        authorize(c, userArn(name));
-        String document = store().userPolicy(name, policyName);
-        String userName = store().user(name).name();
-        return c.answer(w -> w.element("UserName", userName)
-                .element("PolicyName", policyName)
-                .element("PolicyDocument", IamXml.encodedDocument(document)));
-    }
-
-    private byte[] deleteUserPolicy(Call c) {
-        String name = c.required("UserName");
-        String policyName = c.required("PolicyName");
-        authorize(c, userArn(name));
-        store().deleteUserPolicy(name, policyName);
-        return c.done();
-    }
-
-    private byte[] listUserPolicies(Call c) {
-        String name = c.required("UserName");
-        authorize(c, userArn(name));
-        return policyNames(c, store().user(name).inlinePolicies().keySet());
-    }
-
     private static byte[] policyNames(Call c, java.util.Set<String> names) {
         Page<String> page = Page.of(
                 new ArrayList<>(names), n -> n, c.optional("Marker"), c.params().maxItems());
@@ -439,26 +405,6 @@ public final class IamHandler {
             PolicyView.builtin(arn);
         }
         return arn;
-    }
-
-    private byte[] attachUserPolicy(Call c) {
-        String name = c.required("UserName");
-        authorize(c, userArn(name));
-        store().attachUserPolicy(name, attachableArn(c));
-        return c.done();
-    }
-
-    private byte[] detachUserPolicy(Call c) {
-        String name = c.required("UserName");
-        authorize(c, userArn(name));
-        store().detachUserPolicy(name, c.required("PolicyArn"));
-        return c.done();
-    }
-
-    private byte[] listAttachedUserPolicies(Call c) {
-        String name = c.required("UserName");
-        authorize(c, userArn(name));
-        return attachedPolicies(c, store().user(name).attachedPolicies());
     }
 
     private static byte[] attachedPolicies(Call c, List<String> arns) {
@@ -662,59 +608,129 @@ public final class IamHandler {
         return c.done();
     }
 
-    private byte[] putGroupPolicy(Call c) {
-        String name = c.required("GroupName");
+    // ------------------------------------------------------------------- policies of a user or a group, alike
+
+    /**
+     * Users and groups hold inline and attached policies the same way; the IAM actions on them differ only in the
+     * parameter naming the holder, its ARN, the inline documents' size limit and the store's calls.
+     */
+    private record Holder(
+            String nameParameter,
+            String element,
+            PolicyKind inlineKind,
+            String arnKind,
+            PutInline put,
+            GetInline get,
+            NamedChange deleteInline,
+            NamedChange attach,
+            NamedChange detach,
+            Function<IdentityStore, Function<String, String>> canonicalName,
+            Function<IdentityStore, Function<String, java.util.Set<String>>> inlineNames,
+            Function<IdentityStore, Function<String, List<String>>> attached) {}
+
+    @FunctionalInterface
+    private interface PutInline {
+        void put(IdentityStore store, String holder, String policyName, String document);
+    }
+
+    @FunctionalInterface
+    private interface GetInline {
+        String get(IdentityStore store, String holder, String policyName);
+    }
+
+    @FunctionalInterface
+    private interface NamedChange {
+        void apply(IdentityStore store, String holder, String name);
+    }
+
+    private static final Holder USER = new Holder(
+            "UserName",
+            "UserName",
+            PolicyKind.USER_INLINE,
+            "user",
+            IdentityStore::putUserPolicy,
+            IdentityStore::userPolicy,
+            IdentityStore::deleteUserPolicy,
+            IdentityStore::attachUserPolicy,
+            IdentityStore::detachUserPolicy,
+            store -> name -> store.user(name).name(),
+            store -> name -> store.user(name).inlinePolicies().keySet(),
+            store -> name -> store.user(name).attachedPolicies());
+
+    private static final Holder GROUP = new Holder(
+            "GroupName",
+            "GroupName",
+            PolicyKind.GROUP_INLINE,
+            "group",
+            IdentityStore::putGroupPolicy,
+            IdentityStore::groupPolicy,
+            IdentityStore::deleteGroupPolicy,
+            IdentityStore::attachGroupPolicy,
+            IdentityStore::detachGroupPolicy,
+            store -> name -> store.group(name).name(),
+            store -> name -> store.group(name).inlinePolicies().keySet(),
+            store -> name -> store.group(name).attachedPolicies());
+
+    private String holderArn(Holder h, String name) {
+        return h == USER ? userArn(name) : groupArn(name);
+    }
+
+    /** The holder named by the call's parameter, after the caller was authorized for it. */
+    private String authorizedHolder(Call c, Holder h) {
+        String name = c.required(h.nameParameter());
+        authorize(c, holderArn(h, name));
+        return name;
+    }
+
+    private byte[] putPolicy(Call c, Holder h) {
+        String name = c.required(h.nameParameter());
         String policyName = c.required("PolicyName");
         String document = c.required("PolicyDocument");
-        authorize(c, groupArn(name));
-        PolicyDocument.parse(document, PolicyKind.GROUP_INLINE);
-        store().putGroupPolicy(name, policyName, document);
+        authorize(c, holderArn(h, name));
+        PolicyDocument.parse(document, h.inlineKind()); // refused here, before anything is stored
+        h.put().put(store(), name, policyName, document);
         return c.done();
     }
 
-    private byte[] getGroupPolicy(Call c) {
-        String name = c.required("GroupName");
+    private byte[] getPolicy(Call c, Holder h) {
+        String name = c.required(h.nameParameter());
         String policyName = c.required("PolicyName");
-        authorize(c, groupArn(name));
-        String document = store().groupPolicy(name, policyName);
-        String groupName = store().group(name).name();
-        return c.answer(w -> w.element("GroupName", groupName)
+        authorize(c, holderArn(h, name));
+        String document = h.get().get(store(), name, policyName);
+        String holderName = h.canonicalName().apply(store()).apply(name);
+        return c.answer(w -> w.element(h.element(), holderName)
                 .element("PolicyName", policyName)
                 .element("PolicyDocument", IamXml.encodedDocument(document)));
     }
 
-    private byte[] deleteGroupPolicy(Call c) {
-        String name = c.required("GroupName");
+    private byte[] deletePolicy(Call c, Holder h) {
+        String name = c.required(h.nameParameter());
         String policyName = c.required("PolicyName");
-        authorize(c, groupArn(name));
-        store().deleteGroupPolicy(name, policyName);
+        authorize(c, holderArn(h, name));
+        h.deleteInline().apply(store(), name, policyName);
         return c.done();
     }
 
-    private byte[] listGroupPolicies(Call c) {
-        String name = c.required("GroupName");
-        authorize(c, groupArn(name));
-        return policyNames(c, store().group(name).inlinePolicies().keySet());
+    private byte[] listPolicies(Call c, Holder h) {
+        String name = authorizedHolder(c, h);
+        return policyNames(c, h.inlineNames().apply(store()).apply(name));
     }
 
-    private byte[] attachGroupPolicy(Call c) {
-        String name = c.required("GroupName");
-        authorize(c, groupArn(name));
-        store().attachGroupPolicy(name, attachableArn(c));
+    private byte[] attachPolicy(Call c, Holder h) {
+        String name = authorizedHolder(c, h);
+        h.attach().apply(store(), name, attachableArn(c));
         return c.done();
     }
 
-    private byte[] detachGroupPolicy(Call c) {
-        String name = c.required("GroupName");
-        authorize(c, groupArn(name));
-        store().detachGroupPolicy(name, c.required("PolicyArn"));
+    private byte[] detachPolicy(Call c, Holder h) {
+        String name = authorizedHolder(c, h);
+        h.detach().apply(store(), name, c.required("PolicyArn"));
         return c.done();
     }
 
-    private byte[] listAttachedGroupPolicies(Call c) {
-        String name = c.required("GroupName");
-        authorize(c, groupArn(name));
-        return attachedPolicies(c, store().group(name).attachedPolicies());
+    private byte[] listAttachedPolicies(Call c, Holder h) {
+        String name = authorizedHolder(c, h);
+        return attachedPolicies(c, h.attached().apply(store()).apply(name));
     }
 
     private static String lower(String name) {
