@@ -113,7 +113,8 @@ public final class S3Dispatcher {
 
         /**
          * Whether an anonymous request may be put to the bucket's policy at all: not for the account's operations
-         * (listing, creating buckets) nor for a bucket's configuration and deletion, which are the owner's alone.
+         * (listing, creating buckets) nor for a bucket's configuration and deletion, which are the owner's alone, nor
+         * for the operations that read their body before they authorize (DeleteObjects, PutObjectRetention).
          */
         boolean anonymousMayAsk() {
             return switch (this) {
@@ -136,7 +137,10 @@ public final class S3Dispatcher {
                         PUT_PUBLIC_ACCESS_BLOCK,
                         DELETE_PUBLIC_ACCESS_BLOCK,
                         GET_BUCKET_OWNERSHIP_CONTROLS,
-                        PUT_BUCKET_OWNERSHIP_CONTROLS -> false;
+                        PUT_BUCKET_OWNERSHIP_CONTROLS,
+                        DELETE_OBJECTS,
+                        PUT_OBJECT_RETENTION,
+                        PUT_OBJECT_LEGAL_HOLD -> false;
                 default -> true;
             };
         }
@@ -488,16 +492,22 @@ public final class S3Dispatcher {
             }
             return postObjects.handle(r);
         }
-        Operation op = route(r);
+        Operation op;
+        try {
+            op = route(r);
+        } catch (S3Exception e) {
+            // an anonymous caller learns nothing about what the endpoint implements
+            throw r.auth().isAnonymous() ? accessDenied(r) : e;
+        }
         if (op == Operation.POST_OBJECT) {
             return postObjects.handle(r); // authorized by the handler, for the key named in the form
         }
         if (r.auth().isAnonymous() && !op.anonymousMayAsk()) {
-            throw new S3Exception(S3ErrorCode.AccessDenied);
+            throw accessDenied(r);
         }
         String action = op.action(r.param("versionId") != null);
         if (!op.authorizedByHandler() && !authorizer.allowed(r.access(action))) {
-            throw new S3Exception(S3ErrorCode.AccessDenied);
+            throw accessDenied(r);
         }
         if (op == Operation.CREATE_BUCKET
                 || op == Operation.PUT_OBJECT
@@ -622,6 +632,13 @@ public final class S3Dispatcher {
             return authorizer;
         }
         return request -> !request.anonymous() && authorizer.allowed(request);
+    }
+
+    /** AccessDenied; for a request without credentials in the words the metrics count as an anonymous refusal. */
+    private static S3Exception accessDenied(S3Request r) {
+        return r.auth().isAnonymous()
+                ? new S3Exception(S3ErrorCode.AccessDenied, "Anonymous access is not allowed.")
+                : new S3Exception(S3ErrorCode.AccessDenied);
     }
 
     private static S3Exception notImplemented(String what) {
