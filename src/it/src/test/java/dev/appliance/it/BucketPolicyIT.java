@@ -75,13 +75,14 @@ class BucketPolicyIT {
                 "Action":"s3:GetObject","Resource":"arn:aws:s3:::%s/*"}]}""".formatted(BUCKET));
 
         // blocked by default: the block reads all true, the public policy is refused, curl gets 403
-        JsonNode block = cli.json("s3api", "get-public-access-block", "--bucket", BUCKET)
-                .get("PublicAccessBlockConfiguration");
-        for (String flag : List.of("BlockPublicAcls", "IgnorePublicAcls", "BlockPublicPolicy", "RestrictPublicBuckets")) {
+        JsonNode block =
+                cli.json("s3api", "get-public-access-block", "--bucket", BUCKET).get("PublicAccessBlockConfiguration");
+        for (String flag :
+                List.of("BlockPublicAcls", "IgnorePublicAcls", "BlockPublicPolicy", "RestrictPublicBuckets")) {
             assertThat(block.get(flag).asBoolean()).as(flag).isTrue();
         }
-        AwsCli.S3Error refused = cli.error(
-                "s3api", "put-bucket-policy", "--bucket", BUCKET, "--policy", "file://" + policy);
+        AwsCli.S3Error refused =
+                cli.error("s3api", "put-bucket-policy", "--bucket", BUCKET, "--policy", "file://" + policy);
         assertThat(refused.code()).isEqualTo("AccessDenied");
         assertThat(refused.httpStatus()).isEqualTo(403);
         assertThat(curl("GET", "/" + BUCKET + "/q3/report.txt", null)).isEqualTo(403);
