@@ -113,8 +113,8 @@ public final class S3Dispatcher {
 
         /**
          * Whether an anonymous request may be put to the bucket's policy at all: not for the account's operations
-         * (listing, creating buckets) nor for a bucket's configuration and deletion, which are the owner's alone, nor
-         * for the operations that read their body before they authorize (DeleteObjects, PutObjectRetention).
+         * (listing, creating buckets), a bucket's configuration and deletion, which are the owner's alone, nor an
+         * object's retention and legal hold; nor DeleteObjects, which reads its body before it authorizes each key.
          */
         boolean anonymousMayAsk() {
             return switch (this) {
