@@ -22,6 +22,7 @@ import dev.appliance.s3.auth.AccountCredentials;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.CredentialsProvider;
 import dev.appliance.s3.auth.PolicyAuthorizer;
+import dev.appliance.s3.auth.StoreBucketPolicies;
 import dev.appliance.s3.tls.ServerTls;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -255,7 +256,7 @@ public final class ApplianceMain {
                 accessKey,
                 store.identity(),
                 new UserPolicies(store.identity(), new PolicySetCache(POLICY_SETS)),
-                bucket -> null); // bucket policies plug in here
+                new StoreBucketPolicies(store)); // and the bucket's policy; anonymous callers get only what it grants
         ApplianceMetrics metrics = ApplianceMetrics.of(store); // before S3 starts: its first request is counted
         S3Server s3;
         try {

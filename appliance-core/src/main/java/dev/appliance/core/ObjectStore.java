@@ -245,6 +245,25 @@ public interface ObjectStore extends AutoCloseable {
 
     void setBucketSettings(String bucket, BucketSettings settings);
 
+    /**
+     * Sets the bucket's policy (JSON text, kept as given), or with {@code json} null removes it. Refused with {@link
+     * dev.appliance.core.policy.MalformedPolicyException} when the document is not a valid bucket policy for {@code
+     * bucket}, and with ACCESS_DENIED when it is public while the bucket's public access block has BlockPublicPolicy.
+     */
+    void setBucketPolicy(String bucket, String json);
+
+    /** The bucket's policy (JSON text as given), or null when it has none. */
+    String bucketPolicy(String bucket);
+
+    /**
+     * Sets the bucket's public access block, or with {@code block} null returns it to the default: {@link
+     * PublicAccessBlock#BLOCK_ALL}.
+     */
+    void setPublicAccessBlock(String bucket, PublicAccessBlock block);
+
+    /** The bucket's public access block; {@link PublicAccessBlock#BLOCK_ALL} unless one was set. */
+    PublicAccessBlock publicAccessBlock(String bucket);
+
     @Override
     void close();
 }

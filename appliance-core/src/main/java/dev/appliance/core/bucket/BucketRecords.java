@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.appliance.core.PublicAccessBlock;
 import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
@@ -70,6 +71,10 @@ public final class BucketRecords {
      * A bucket's settings as stored; {@code quotaBytes} and {@code sosapi} are absent in records of older builds.
      *
      * @param objectLock the Object Lock configuration, or null (absent in records written before Object Lock)
+     * @param policy the bucket policy's JSON text as the client gave it, or null for none (absent in records written
+     *     before bucket policies)
+     * @param publicAccessBlock the public access block, or null for the default, all four flags on (absent in records
+     *     written before bucket policies)
      */
     public record BucketRecord(
             String name,
@@ -80,7 +85,25 @@ public final class BucketRecords {
             Boolean sosapi,
             LockRecord objectLock,
             List<RuleRecord> lifecycle,
-            Integer versionAlertThreshold) {}
+            Integer versionAlertThreshold,
+            String policy,
+            AccessBlockRecord publicAccessBlock) {}
+
+    /** A bucket's public access block on disk: S3's four flags. */
+    public record AccessBlockRecord(
+            boolean blockPublicAcls,
+            boolean ignorePublicAcls,
+            boolean blockPublicPolicy,
+            boolean restrictPublicBuckets) {
+        public static AccessBlockRecord of(PublicAccessBlock b) {
+            return new AccessBlockRecord(
+                    b.blockPublicAcls(), b.ignorePublicAcls(), b.blockPublicPolicy(), b.restrictPublicBuckets());
+        }
+
+        public PublicAccessBlock toBlock() {
+            return new PublicAccessBlock(blockPublicAcls, ignorePublicAcls, blockPublicPolicy, restrictPublicBuckets);
+        }
+    }
 
     /**
      * One lifecycle rule on disk (absent in records written before lifecycle): every field flat, null when not given;

@@ -2,6 +2,7 @@ package dev.appliance.core.bucket;
 
 import dev.appliance.core.BucketInfo;
 import dev.appliance.core.BucketSettings;
+import dev.appliance.core.PublicAccessBlock;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.LocalDrive;
@@ -13,6 +14,7 @@ import dev.appliance.core.lock.NamespaceLocks;
 import dev.appliance.core.naming.BucketNames;
 import dev.appliance.core.naming.ObjectKeys;
 import dev.appliance.core.objectlock.ObjectLockConfiguration;
+import dev.appliance.core.policy.PolicyDocument;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Instant;
@@ -57,6 +59,10 @@ public final class BucketRegistry {
     private final Map<String, ObjectLockConfiguration> lockConfigs = new ConcurrentHashMap<>();
     private final Map<String, BucketSettings> bucketSettings = new ConcurrentHashMap<>();
     private final Map<String, LifecycleConfiguration> lifecycleConfigs = new ConcurrentHashMap<>();
+    /** Bucket policies as the client gave them (JSON text); a bucket without one is absent. */
+    private final Map<String, String> policies = new ConcurrentHashMap<>();
+    /** Public access blocks set explicitly; a bucket without one has {@link PublicAccessBlock#BLOCK_ALL}. */
+    private final Map<String, PublicAccessBlock> accessBlocks = new ConcurrentHashMap<>();
 
     private BucketRegistry(List<LocalDrive> drives, DriveCalls calls, Clock clock) {
         this.drives = drives;
@@ -102,6 +108,12 @@ public final class BucketRegistry {
             }
             if (r.quotaBytes() != null || r.sosapi() != null || r.versionAlertThreshold() != null) {
                 bucketSettings.put(r.name(), new BucketSettings(r.quotaBytes(), r.sosapi(), r.versionAlertThreshold()));
+            }
+            if (r.policy() != null) {
+                policies.put(r.name(), r.policy());
+            }
+            if (r.publicAccessBlock() != null) {
+                accessBlocks.put(r.name(), r.publicAccessBlock().toBlock());
             }
         }
     }
@@ -196,7 +208,11 @@ public final class BucketRegistry {
                         : null,
                 bucketSettings
                         .getOrDefault(info.name(), BucketSettings.DEFAULTS)
-                        .versionAlertThreshold());
+                        .versionAlertThreshold(),
+                policies.get(info.name()),
+                accessBlocks.containsKey(info.name())
+                        ? BucketRecords.AccessBlockRecord.of(accessBlocks.get(info.name()))
+                        : null);
     }
 
     /**
@@ -220,6 +236,8 @@ public final class BucketRegistry {
             lockConfigs.remove(bucket);
             bucketSettings.remove(bucket);
             lifecycleConfigs.remove(bucket);
+            policies.remove(bucket);
+            accessBlocks.remove(bucket);
             whileLocked.run();
         }
     }
@@ -369,5 +387,76 @@ public final class BucketRegistry {
     /** The bucket's lifecycle configuration, null when it has none (or does not exist). */
     public LifecycleConfiguration lifecycleOrNull(String bucket) {
         return lifecycleConfigs.get(bucket);
+    }
+
+    /**
+     * Sets the bucket's policy, or with {@code json} null removes it. The document is parsed first ({@link
+     * dev.appliance.core.policy.MalformedPolicyException} when refused); a public policy is refused with ACCESS_DENIED
+     * while the bucket's public access block has BlockPublicPolicy, checked under the bucket's lock so that a
+     * concurrent change of the block cannot slip between the check and the write.
+     */
+    public void setPolicy(String bucket, String json) {
+        try (var lock = bucketLocks.write(bucket, "")) {
+            BucketInfo info = require(bucket);
+            if (json != null
+                    && PolicyDocument.parseBucketPolicy(json, bucket).isPublic()
+                    && publicAccessBlockOrDefault(bucket).blockPublicPolicy()) {
+                throw new StorageException(
+                        ErrorKind.ACCESS_DENIED,
+                        "The bucket's public access block (BlockPublicPolicy) refuses a public bucket policy: "
+                                + bucket);
+            }
+            String before = json == null ? policies.remove(bucket) : policies.put(bucket, json);
+            try {
+                writeBucketRecord(info, false);
+            } catch (RuntimeException e) {
+                if (before == null) {
+                    policies.remove(bucket);
+                } else {
+                    policies.put(bucket, before);
+                }
+                throw e;
+            }
+        }
+    }
+
+    /** The bucket's policy (JSON text as given), null when it has none. */
+    public String policy(String bucket) {
+        require(bucket);
+        return policies.get(bucket);
+    }
+
+    /** The bucket's policy, null when it has none (or does not exist): the authorization path. */
+    public String policyOrNull(String bucket) {
+        return policies.get(bucket);
+    }
+
+    /** Sets the bucket's public access block; null returns it to the default, {@link PublicAccessBlock#BLOCK_ALL}. */
+    public void setPublicAccessBlock(String bucket, PublicAccessBlock block) {
+        try (var lock = bucketLocks.write(bucket, "")) {
+            BucketInfo info = require(bucket);
+            PublicAccessBlock before = block == null ? accessBlocks.remove(bucket) : accessBlocks.put(bucket, block);
+            try {
+                writeBucketRecord(info, false);
+            } catch (RuntimeException e) {
+                if (before == null) {
+                    accessBlocks.remove(bucket);
+                } else {
+                    accessBlocks.put(bucket, before);
+                }
+                throw e;
+            }
+        }
+    }
+
+    /** The bucket's public access block ({@link PublicAccessBlock#BLOCK_ALL} unless set). */
+    public PublicAccessBlock publicAccessBlock(String bucket) {
+        require(bucket);
+        return publicAccessBlockOrDefault(bucket);
+    }
+
+    /** As {@link #publicAccessBlock}, without the existence check: a bucket that does not exist is blocked. */
+    public PublicAccessBlock publicAccessBlockOrDefault(String bucket) {
+        return accessBlocks.getOrDefault(bucket, PublicAccessBlock.BLOCK_ALL);
     }
 }

@@ -628,6 +628,26 @@ public final class ErasureObjectStore implements ApplianceStore {
     }
 
     @Override
+    public void setBucketPolicy(String bucket, String json) {
+        buckets.setPolicy(bucket, json);
+    }
+
+    @Override
+    public String bucketPolicy(String bucket) {
+        return buckets.policy(bucket);
+    }
+
+    @Override
+    public void setPublicAccessBlock(String bucket, dev.appliance.core.PublicAccessBlock block) {
+        buckets.setPublicAccessBlock(bucket, block);
+    }
+
+    @Override
+    public dev.appliance.core.PublicAccessBlock publicAccessBlock(String bucket) {
+        return buckets.publicAccessBlock(bucket);
+    }
+
+    @Override
     public void setLifecycleConfiguration(String bucket, LifecycleConfiguration config) {
         buckets.setLifecycleConfiguration(bucket, config);
     }

@@ -41,5 +41,7 @@ public enum ErrorKind {
     STORAGE_FULL,
     /** The write would take the bucket past its quota. */
     QUOTA_EXCEEDED,
+    /** The bucket's settings refuse the change (a public bucket policy while its public access block blocks one). */
+    ACCESS_DENIED,
     INTERNAL
 }

@@ -77,6 +77,15 @@ public final class UserPolicies {
         return bucketPolicy == null ? u.set : sets.get(u.policies, bucketPolicy);
     }
 
+    /**
+     * The compiled set for a request without credentials: {@code bucketPolicy} alone (identity policies never apply to
+     * an anonymous caller).
+     */
+    public PolicySet anonymousSet(NamedPolicy bucketPolicy) {
+        requireNonNull(bucketPolicy, "bucketPolicy");
+        return sets.get(List.of(), bucketPolicy);
+    }
+
     /** The identity policies of {@code userName} in evaluation order (empty for an unknown user). */
     public List<NamedPolicy> policies(String userName) {
         return userSet(userName).policies;

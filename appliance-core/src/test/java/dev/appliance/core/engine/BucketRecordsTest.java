@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.appliance.core.BucketInfo;
 import dev.appliance.core.BucketSettings;
 import dev.appliance.core.MovableClock;
 import dev.appliance.core.ObjectInfo;
+import dev.appliance.core.PublicAccessBlock;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.VersioningState;
 import dev.appliance.core.bucket.BucketRecords;
@@ -240,12 +242,62 @@ class BucketRecordsTest {
         assertThat(store.versioning(B)).isEqualTo(VersioningState.SUSPENDED);
     }
 
+    /**
+     * Records of builds before bucket policies have no policy and no public access block: they load blocked (the
+     * default, all four flags on) and without a policy; both, once set, survive a restart and a drive that was away.
+     */
+    @Test
+    void bucketPolicyAndPublicAccessBlock_oldRecordsLoadBlocked_andChangesSurviveADriveThatWasAway()
+            throws IOException {
+        store = openStore();
+        store.makeBucket(B);
+        store.close();
+        store = null;
+        writeOldRecordEverywhere(VersioningState.UNVERSIONED, null);
+        store = openStore();
+        assertThat(store.publicAccessBlock(B)).isEqualTo(PublicAccessBlock.BLOCK_ALL);
+        assertThat(store.bucketPolicy(B)).isNull();
+
+        String policy = """
+                {"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*",
+                "Action":"s3:GetObject","Resource":"arn:aws:s3:::bucket/*"}]}""";
+        // a public policy is refused while BlockPublicPolicy is on, and nothing is stored
+        assertThatThrownBy(() -> store.setBucketPolicy(B, policy))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.ACCESS_DENIED));
+        assertThat(store.bucketPolicy(B)).isNull();
+
+        takeAway(3);
+        PublicAccessBlock open = new PublicAccessBlock(true, true, false, false);
+        store.setPublicAccessBlock(B, open);
+        store.setBucketPolicy(B, policy);
+        store.close();
+        store = null;
+        bringBack(3); // its copy still says: blocked, no policy
+        store = openStore();
+        assertThat(store.publicAccessBlock(B)).isEqualTo(open);
+        assertThat(store.bucketPolicy(B)).isEqualTo(policy);
+        assertThat(BucketRecords.decode(Files.readAllBytes(store.drives().get(3).bucketMetaFile(B)))
+                        .content()
+                        .policy())
+                .isEqualTo(policy);
+
+        store.setBucketPolicy(B, null);
+        store.setPublicAccessBlock(B, null);
+        restart();
+        assertThat(store.bucketPolicy(B)).isNull();
+        assertThat(store.publicAccessBlock(B)).isEqualTo(PublicAccessBlock.BLOCK_ALL);
+    }
+
     /** What a build before generations wrote: the settings alone. */
     private void writeOldRecordEverywhere(VersioningState versioning, BucketRecords.LockRecord lock)
             throws IOException {
-        byte[] json = new ObjectMapper()
-                .writeValueAsBytes(new BucketRecords.BucketRecord(
-                        B, 1_700_000_000_000L, versioning.name(), Map.of(), null, null, lock, null, null));
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode record = mapper.valueToTree(new BucketRecords.BucketRecord(
+                B, 1_700_000_000_000L, versioning.name(), Map.of(), null, null, lock, null, null, null, null));
+        // fields those builds did not know are not in their records at all
+        record.remove(List.of("policy", "publicAccessBlock"));
+        byte[] json = mapper.writeValueAsBytes(record);
         for (int i = 0; i < 4; i++) {
             Files.write(drive(i).resolve(".appliance.sys").resolve("buckets").resolve(B + ".json"), json);
         }

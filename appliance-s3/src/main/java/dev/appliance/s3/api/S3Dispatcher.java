@@ -18,6 +18,7 @@ import dev.appliance.s3.api.object.DeleteObjects;
 import dev.appliance.s3.api.object.ObjectHandlers;
 import dev.appliance.s3.api.object.TaggingHandlers;
 import dev.appliance.s3.api.objectlock.ObjectLockHandlers;
+import dev.appliance.s3.api.policy.BucketPolicyHandlers;
 import dev.appliance.s3.api.post.PostObjectHandler;
 import dev.appliance.s3.api.sosapi.SosApi;
 import dev.appliance.s3.auth.Authorizer;
@@ -84,7 +85,17 @@ public final class S3Dispatcher {
         GET_OBJECT_LEGAL_HOLD("s3:GetObjectLegalHold"),
         PUT_OBJECT_LEGAL_HOLD("s3:PutObjectLegalHold"),
         /** Authorized per key by the handler ({@code s3:DeleteObject} / {@code s3:DeleteObjectVersion}). */
-        DELETE_OBJECTS("s3:DeleteObject");
+        DELETE_OBJECTS("s3:DeleteObject"),
+        GET_BUCKET_POLICY("s3:GetBucketPolicy"),
+        PUT_BUCKET_POLICY("s3:PutBucketPolicy"),
+        DELETE_BUCKET_POLICY("s3:DeleteBucketPolicy"),
+        GET_BUCKET_POLICY_STATUS("s3:GetBucketPolicyStatus"),
+        GET_PUBLIC_ACCESS_BLOCK("s3:GetBucketPublicAccessBlock"),
+        PUT_PUBLIC_ACCESS_BLOCK("s3:PutBucketPublicAccessBlock"),
+        /** S3 authorizes removal with the Put permission. */
+        DELETE_PUBLIC_ACCESS_BLOCK("s3:PutBucketPublicAccessBlock"),
+        GET_BUCKET_OWNERSHIP_CONTROLS("s3:GetBucketOwnershipControls"),
+        PUT_BUCKET_OWNERSHIP_CONTROLS("s3:PutBucketOwnershipControls");
 
         private final String action;
 
@@ -98,6 +109,40 @@ public final class S3Dispatcher {
          */
         boolean authorizedByHandler() {
             return this == DELETE_OBJECTS || this == PUT_OBJECT_RETENTION;
+        }
+
+        /**
+         * Whether an anonymous request may be put to the bucket's policy at all: not for the account's operations
+         * (listing, creating buckets), a bucket's configuration and deletion, which are the owner's alone, nor an
+         * object's retention and legal hold; nor DeleteObjects, which reads its body before it authorizes each key.
+         */
+        boolean anonymousMayAsk() {
+            return switch (this) {
+                case LIST_BUCKETS,
+                        CREATE_BUCKET,
+                        DELETE_BUCKET,
+                        PUT_BUCKET_VERSIONING,
+                        PUT_OBJECT_LOCK_CONFIGURATION,
+                        PUT_BUCKET_LIFECYCLE,
+                        DELETE_BUCKET_LIFECYCLE,
+                        PUT_BUCKET_TAGGING,
+                        DELETE_BUCKET_TAGGING,
+                        PUT_BUCKET_ACL,
+                        PUT_OBJECT_ACL,
+                        GET_BUCKET_POLICY,
+                        PUT_BUCKET_POLICY,
+                        DELETE_BUCKET_POLICY,
+                        GET_BUCKET_POLICY_STATUS,
+                        GET_PUBLIC_ACCESS_BLOCK,
+                        PUT_PUBLIC_ACCESS_BLOCK,
+                        DELETE_PUBLIC_ACCESS_BLOCK,
+                        GET_BUCKET_OWNERSHIP_CONTROLS,
+                        PUT_BUCKET_OWNERSHIP_CONTROLS,
+                        DELETE_OBJECTS,
+                        PUT_OBJECT_RETENTION,
+                        PUT_OBJECT_LEGAL_HOLD -> false;
+                default -> true;
+            };
         }
 
         /** The action name; reads and deletes of a specific version use S3's "...Version" actions. */
@@ -130,7 +175,19 @@ public final class S3Dispatcher {
             "max-uploads",
             "x-id");
     private static final Set<String> BUCKET_SUBRESOURCES = Set.of(
-            "versioning", "versions", "location", "uploads", "tagging", "delete", "acl", "object-lock", "lifecycle");
+            "versioning",
+            "versions",
+            "location",
+            "uploads",
+            "tagging",
+            "delete",
+            "acl",
+            "object-lock",
+            "lifecycle",
+            "policy",
+            "policyStatus",
+            "publicAccessBlock",
+            "ownershipControls");
     private static final Set<String> OBJECT_PARAMS = Set.of(
             "versionId",
             "acl",
@@ -167,6 +224,7 @@ public final class S3Dispatcher {
     private final LifecycleHandlers lifecycle;
     private final HealthProbes health;
     private final IamHandler iam;
+    private final BucketPolicyHandlers policies;
 
     /**
      * @param verifier verifies the signed policies of browser-based uploads (POST Object), whose credentials are in
@@ -174,7 +232,10 @@ public final class S3Dispatcher {
      */
     public S3Dispatcher(ObjectStore store, Authorizer authorizer, String region, SigV4Verifier verifier) {
         requireNonNull(store, "store");
-        this.authorizer = requireNonNull(authorizer, "authorizer");
+        requireNonNull(authorizer, "authorizer");
+        authorizer = refusingUndecidedAnonymous(authorizer);
+        this.authorizer = authorizer;
+        this.policies = new BucketPolicyHandlers(store);
         this.buckets = new BucketHandlers(store, region);
         this.listings = new ListingHandlers(store);
         this.objects = new ObjectHandlers(store, authorizer);
@@ -280,6 +341,35 @@ public final class S3Dispatcher {
                     case "GET" -> Operation.GET_BUCKET_ACL;
                     case "PUT" -> Operation.PUT_BUCKET_ACL;
                     default -> throw notImplemented(m + " ?acl on a bucket");
+                };
+            }
+            if (r.hasParam("policy")) {
+                return switch (m) {
+                    case "GET" -> Operation.GET_BUCKET_POLICY;
+                    case "PUT" -> Operation.PUT_BUCKET_POLICY;
+                    case "DELETE" -> Operation.DELETE_BUCKET_POLICY;
+                    default -> throw notImplemented(m + " ?policy");
+                };
+            }
+            if (r.hasParam("policyStatus")) {
+                if (m.equals("GET")) {
+                    return Operation.GET_BUCKET_POLICY_STATUS;
+                }
+                throw notImplemented(m + " ?policyStatus");
+            }
+            if (r.hasParam("publicAccessBlock")) {
+                return switch (m) {
+                    case "GET" -> Operation.GET_PUBLIC_ACCESS_BLOCK;
+                    case "PUT" -> Operation.PUT_PUBLIC_ACCESS_BLOCK;
+                    case "DELETE" -> Operation.DELETE_PUBLIC_ACCESS_BLOCK;
+                    default -> throw notImplemented(m + " ?publicAccessBlock");
+                };
+            }
+            if (r.hasParam("ownershipControls")) {
+                return switch (m) {
+                    case "GET" -> Operation.GET_BUCKET_OWNERSHIP_CONTROLS;
+                    case "PUT" -> Operation.PUT_BUCKET_OWNERSHIP_CONTROLS;
+                    default -> throw notImplemented(m + " ?ownershipControls");
                 };
             }
             if (r.hasParam("uploads") && m.equals("GET")) {
@@ -402,13 +492,22 @@ public final class S3Dispatcher {
             }
             return postObjects.handle(r);
         }
-        Operation op = route(r);
+        Operation op;
+        try {
+            op = route(r);
+        } catch (S3Exception e) {
+            // an anonymous caller learns nothing about what the endpoint implements
+            throw r.auth().isAnonymous() ? accessDenied(r) : e;
+        }
         if (op == Operation.POST_OBJECT) {
             return postObjects.handle(r); // authorized by the handler, for the key named in the form
         }
+        if (r.auth().isAnonymous() && !op.anonymousMayAsk()) {
+            throw accessDenied(r);
+        }
         String action = op.action(r.param("versionId") != null);
         if (!op.authorizedByHandler() && !authorizer.allowed(r.access(action))) {
-            throw new S3Exception(S3ErrorCode.AccessDenied);
+            throw accessDenied(r);
         }
         if (op == Operation.CREATE_BUCKET
                 || op == Operation.PUT_OBJECT
@@ -469,6 +568,15 @@ public final class S3Dispatcher {
             case PUT_OBJECT_RETENTION -> locks.putRetention(r);
             case GET_OBJECT_LEGAL_HOLD -> locks.getLegalHold(r);
             case PUT_OBJECT_LEGAL_HOLD -> locks.putLegalHold(r);
+            case GET_BUCKET_POLICY -> policies.getPolicy(r);
+            case PUT_BUCKET_POLICY -> policies.putPolicy(r);
+            case DELETE_BUCKET_POLICY -> policies.deletePolicy(r);
+            case GET_BUCKET_POLICY_STATUS -> policies.getPolicyStatus(r);
+            case GET_PUBLIC_ACCESS_BLOCK -> policies.getPublicAccessBlock(r);
+            case PUT_PUBLIC_ACCESS_BLOCK -> policies.putPublicAccessBlock(r);
+            case DELETE_PUBLIC_ACCESS_BLOCK -> policies.deletePublicAccessBlock(r);
+            case GET_BUCKET_OWNERSHIP_CONTROLS -> policies.getOwnershipControls(r);
+            case PUT_BUCKET_OWNERSHIP_CONTROLS -> policies.putOwnershipControls(r);
         };
     }
 
@@ -513,6 +621,24 @@ public final class S3Dispatcher {
                 }
             }
         }
+    }
+
+    /**
+     * Anonymous requests reach only an authorizer that decides them (by bucket policy and public access block); any
+     * other refuses them, whatever it would answer for a signed request.
+     */
+    private static Authorizer refusingUndecidedAnonymous(Authorizer authorizer) {
+        if (authorizer.decidesAnonymous()) {
+            return authorizer;
+        }
+        return request -> !request.anonymous() && authorizer.allowed(request);
+    }
+
+    /** AccessDenied; for a request without credentials in the words the metrics count as an anonymous refusal. */
+    private static S3Exception accessDenied(S3Request r) {
+        return r.auth().isAnonymous()
+                ? new S3Exception(S3ErrorCode.AccessDenied, "Anonymous access is not allowed.")
+                : new S3Exception(S3ErrorCode.AccessDenied);
     }
 
     private static S3Exception notImplemented(String what) {

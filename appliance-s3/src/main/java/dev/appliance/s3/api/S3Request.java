@@ -144,12 +144,16 @@ public record S3Request(
                 keys.put("s3:object-lock-remaining-retention-days", Long.toString(days));
             }
         }
-        if (!auth.isFormFields()) {
+        if (!auth.isFormFields() && !auth.isAnonymous()) {
             keys.put("s3:signatureversion", "AWS4-HMAC-SHA256");
         }
-        keys.put(
-                "s3:authtype",
-                auth.isFormFields() ? "POST" : header("authorization") != null ? "REST-HEADER" : "REST-QUERY-STRING");
+        if (!auth.isAnonymous()) { // an anonymous request has no authentication type
+            keys.put(
+                    "s3:authtype",
+                    auth.isFormFields()
+                            ? "POST"
+                            : header("authorization") != null ? "REST-HEADER" : "REST-QUERY-STRING");
+        }
         return new AccessRequest(accessKey, action, bucket, key, sourceIp, secure, received, keys);
     }
 

@@ -11,7 +11,7 @@ import java.util.Map;
  * What the {@link Authorizer} decides on: who asks for which S3 action on which bucket and key, from where, when, and
  * the request's S3 condition keys. Built by the S3 front end from the authenticated request, free of any HTTP type.
  *
- * @param accessKey the access key that signed the request
+ * @param accessKey the access key that signed the request; {@link #ANONYMOUS} for a request without credentials
  * @param action S3's IAM action name, e.g. {@code s3:PutObject}
  * @param bucket the bucket, or null for service-level actions (ListBuckets)
  * @param key the object key, or null for bucket-level actions
@@ -30,6 +30,9 @@ public record AccessRequest(
         boolean secureTransport,
         Instant time,
         Map<String, String> conditionKeys) {
+    /** The access key of a request that carries no credentials (no key is empty). */
+    public static final String ANONYMOUS = "";
+
     public AccessRequest {
         requireNonNull(accessKey, "accessKey");
         requireNonNull(action, "action");
@@ -40,6 +43,11 @@ public record AccessRequest(
                 throw new IllegalArgumentException("conditionKeys: " + name + " (expected a lower-case name)");
             }
         }
+    }
+
+    /** Whether the request carries no credentials: only a bucket policy granting everyone can allow it. */
+    public boolean anonymous() {
+        return accessKey.isEmpty();
     }
 
     /** A request with nothing known but who asks for what (callers without an HTTP request, e.g. the console). */

@@ -47,4 +47,21 @@ public record AuthResult(
     public boolean isFormFields() {
         return this == FORM_FIELDS;
     }
+
+    private static final AuthResult ANONYMOUS = new AuthResult(
+            AccessRequest.ANONYMOUS, new byte[0], "", "", "", PayloadMode.UNSIGNED, SigV4.UNSIGNED_PAYLOAD);
+
+    /**
+     * Stands for a request without credentials (no {@code Authorization} header, no presigned query): anonymous. It is
+     * authorized as anonymous against the bucket's policy only (see {@link PolicyAuthorizer}); everything else refuses
+     * it.
+     */
+    public static AuthResult anonymous() {
+        return ANONYMOUS;
+    }
+
+    /** Whether this is {@link #anonymous()}: the request carried no credentials. */
+    public boolean isAnonymous() {
+        return this == ANONYMOUS;
+    }
 }

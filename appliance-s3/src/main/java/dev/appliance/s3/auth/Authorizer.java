@@ -10,6 +10,15 @@ public interface Authorizer {
     boolean allowed(AccessRequest request);
 
     /**
+     * Whether this authorizer decides {@linkplain AccessRequest#anonymous() anonymous} requests (by bucket policy and
+     * public access block). The front end refuses anonymous requests without asking an authorizer that does not, so
+     * that an authorizer written for signed requests alone (e.g. {@link #allowAll()}) never admits them.
+     */
+    default boolean decidesAnonymous() {
+        return false;
+    }
+
+    /**
      * For callers that have no request context (the console's filter): the decision on who asks for what alone, so
      * conditions on the source address or transport do not hold.
      *

@@ -89,6 +89,18 @@ public final class SigV4Verifier {
     }
 
     /**
+     * Whether a request carries no credentials at all: no {@code Authorization} header and no presigned query
+     * parameters. The S3 front end takes such a request as anonymous (never to be authenticated by {@link #verify});
+     * cheap enough for the event loop.
+     */
+    public static boolean isAnonymous(String rawQuery, Map<String, List<String>> headers) {
+        // a SigV2 presigned query (AWSAccessKeyId=...) is credentials too: refused by verify, never taken as anonymous
+        return first(headers, "authorization") == null
+                && PresignedQuery.authParams(rawQuery).isEmpty()
+                && (rawQuery == null || !rawQuery.contains("AWSAccessKeyId="));
+    }
+
+    /**
      * The service the {@code Authorization} header's credential scope names ({@code AK/date/region/SERVICE/aws4_request}),
      * or null when there is no such header or it does not have that shape. Nothing is verified: this only tells which
      * verification (S3 or IAM) the request is for; cheap enough for the event loop.

@@ -39,6 +39,7 @@ public final class ErrorMapper {
             case WRITE_QUORUM, READ_QUORUM -> S3ErrorCode.ServiceUnavailable;
             case STORAGE_FULL -> S3ErrorCode.InsufficientStorage;
             case QUOTA_EXCEEDED -> S3ErrorCode.QuotaExceeded;
+            case ACCESS_DENIED -> S3ErrorCode.AccessDenied;
             case INTERNAL -> S3ErrorCode.InternalError;
         };
     }

@@ -7,6 +7,7 @@ import dev.appliance.s3.api.health.HealthProbes;
 import dev.appliance.s3.api.iam.IamHandler;
 import dev.appliance.s3.auth.AuthResult;
 import dev.appliance.s3.auth.PayloadVerification;
+import dev.appliance.s3.auth.SigV4Verifier;
 import dev.appliance.s3.error.BodyException;
 import dev.appliance.s3.error.ErrorMapper;
 import dev.appliance.s3.error.S3ErrorCode;
@@ -298,9 +299,12 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                             p.key(),
                             p.operationQuery().keySet(),
                             req.headers().get("content-type"));
+            // A request without credentials is anonymous: allowed only what a bucket policy grants everyone
             AuthResult auth = authenticatedByBody
                     ? AuthResult.formFields()
-                    : services.verifier().verify(p.method(), p.rawPath(), p.rawQuery(), p.headers());
+                    : SigV4Verifier.isAnonymous(p.rawQuery(), p.headers())
+                            ? AuthResult.anonymous()
+                            : services.verifier().verify(p.method(), p.rawPath(), p.rawQuery(), p.headers());
             RequestLimits.check(p);
             Exchange[] self = new Exchange[1];
             BodyStream body = new BodyStream(() -> ctx.executor().execute(() -> bodyDrained(self[0])));

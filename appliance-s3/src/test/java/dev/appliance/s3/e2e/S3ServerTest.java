@@ -385,7 +385,7 @@ class S3ServerTest {
     void raw_unknownSubresource_isNotImplemented() throws Exception {
         S3Client s3 = client("default");
         String bucket = newBucket(s3);
-        String resp = raw(signed("GET", "/" + bucket, "policy", ""));
+        String resp = raw(signed("GET", "/" + bucket, "website", ""));
         assertThat(resp).startsWith("HTTP/1.1 501").contains("<Code>NotImplemented</Code>");
     }
 
