@@ -1,0 +1,156 @@
+package dev.appliance.s3.api;
+
+import dev.appliance.s3.audit.AuditSink;
+import dev.appliance.s3.audit.AuditSink.AuditedCall;
+import dev.appliance.s3.error.S3ErrorCode;
+import dev.appliance.s3.error.S3Exception;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Which S3 calls are audited and what their events say (docs/audit.md). Reads are never audited.
+ *
+ * <table>
+ * <caption>Audited operations</caption>
+ * <tr><th>Operation</th><th>Audited as</th><th>Why</th></tr>
+ * <tr><td>DeleteObject, DeleteBucket, AbortMultipartUpload</td><td>s3:DeleteObject...</td><td>deletes data</td></tr>
+ * <tr><td>DeleteObjects</td><td>s3:DeleteObject per key (details via=DeleteObjects); one s3:DeleteObjects event
+ *     when the whole request is refused</td><td>deletes data</td></tr>
+ * <tr><td>PutObjectRetention, PutObjectLegalHold</td><td>same name</td><td>retention, legal hold</td></tr>
+ * <tr><td>PutObject, CopyObject, CreateMultipartUpload, PostObject with x-amz-object-lock-* headers</td>
+ *     <td>same name, the headers in details</td><td>sets retention or legal hold</td></tr>
+ * <tr><td>CreateBucket with x-amz-bucket-object-lock-enabled</td><td>s3:CreateBucket</td><td>Object Lock</td></tr>
+ * <tr><td>PutBucketVersioning, PutObjectLockConfiguration</td><td>same name</td><td>versioning, lock</td></tr>
+ * <tr><td>PutBucketLifecycle, DeleteBucketLifecycle</td><td>same name</td><td>lifecycle (deletes data later)</td></tr>
+ * <tr><td>PutBucketAcl, PutObjectAcl</td><td>same name</td><td>access policy</td></tr>
+ * <tr><td>PutBucketPolicy, DeleteBucketPolicy, PutPublicAccessBlock, DeletePublicAccessBlock</td><td>same name</td>
+ *     <td>bucket policy: audited by operation name as soon as the endpoint serves them</td></tr>
+ * <tr><td>IAM calls other than Get*, List*</td><td>iam:&lt;Action&gt;</td><td>users, keys, groups, policies</td></tr>
+ * </table>
+ */
+final class S3Audit {
+    /** Operations audited whatever their headers: by enum name, so operations added later are matched once named. */
+    static final Set<String> AUDITED = Set.of(
+            "DELETE_OBJECT",
+            "DELETE_BUCKET",
+            "ABORT_MULTIPART_UPLOAD",
+            "PUT_OBJECT_RETENTION",
+            "PUT_OBJECT_LEGAL_HOLD",
+            "PUT_BUCKET_VERSIONING",
+            "PUT_OBJECT_LOCK_CONFIGURATION",
+            "PUT_BUCKET_LIFECYCLE",
+            "DELETE_BUCKET_LIFECYCLE",
+            "PUT_BUCKET_ACL",
+            "PUT_OBJECT_ACL",
+            "PUT_BUCKET_POLICY",
+            "DELETE_BUCKET_POLICY",
+            "PUT_PUBLIC_ACCESS_BLOCK",
+            "DELETE_PUBLIC_ACCESS_BLOCK",
+            "PUT_BUCKET_PUBLIC_ACCESS_BLOCK",
+            "DELETE_BUCKET_PUBLIC_ACCESS_BLOCK");
+
+    /** Writes audited only when they set retention or a legal hold through these headers. */
+    static final Set<String> AUDITED_WITH_LOCK_HEADERS =
+            Set.of("PUT_OBJECT", "COPY_OBJECT", "CREATE_MULTIPART_UPLOAD", "POST_OBJECT");
+
+    static final java.util.List<String> LOCK_HEADERS = java.util.List.of(
+            "x-amz-object-lock-mode",
+            "x-amz-object-lock-retain-until-date",
+            "x-amz-object-lock-legal-hold",
+            "x-amz-bypass-governance-retention",
+            "x-amz-bucket-object-lock-enabled");
+
+    private final AuditSink sink;
+
+    S3Audit(AuditSink sink) {
+        this.sink = sink;
+    }
+
+    boolean enabled() {
+        return sink != AuditSink.NONE;
+    }
+
+    /** Whether a call of {@code op} (null: unrouted) is audited. */
+    static boolean audited(S3Dispatcher.Operation op, S3Request r) {
+        if (op == null) {
+            return false;
+        }
+        String name = op.name();
+        if (AUDITED.contains(name)) {
+            return true;
+        }
+        if (AUDITED_WITH_LOCK_HEADERS.contains(name)) {
+            return r.header("x-amz-object-lock-mode") != null
+                    || r.header("x-amz-object-lock-retain-until-date") != null
+                    || r.header("x-amz-object-lock-legal-hold") != null;
+        }
+        return name.equals("CREATE_BUCKET") && "true".equalsIgnoreCase(r.header("x-amz-bucket-object-lock-enabled"));
+    }
+
+    /** {@code DELETE_BUCKET_LIFECYCLE} as {@code s3:DeleteBucketLifecycle}: S3's operation name. */
+    static String actionOf(S3Dispatcher.Operation op) {
+        StringBuilder b = new StringBuilder("s3:");
+        for (String part : op.name().split("_")) {
+            b.append(part.charAt(0)).append(part.substring(1).toLowerCase(Locale.ROOT));
+        }
+        return b.toString();
+    }
+
+    /** Records a routed call answered with {@code status} (failure null) or refused with {@code failure}. */
+    void answered(S3Dispatcher.Operation op, S3Request r, int status, S3Exception failure) {
+        Map<String, String> details = new LinkedHashMap<>();
+        for (String h : LOCK_HEADERS) {
+            String v = r.header(h);
+            if (v != null) {
+                details.put(h, v);
+            }
+        }
+        String upload = r.param("uploadId");
+        if (upload != null) {
+            details.put("uploadId", upload);
+        }
+        record(r, actionOf(op), resource(r.bucket(), r.key(), r.param("versionId")), status, failure, details);
+    }
+
+    /** Records one call: {@code failure} null when it was done. */
+    void record(
+            S3Request r, String action, String resource, int status, S3Exception failure, Map<String, String> details) {
+        String outcome = failure != null
+                ? failure.code() == S3ErrorCode.AccessDenied
+                        ? "denied"
+                        : failure.code().code()
+                : status >= 400 ? "status-" + status : "allowed";
+        record(
+                r,
+                action,
+                resource,
+                outcome,
+                failure == null ? status : failure.code().status(),
+                details);
+    }
+
+    /** Records one call with its outcome as given ({@code allowed}, {@code denied}, an error code). */
+    void record(S3Request r, String action, String resource, String outcome, int status, Map<String, String> details) {
+        sink.record(new AuditedCall(
+                Instant.now(),
+                r.auth().accessKey(),
+                r.sourceIp(),
+                action,
+                resource,
+                outcome,
+                status,
+                r.requestId(),
+                details));
+    }
+
+    static String resource(String bucket, String key, String versionId) {
+        if (bucket == null) {
+            return "";
+        }
+        String res = key == null ? bucket : bucket + "/" + key;
+        return versionId == null ? res : res + "?versionId=" + versionId;
+    }
+}
