@@ -63,6 +63,17 @@ final class S3Audit {
             "x-amz-bypass-governance-retention",
             "x-amz-bucket-object-lock-enabled");
 
+    /** Operations whose small XML body says what was set: its fields below are copied into the event's details. */
+    static final Set<String> BODY_DETAILED = Set.of(
+            "PUT_OBJECT_RETENTION", "PUT_OBJECT_LEGAL_HOLD", "PUT_BUCKET_VERSIONING", "PUT_OBJECT_LOCK_CONFIGURATION");
+
+    /** The body elements copied: retention mode and date, legal hold and versioning status, default retention. */
+    static final java.util.List<String> BODY_FIELDS =
+            java.util.List.of("Mode", "RetainUntilDate", "Status", "MfaDelete", "ObjectLockEnabled", "Days", "Years");
+
+    /** At most this much of such a body is kept to read the fields from (their documents are a few hundred bytes). */
+    static final int MAX_BODY_COPY = 8 * 1024;
+
     private final AuditSink sink;
 
     S3Audit(AuditSink sink) {
@@ -99,9 +110,76 @@ final class S3Audit {
         return b.toString();
     }
 
+    /**
+     * The request with a body that keeps a copy of what the handler reads (at most {@link #MAX_BODY_COPY} bytes) in
+     * {@code copy}, for an operation in {@link #BODY_DETAILED}; else the request itself.
+     */
+    static S3Request copyingBody(S3Dispatcher.Operation op, S3Request r, java.io.ByteArrayOutputStream copy) {
+        if (op == null || !BODY_DETAILED.contains(op.name())) {
+            return r;
+        }
+        java.io.InputStream copying = new java.io.FilterInputStream(r.body()) {
+            @Override
+            public int read() throws java.io.IOException {
+                int b = super.read();
+                if (b >= 0 && copy.size() < MAX_BODY_COPY) {
+                    copy.write(b);
+                }
+                return b;
+            }
+
+            @Override
+            public int read(byte[] buf, int off, int len) throws java.io.IOException {
+                int n = super.read(buf, off, len);
+                if (n > 0) {
+                    copy.write(buf, off, Math.min(n, Math.max(0, MAX_BODY_COPY - copy.size())));
+                }
+                return n;
+            }
+        };
+        return new S3Request(
+                r.method(),
+                r.bucket(),
+                r.key(),
+                r.query(),
+                r.headers(),
+                r.auth(),
+                copying,
+                r.bodySize(),
+                r.requestId(),
+                r.verifiedChecksums(),
+                r.checksumAlgorithm(),
+                r.secure(),
+                r.sourceIp(),
+                r.received());
+    }
+
+    /** The {@link #BODY_FIELDS} a copied body holds, first occurrence each, as {@code body.<Field>}. */
+    static Map<String, String> bodyFields(java.io.ByteArrayOutputStream copy) {
+        Map<String, String> out = new LinkedHashMap<>();
+        if (copy == null || copy.size() == 0) {
+            return out;
+        }
+        String xml = copy.toString(java.nio.charset.StandardCharsets.UTF_8);
+        for (String f : BODY_FIELDS) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("<" + f + ">([^<]{0,100})</" + f + ">")
+                    .matcher(xml);
+            if (m.find()) {
+                out.put("body." + f, m.group(1).strip());
+            }
+        }
+        return out;
+    }
+
     /** Records a routed call answered with {@code status} (failure null) or refused with {@code failure}. */
     void answered(S3Dispatcher.Operation op, S3Request r, int status, S3Exception failure) {
-        Map<String, String> details = new LinkedHashMap<>();
+        answered(op, r, status, failure, Map.of());
+    }
+
+    /** As {@link #answered(S3Dispatcher.Operation, S3Request, int, S3Exception)}, with details read from its body. */
+    void answered(
+            S3Dispatcher.Operation op, S3Request r, int status, S3Exception failure, Map<String, String> fromBody) {
+        Map<String, String> details = new LinkedHashMap<>(fromBody);
         for (String h : LOCK_HEADERS) {
             String v = r.header(h);
             if (v != null) {

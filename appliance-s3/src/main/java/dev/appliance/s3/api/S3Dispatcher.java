@@ -410,17 +410,19 @@ public final class S3Dispatcher {
             op = null; // refused by dispatchCall below, unaudited: nothing was addressed
         }
         boolean audited = S3Audit.audited(op, r);
+        java.io.ByteArrayOutputStream body = audited ? new java.io.ByteArrayOutputStream() : null;
+        S3Request call = audited ? S3Audit.copyingBody(op, r, body) : r;
         S3Response response;
         try {
-            response = dispatchCall(r);
+            response = dispatchCall(call);
         } catch (IOException | RuntimeException | Error e) {
             if (audited || op == Operation.DELETE_OBJECTS) {
-                audit.answered(op, r, 0, dev.appliance.s3.error.ErrorMapper.map(e));
+                audit.answered(op, r, 0, dev.appliance.s3.error.ErrorMapper.map(e), S3Audit.bodyFields(body));
             }
             throw e;
         }
         if (audited) {
-            audit.answered(op, r, response.status(), null);
+            audit.answered(op, r, response.status(), null, S3Audit.bodyFields(body));
         }
         return response;
     }

@@ -200,6 +200,11 @@ class S3AuditTest {
         });
         assertThat(all.subList(0, 10)).allSatisfy(e -> assertThat(e.outcome()).isEqualTo(AuditEvent.ALLOWED));
         assertThat(all.get(1).details()).containsEntry("x-amz-object-lock-mode", "GOVERNANCE");
+        assertThat(all.get(2).details())
+                .containsEntry("body.Mode", "GOVERNANCE")
+                .containsEntry("body.RetainUntilDate", until.plusSeconds(60).toString());
+        assertThat(all.get(3).details()).containsEntry("body.Status", "ON");
+        assertThat(all.get(4).details()).containsEntry("body.Status", "Enabled");
         assertThat(all.get(6).details()).containsEntry("via", "DeleteObjects");
         assertThat(all.getLast().outcome()).isEqualTo(AuditEvent.DENIED); // S3 answers a locked version so
         assertThat(all.getLast().status()).isEqualTo(403);
