@@ -245,6 +245,7 @@ public final class AuditLog implements AutoCloseable {
         if (!drive.isOnline()) {
             throw new IOException("drive " + drive.root() + " is out of service");
         }
+        drive.beforeWrite(); // injected faults and a drive being replaced refuse it as any other write
         Path dir = dirOf(drive);
         drive.createDirectoriesDurably(dir); // refuses on an unmounted disk: never writes beneath its mount point
         Path file = dir.resolve(name);

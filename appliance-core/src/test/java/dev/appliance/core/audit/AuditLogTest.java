@@ -206,6 +206,28 @@ class AuditLogTest {
     }
 
     @Test
+    void aDriveWhoseAppendFailedStartsItsNextAppendOnANewLine() throws IOException {
+        AuditLog log = open(AuditLog.Settings.DEFAULTS);
+        log.record(event("s3:DeleteObject", "b/one", AuditEvent.ALLOWED));
+        LocalDrive first = drives.getFirst();
+        first.injectFaults(new dev.appliance.core.drive.DriveFaults(false, true, false, false, 0));
+        log.record(event("s3:DeleteObject", "b/two", AuditEvent.ALLOWED)); // forced on the other three
+        // as if part of the failed append had reached the disk
+        Files.writeString(
+                AuditLog.dirOf(first).resolve(log.currentSegment()),
+                "{\"v\":1,\"id\":\"half",
+                StandardOpenOption.APPEND);
+        first.injectFaults(new dev.appliance.core.drive.DriveFaults(false, false, false, false, 0));
+        log.record(event("s3:DeleteObject", "b/three", AuditEvent.ALLOWED));
+        for (LocalDrive other : drives.subList(1, 4)) {
+            other.markOffline("away (test)");
+        }
+        assertThat(log.query(AuditQuery.all(10)))
+                .extracting(AuditEvent::resource)
+                .containsExactly("b/one", "b/three");
+    }
+
+    @Test
     void filtersByPrincipalActionPrefixBucketAndOutcomeWithALimit() {
         AuditLog log = open(AuditLog.Settings.DEFAULTS);
         log.record(event("s3:DeleteObject", "alpha/k", AuditEvent.ALLOWED));
