@@ -36,7 +36,9 @@ public final class S3Server implements AutoCloseable {
         requireNonNull(store, "store");
         requireNonNull(config, "config");
         SigV4Verifier verifier = new SigV4Verifier(config.credentials(), config.region(), Clock.systemUTC());
-        S3Dispatcher dispatcher = new S3Dispatcher(store, config.authorizer(), config.region(), verifier);
+        // audited calls go to the engine's audit log when it keeps one (docs/audit.md)
+        S3Dispatcher dispatcher = new S3Dispatcher(
+                store, config.authorizer(), config.region(), verifier, dev.appliance.s3.audit.AuditSink.of(store));
         S3ServerConfig.Limits limits = config.limits();
         HttpServer.Options options = new HttpServer.Options(
                 config.tls() == null ? null : config.tls().sslContext(),

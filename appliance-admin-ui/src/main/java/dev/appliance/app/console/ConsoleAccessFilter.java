@@ -56,15 +56,22 @@ final class ConsoleAccessFilter extends OncePerRequestFilter {
     private final SigV4Verifier verifier;
     private final Authorizer authorizer;
     private final ScrapeToken scrapeToken;
+    /** Every mutation (POST, PUT, PATCH, DELETE) past the path check, refused or not, goes to the audit log. */
+    private final AdminAudit audit;
 
     ConsoleAccessFilter(SigV4Verifier verifier, Authorizer authorizer) {
         this(verifier, authorizer, new ScrapeToken(null));
     }
 
     ConsoleAccessFilter(SigV4Verifier verifier, Authorizer authorizer, ScrapeToken scrapeToken) {
+        this(verifier, authorizer, scrapeToken, AdminAudit.NONE);
+    }
+
+    ConsoleAccessFilter(SigV4Verifier verifier, Authorizer authorizer, ScrapeToken scrapeToken, AdminAudit audit) {
         this.verifier = verifier;
         this.authorizer = authorizer;
         this.scrapeToken = scrapeToken;
+        this.audit = audit;
     }
 
     @Override
@@ -102,7 +109,9 @@ final class ConsoleAccessFilter extends OncePerRequestFilter {
             chain.doFilter(request, response);
             return;
         }
+        boolean audited = AdminAudit.audited(request.getMethod());
         byte[] body = request.getInputStream().readNBytes(MAX_BODY + 1);
+        AuthResult auth = null;
         try {
             if (body.length > MAX_BODY) {
                 throw new S3Exception(S3ErrorCode.EntityTooLarge, "Admin request bodies are limited to 64 KiB.");
@@ -112,7 +121,7 @@ final class ConsoleAccessFilter extends OncePerRequestFilter {
                 headers.put(name.toLowerCase(Locale.ROOT), new ArrayList<>(Collections.list(request.getHeaders(name))));
             }
             // the signature covers the path as sent; the decision is about the path as routed
-            AuthResult auth = verifier.verifyWholeBody(
+            auth = verifier.verifyWholeBody(
                     request.getMethod(), request.getRequestURI(), request.getQueryString(), headers, body);
             if (!authorizer.allowed(auth.accessKey(), "admin:" + request.getMethod() + " " + path, null, null)) {
                 throw new S3Exception(S3ErrorCode.AccessDenied);
@@ -120,9 +129,48 @@ final class ConsoleAccessFilter extends OncePerRequestFilter {
             request.setAttribute(ACCESS_KEY_ATTRIBUTE, auth.accessKey());
         } catch (S3Exception e) {
             refuse(response, e.code(), String.valueOf(e.getMessage()));
+            if (audited) {
+                String outcome = e.code() == S3ErrorCode.AccessDenied
+                        ? "denied"
+                        : e.code().code();
+                audit.record(
+                        auth == null ? null : auth.accessKey(),
+                        request.getRemoteAddr(),
+                        request.getMethod(),
+                        path,
+                        request.getQueryString(),
+                        outcome,
+                        e.code().status());
+            }
             return;
         }
-        chain.doFilter(new CachedBody(request, body, (String) request.getAttribute(ACCESS_KEY_ATTRIBUTE)), response);
+        String accessKey = (String) request.getAttribute(ACCESS_KEY_ATTRIBUTE);
+        if (!audited) {
+            chain.doFilter(new CachedBody(request, body, accessKey), response);
+            return;
+        }
+        try {
+            chain.doFilter(new CachedBody(request, body, accessKey), response);
+        } catch (IOException | ServletException | RuntimeException e) {
+            audit.record(
+                    accessKey,
+                    request.getRemoteAddr(),
+                    request.getMethod(),
+                    path,
+                    request.getQueryString(),
+                    "InternalError",
+                    500);
+            throw e;
+        }
+        int status = response.getStatus();
+        audit.record(
+                accessKey,
+                request.getRemoteAddr(),
+                request.getMethod(),
+                path,
+                request.getQueryString(),
+                status < 400 ? "allowed" : "status-" + status,
+                status);
     }
 
     private static void refuse(HttpServletResponse response, S3ErrorCode code, String message) throws IOException {

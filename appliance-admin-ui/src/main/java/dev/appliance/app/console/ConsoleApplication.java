@@ -103,11 +103,15 @@ public class ConsoleApplication {
      */
     @Bean
     FilterRegistrationBean<ConsoleAccessFilter> consoleAccessFilter(
-            CredentialsProvider credentials, Authorizer authorizer, ApplianceProperties properties) {
+            CredentialsProvider credentials,
+            Authorizer authorizer,
+            ApplianceProperties properties,
+            ApplianceStore store) {
         var access = new FilterRegistrationBean<>(new ConsoleAccessFilter(
                 new SigV4Verifier(credentials, S3ServerConfig.DEFAULT_REGION, Clock.systemUTC()),
                 authorizer,
-                new ScrapeToken(properties.metrics().token())));
+                new ScrapeToken(properties.metrics().token()),
+                new AdminAudit(store, Clock.systemUTC())));
         access.addUrlPatterns("/*");
         access.setOrder(Ordered.HIGHEST_PRECEDENCE);
         return access;

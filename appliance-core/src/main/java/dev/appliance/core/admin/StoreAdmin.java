@@ -67,6 +67,12 @@ public interface StoreAdmin {
     /** Users, access keys, groups and managed policies, kept on the drives (docs/formats/identity.md). */
     IdentityStore identity();
 
+    /**
+     * The audit log: admin mutations and the S3 calls that delete data or change retention, legal hold, versioning,
+     * Object Lock, lifecycle, policy or IAM state (docs/audit.md).
+     */
+    dev.appliance.core.audit.AuditLog auditLog();
+
     /** Version-explosion alerts: listed and acknowledged by the admin API and the CLI (docs/alerts.md). */
     VersionAlerts versionAlerts();
 

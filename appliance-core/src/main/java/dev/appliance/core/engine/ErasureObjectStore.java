@@ -117,6 +117,8 @@ public final class ErasureObjectStore implements ApplianceStore {
     private final UsageTracker usage;
     private final Clock clock;
     private final RetentionClock retentionClock;
+    /** Who changed what: admin mutations and audited S3 calls, on every drive (docs/audit.md). */
+    private final dev.appliance.core.audit.AuditLog auditLog;
 
     /**
      * How often the metadata journals are checkpointed: bounds their size (a few seconds of rewrites) and the work a
@@ -203,6 +205,14 @@ public final class ErasureObjectStore implements ApplianceStore {
         // Empties the drives' metadata journals behind the files they cover (a platform thread: syncfs is a foreign
         // call).
         addPeriodic("metadata-checkpoint", METADATA_CHECKPOINT_INTERVAL, this::checkpointMetadataJournals);
+        this.auditLog = dev.appliance.core.audit.AuditLog.open(
+                allDrives, calls, clock, dev.appliance.core.audit.AuditLog.Settings.DEFAULTS);
+        addPeriodic("audit-rotation", Duration.ofMinutes(1), auditLog::rotateIfDue);
+    }
+
+    @Override
+    public dev.appliance.core.audit.AuditLog auditLog() {
+        return auditLog;
     }
 
     private void addPeriodic(String role, Duration interval, Runnable work) {
@@ -1214,6 +1224,7 @@ public final class ErasureObjectStore implements ApplianceStore {
             r.close();
         }
         healing.close();
+        auditLog.close();
         retentionClock.save();
         for (LocalDrive d : allDrives) {
             try {

@@ -225,13 +225,26 @@ public final class S3Dispatcher {
     private final HealthProbes health;
     private final IamHandler iam;
     private final BucketPolicyHandlers policies;
+    /** The calls that delete data or change retention, legal hold, versioning, lock, lifecycle or policy. */
+    private final S3Audit audit;
 
     /**
      * @param verifier verifies the signed policies of browser-based uploads (POST Object), whose credentials are in
      *     the body
      */
     public S3Dispatcher(ObjectStore store, Authorizer authorizer, String region, SigV4Verifier verifier) {
+        this(store, authorizer, region, verifier, dev.appliance.s3.audit.AuditSink.NONE);
+    }
+
+    /** As {@link #S3Dispatcher(ObjectStore, Authorizer, String, SigV4Verifier)}, audited calls told to {@code audit}. */
+    public S3Dispatcher(
+            ObjectStore store,
+            Authorizer authorizer,
+            String region,
+            SigV4Verifier verifier,
+            dev.appliance.s3.audit.AuditSink audit) {
         requireNonNull(store, "store");
+        this.audit = new S3Audit(requireNonNull(audit, "audit"));
         requireNonNull(authorizer, "authorizer");
         authorizer = refusingUndecidedAnonymous(authorizer);
         this.authorizer = authorizer;
@@ -243,14 +256,15 @@ public final class S3Dispatcher {
         this.multipart = new MultipartHandlers(store, authorizer);
         this.tagging = new TaggingHandlers(store);
         this.attributes = new AttributesHandler(store);
-        this.deleteObjects = new DeleteObjects(store, authorizer);
+        this.deleteObjects = new DeleteObjects(store, authorizer, audit);
         this.acls = new AclHandlers(store);
         this.locks = new ObjectLockHandlers(store, authorizer);
         this.postObjects = new PostObjectHandler(store, authorizer, verifier, Clock.systemUTC());
         this.lifecycle = new LifecycleHandlers(store);
         this.health = HealthProbes.of(store);
         // The IAM API manages the store's users; a store without an identity store answers it ServiceFailure
-        this.iam = new IamHandler(store instanceof StoreAdmin admin ? admin.identity() : null, authorizer, verifier);
+        this.iam = new IamHandler(
+                store instanceof StoreAdmin admin ? admin.identity() : null, authorizer, verifier, audit);
         String version = S3Dispatcher.class.getPackage().getImplementationVersion();
         // SOSAPI is on where a bucket's settings say so, and by default in Object Lock buckets (Veeam's immutable ones)
         this.sosapi = new SosApi(
@@ -471,8 +485,39 @@ public final class S3Dispatcher {
         return health;
     }
 
-    /** Routes, authorizes and runs the request; failures are thrown for the HTTP layer to render. */
+    /**
+     * Routes, authorizes and runs the request; failures are thrown for the HTTP layer to render. An audited call
+     * ({@link S3Audit}) is recorded, refusals included, before its answer is returned.
+     */
     public S3Response dispatch(S3Request r) throws IOException {
+        if (!audit.enabled() || r.auth().isFormFields()) { // IAM calls audit themselves; POST Object's fields are its
+            return dispatchCall(r);
+        }
+        Operation op;
+        try {
+            op = route(r);
+        } catch (RuntimeException e) {
+            op = null; // refused by dispatchCall below, unaudited: nothing was addressed
+        }
+        boolean audited = S3Audit.audited(op, r);
+        java.io.ByteArrayOutputStream body = audited ? new java.io.ByteArrayOutputStream() : null;
+        S3Request call = audited ? S3Audit.copyingBody(op, r, body) : r;
+        S3Response response;
+        try {
+            response = dispatchCall(call);
+        } catch (IOException | RuntimeException | Error e) {
+            if (audited || op == Operation.DELETE_OBJECTS) {
+                audit.answered(op, r, 0, dev.appliance.s3.error.ErrorMapper.map(e), S3Audit.bodyFields(body));
+            }
+            throw e;
+        }
+        if (audited) {
+            audit.answered(op, r, response.status(), null, S3Audit.bodyFields(body));
+        }
+        return response;
+    }
+
+    private S3Response dispatchCall(S3Request r) throws IOException {
         if (HealthProbes.addresses(r.bucket())) {
             throw HealthProbes.reserved(); // the connection handler answers the probes; nothing else goes there
         }

@@ -55,10 +55,22 @@ public final class IamHandler {
     private final SigV4Verifier verifier;
 
     /** @param identity the users' store, or null where the store has none (every call then fails ServiceFailure) */
+    private final dev.appliance.s3.audit.AuditSink audit;
+
     public IamHandler(IdentityStore identity, Authorizer authorizer, SigV4Verifier verifier) {
+        this(identity, authorizer, verifier, dev.appliance.s3.audit.AuditSink.NONE);
+    }
+
+    /** Every call that changes IAM state (all but Get* and List*) is told to {@code audit}, refusals included. */
+    public IamHandler(
+            IdentityStore identity,
+            Authorizer authorizer,
+            SigV4Verifier verifier,
+            dev.appliance.s3.audit.AuditSink audit) {
         this.identity = identity;
         this.authorizer = requireNonNull(authorizer, "authorizer");
         this.verifier = requireNonNull(verifier, "verifier");
+        this.audit = requireNonNull(audit, "audit");
     }
 
     /**
@@ -74,12 +86,68 @@ public final class IamHandler {
      * error (thrown), as it is no IAM call.
      */
     public S3Response handle(S3Request r) {
+        Audited audited = new Audited();
+        S3Response response = handle(r, audited);
+        if (audited.action != null && audit != dev.appliance.s3.audit.AuditSink.NONE && mutates(audited.action)) {
+            int status = response.status();
+            String outcome =
+                    status < 400 ? "allowed" : audited.errorCode.equals("AccessDenied") ? "denied" : audited.errorCode;
+            audit.record(new dev.appliance.s3.audit.AuditSink.AuditedCall(
+                    java.time.Instant.now(),
+                    audited.accessKey,
+                    r.sourceIp(),
+                    "iam:" + audited.action,
+                    audited.resource,
+                    outcome,
+                    status,
+                    r.requestId(),
+                    Map.of()));
+        }
+        return response;
+    }
+
+    /** What an IAM call said of itself, for its audit event: filled as the call is read. */
+    private static final class Audited {
+        String action;
+        String accessKey = "";
+        String resource = "";
+        String errorCode = "";
+
+        S3Response error(String code, int status, String message, String requestId) {
+            errorCode = code;
+            return IamHandler.error(code, status, message, requestId);
+        }
+    }
+
+    /** IAM calls that change nothing are not audited. */
+    static boolean mutates(String action) {
+        return !action.startsWith("Get") && !action.startsWith("List");
+    }
+
+    /** The user, group or policy a call names: its audit event's resource (never a secret or a policy document). */
+    private static String resourceOf(IamParams params) {
+        StringJoiner j = new StringJoiner(" ");
+        for (String name : List.of("UserName", "GroupName", "PolicyArn", "PolicyName", "AccessKeyId", "NewUserName")) {
+            String v = params.optional(name);
+            if (v != null) {
+                j.add(name + "=" + v);
+            }
+        }
+        return j.toString();
+    }
+
+    private S3Response handle(S3Request r, Audited audited) {
+        return handleCall(r, audited);
+    }
+
+    private S3Response handleCall(S3Request r, Audited audited) {
         if (r.bucket() != null || r.key() != null) {
             throw new S3Exception(
                     S3ErrorCode.AccessDenied, "Requests signed for the service iam are served at the path / only.");
         }
         if (!r.method().equals("POST") && !r.method().equals("GET")) {
-            return error("MethodNotAllowed", 405, "IAM calls are POST or GET, not " + r.method() + ".", r.requestId());
+            return audited.error(
+                    "MethodNotAllowed", 405, "IAM calls are POST or GET, not " + r.method() + ".", r.requestId());
         }
         String action = null;
         try {
@@ -95,16 +163,19 @@ public final class IamHandler {
             if (version != null && !version.equals("2010-05-08")) {
                 throw new IamError("InvalidParameterValue", 400, "Version: '" + version + "' (expected 2010-05-08)");
             }
+            audited.action = action;
+            audited.accessKey = auth.accessKey();
+            audited.resource = resourceOf(params);
             Call call = new Call(action, params, auth.accessKey(), r.requestId());
             return ok(run(call));
         } catch (IamError e) {
-            return error(e.code(), e.status(), e.getMessage(), r.requestId());
+            return audited.error(e.code(), e.status(), e.getMessage(), r.requestId());
         } catch (IdentityException e) {
-            return error(e.kind().code(), e.kind().httpStatus(), e.getMessage(), r.requestId());
+            return audited.error(e.kind().code(), e.kind().httpStatus(), e.getMessage(), r.requestId());
         } catch (MalformedPolicyException e) {
             return e.reason() == MalformedPolicyException.Reason.TOO_LARGE
-                    ? error("LimitExceeded", 409, e.getMessage(), r.requestId())
-                    : error("MalformedPolicyDocument", 400, e.getMessage(), r.requestId());
+                    ? audited.error("LimitExceeded", 409, e.getMessage(), r.requestId())
+                    : audited.error("MalformedPolicyDocument", 400, e.getMessage(), r.requestId());
         } catch (RuntimeException e) {
             S3Exception s3 = ErrorMapper.map(e);
             String code = s3.code() == S3ErrorCode.InvalidAccessKeyId
@@ -114,7 +185,7 @@ public final class IamHandler {
                 System.getLogger(IamHandler.class.getName())
                         .log(System.Logger.Level.WARNING, "IAM " + action + " " + r.requestId() + " failed", e);
             }
-            return error(code, s3.code().status(), s3.getMessage(), r.requestId());
+            return audited.error(code, s3.code().status(), s3.getMessage(), r.requestId());
         }
     }
 

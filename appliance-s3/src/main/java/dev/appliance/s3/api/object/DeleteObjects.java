@@ -85,9 +85,17 @@ public final class DeleteObjects {
     private final ObjectStore store;
     private final Authorizer authorizer;
 
+    private final dev.appliance.s3.audit.AuditSink audit;
+
     public DeleteObjects(ObjectStore store, Authorizer authorizer) {
+        this(store, authorizer, dev.appliance.s3.audit.AuditSink.NONE);
+    }
+
+    /** Each key's outcome is told to {@code audit} as one {@code s3:DeleteObject} event. */
+    public DeleteObjects(ObjectStore store, Authorizer authorizer, dev.appliance.s3.audit.AuditSink audit) {
         this.store = requireNonNull(store, "store");
         this.authorizer = requireNonNull(authorizer, "authorizer");
+        this.audit = requireNonNull(audit, "audit");
     }
 
     public S3Response handle(S3Request r) throws IOException {
@@ -131,6 +139,7 @@ public final class DeleteObjects {
                     try {
                         for (int i : positions) {
                             outcomes[i] = deleteOne(r, entries.get(i), askBypass);
+                            audit(r, entries.get(i), outcomes[i]);
                         }
                     } finally {
                         slots.release();
@@ -173,6 +182,32 @@ public final class DeleteObjects {
         } catch (S3Exception s3) {
             return new Failed(e.key(), e.versionId(), s3.code(), s3.getMessage());
         }
+    }
+
+    private void audit(S3Request r, Entry e, Outcome o) {
+        if (audit == dev.appliance.s3.audit.AuditSink.NONE) {
+            return;
+        }
+        String outcome;
+        int status;
+        if (o instanceof Failed f) {
+            outcome = f.code() == S3ErrorCode.AccessDenied ? "denied" : f.code().code();
+            status = f.code().status();
+        } else {
+            outcome = "allowed";
+            status = 200;
+        }
+        String resource = r.bucket() + "/" + e.key() + (e.versionId() == null ? "" : "?versionId=" + e.versionId());
+        audit.record(new dev.appliance.s3.audit.AuditSink.AuditedCall(
+                java.time.Instant.now(),
+                r.auth().accessKey(),
+                r.sourceIp(),
+                "s3:DeleteObject", // as a single DELETE is: the version, if any, is in the resource
+                resource,
+                outcome,
+                status,
+                r.requestId(),
+                java.util.Map.of("via", "DeleteObjects")));
     }
 
     /** The {@code <Deleted>} entry for an engine result, shaped as S3 shapes it. */

@@ -1,0 +1,102 @@
+package dev.appliance.s3.audit;
+
+import static java.util.Objects.requireNonNull;
+
+import dev.appliance.core.ObjectStore;
+import dev.appliance.core.admin.StoreAdmin;
+import dev.appliance.core.audit.AuditEvent;
+import dev.appliance.core.audit.AuditLog;
+import java.time.Instant;
+import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * What the S3 endpoint tells of the calls it audits. Called on a worker thread once the call's outcome is known and
+ * before its answer is sent; an implementation that keeps events durably returns once the event is kept. It must not
+ * throw: the call was already done.
+ */
+public interface AuditSink {
+    /** Records nothing (tests, embedded use without an audit log). */
+    AuditSink NONE = call -> {};
+
+    void record(AuditedCall call);
+
+    /**
+     * One audited call. Never a secret: no secret key, signature, Authorization header or session token.
+     *
+     * @param accessKey the access key id that signed the request, empty for an anonymous one
+     * @param source the client's address, empty when unknown
+     * @param action {@code s3:DeleteObject}, {@code iam:CreateUser}...
+     * @param resource {@code bucket}, {@code bucket/key}, {@code bucket/key?versionId=...}, an IAM name; empty when none
+     * @param outcome {@code allowed}, {@code denied} (AccessDenied), or the error code answered
+     * @param status the HTTP status answered
+     */
+    record AuditedCall(
+            Instant time,
+            String accessKey,
+            String source,
+            String action,
+            String resource,
+            String outcome,
+            int status,
+            String requestId,
+            Map<String, String> details) {
+        public AuditedCall {
+            requireNonNull(time, "time");
+            accessKey = accessKey == null ? "" : accessKey;
+            source = source == null ? "" : source;
+            requireNonNull(action, "action");
+            resource = resource == null ? "" : resource;
+            requireNonNull(outcome, "outcome");
+            details = details == null ? Map.of() : Map.copyOf(details);
+        }
+    }
+
+    /**
+     * The engine's audit log of {@code store} when it keeps one ({@link StoreAdmin#auditLog}), else {@link #NONE}. The
+     * principal is written as the access key id and the user it belongs to; an event the log cannot force on a write
+     * quorum is reported as a severe log line (the call it audits is done by then).
+     */
+    static AuditSink of(ObjectStore store) {
+        if (!(store instanceof StoreAdmin admin)) {
+            return NONE;
+        }
+        AuditLog log = admin.auditLog();
+        Logger logger = Logger.getLogger(AuditSink.class.getName());
+        return call -> {
+            try {
+                log.record(new AuditEvent(
+                        null,
+                        call.time(),
+                        principal(admin, call.accessKey()),
+                        call.source(),
+                        call.action(),
+                        call.resource(),
+                        call.outcome(),
+                        call.status(),
+                        call.requestId(),
+                        call.details()));
+            } catch (RuntimeException e) {
+                logger.log(
+                        Level.SEVERE,
+                        "audit event not recorded: " + call.action() + " " + call.resource() + " by " + call.accessKey()
+                                + " (" + call.outcome() + "): " + e.getMessage());
+            }
+        };
+    }
+
+    private static String principal(StoreAdmin admin, String accessKey) {
+        if (accessKey.isEmpty()) {
+            return "anonymous";
+        }
+        try {
+            return admin.identity()
+                    .credential(accessKey)
+                    .map(c -> accessKey + " (" + c.userName() + ")")
+                    .orElse(accessKey); // a key of the configuration (the root key), not an IAM user's
+        } catch (RuntimeException e) { // identity state unavailable: the key still says who
+            return accessKey;
+        }
+    }
+}
