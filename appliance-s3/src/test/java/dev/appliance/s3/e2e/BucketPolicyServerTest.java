@@ -4,38 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.appliance.core.admin.ApplianceStore;
-import dev.appliance.core.engine.Stores;
 import dev.appliance.core.identity.IdentityStore;
 import dev.appliance.core.identity.NewAccessKey;
-import dev.appliance.core.identity.UserPolicies;
-import dev.appliance.core.policy.PolicySetCache;
-import dev.appliance.core.testing.TestStore;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.AccountCredentials;
 import dev.appliance.s3.auth.Authorizer;
-import dev.appliance.s3.auth.PolicyAuthorizer;
-import dev.appliance.s3.auth.StoreBucketPolicies;
-import java.io.IOException;
+import dev.appliance.s3.testing.AccountTestServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ObjectOwnership;
 import software.amazon.awssdk.services.s3.model.PublicAccessBlockConfiguration;
@@ -46,13 +31,12 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * the real policy engine on temp drives, driven by the AWS SDK v2 and by unsigned HTTP requests (anonymous callers).
  */
 class BucketPolicyServerTest {
-    private static final String ROOT_KEY = "rootkey";
-    private static final String ROOT_SECRET = "root-secret-key-123456";
+    private static final String ROOT_KEY = AccountTestServer.ROOT_KEY;
+    private static final String ROOT_SECRET = AccountTestServer.ROOT_SECRET;
 
-    private static Path tmp;
     private static ApplianceStore store;
     private static IdentityStore identity;
-    private static S3Server server;
+    private static AccountTestServer harness;
     private static final List<S3Client> clients = new ArrayList<>();
     private static final HttpClient http = HttpClient.newHttpClient();
     private static S3Client root;
@@ -62,24 +46,9 @@ class BucketPolicyServerTest {
 
     @BeforeAll
     static void start() throws Exception {
-        tmp = Files.createTempDirectory("bucket-policy-");
-        byte[] identityKey = new byte[32];
-        Arrays.fill(identityKey, (byte) 9);
-        store = Stores.open(TestStore.on(tmp).config().withIdentityKey(identityKey));
-        identity = store.identity();
-        identity.reserveAccessKeyId(ROOT_KEY);
-        server = S3Server.start(
-                store,
-                new S3ServerConfig(
-                        "127.0.0.1",
-                        0,
-                        null,
-                        new AccountCredentials(ROOT_KEY, ROOT_SECRET, identity),
-                        new PolicyAuthorizer(
-                                ROOT_KEY,
-                                identity,
-                                new UserPolicies(identity, new PolicySetCache(100)),
-                                new StoreBucketPolicies(store))));
+        harness = AccountTestServer.start("bucket-policy");
+        store = harness.store();
+        identity = harness.identity();
         root = client(ROOT_KEY, ROOT_SECRET);
         identity.createUser("alice"); // read-write by her own policy
         identity.attachUserPolicy("alice", "arn:aws:iam::aws:policy/readwrite");
@@ -92,31 +61,12 @@ class BucketPolicyServerTest {
     }
 
     @AfterAll
-    static void stop() throws IOException {
-        clients.forEach(S3Client::close);
-        if (server != null) {
-            server.close();
-        }
-        if (store != null) {
-            store.close();
-        }
-        try (Stream<Path> files = Files.walk(tmp)) {
-            for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(f);
-            }
-        }
+    static void stop() throws Exception {
+        harness.close();
     }
 
     private static S3Client client(String accessKey, String secret) {
-        S3Client c = S3Client.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secret)))
-                .forcePathStyle(true)
-                .httpClient(ApacheHttpClient.create())
-                .build();
-        clients.add(c);
-        return c;
+        return harness.s3(accessKey, secret);
     }
 
     private static void assertRefused(Runnable call, int status, String code) {
@@ -131,7 +81,7 @@ class BucketPolicyServerTest {
         HttpRequest.BodyPublisher publisher =
                 body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body);
         return http.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + harness.port() + path))
                         .method(method, publisher)
                         .build(),
                 HttpResponse.BodyHandlers.ofString());

@@ -4,43 +4,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.appliance.core.admin.ApplianceStore;
-import dev.appliance.core.engine.Stores;
 import dev.appliance.core.identity.AccessKey;
 import dev.appliance.core.identity.IdentityStore;
 import dev.appliance.core.identity.ManagedPolicy;
 import dev.appliance.core.identity.NewAccessKey;
-import dev.appliance.core.identity.UserPolicies;
 import dev.appliance.core.policy.BuiltinPolicies;
-import dev.appliance.core.policy.PolicySetCache;
-import dev.appliance.core.testing.TestStore;
-import dev.appliance.s3.S3Server;
-import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.api.sosapi.SosApi;
-import dev.appliance.s3.auth.AccountCredentials;
-import dev.appliance.s3.auth.PolicyAuthorizer;
-import java.io.IOException;
+import dev.appliance.s3.testing.AccountTestServer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3Configuration;
@@ -61,16 +47,14 @@ import software.amazon.awssdk.services.s3.presigner.S3Presigner;
  * changes nothing; the root key is allowed everything.
  */
 class IamUserAuthorizationTest {
-    private static final String ROOT_KEY = "rootkey";
-    private static final String ROOT_SECRET = "root-secret-key-123456";
+    private static final String ROOT_KEY = AccountTestServer.ROOT_KEY;
+    private static final String ROOT_SECRET = AccountTestServer.ROOT_SECRET;
     private static final String REPO = "veeam-repo";
     private static final String OTHER = "other-bucket";
 
-    private static Path tmp;
     private static ApplianceStore store;
     private static IdentityStore identity;
-    private static PolicySetCache sets;
-    private static S3Server server;
+    private static AccountTestServer account;
     private static final List<S3Client> clients = new ArrayList<>();
     private static S3Client root;
     private static S3Client veeam;
@@ -79,21 +63,9 @@ class IamUserAuthorizationTest {
 
     @BeforeAll
     static void start() throws Exception {
-        tmp = Files.createTempDirectory("iam-authz-");
-        byte[] identityKey = new byte[32];
-        Arrays.fill(identityKey, (byte) 7);
-        store = Stores.open(TestStore.on(tmp).config().withIdentityKey(identityKey));
-        identity = store.identity();
-        identity.reserveAccessKeyId(ROOT_KEY);
-        sets = new PolicySetCache(1000);
-        server = S3Server.start(
-                store,
-                new S3ServerConfig(
-                        "127.0.0.1",
-                        0,
-                        null,
-                        new AccountCredentials(ROOT_KEY, ROOT_SECRET, identity),
-                        new PolicyAuthorizer(ROOT_KEY, identity, new UserPolicies(identity, sets), b -> null)));
+        account = AccountTestServer.start("iam-authz");
+        store = account.store();
+        identity = account.identity();
         root = client(ROOT_KEY, ROOT_SECRET);
         root.createBucket(b -> b.bucket(REPO).objectLockEnabledForBucket(true));
         root.createBucket(b -> b.bucket(OTHER));
@@ -110,31 +82,12 @@ class IamUserAuthorizationTest {
     }
 
     @AfterAll
-    static void stop() throws IOException {
-        clients.forEach(S3Client::close);
-        if (server != null) {
-            server.close();
-        }
-        if (store != null) {
-            store.close();
-        }
-        try (Stream<Path> files = Files.walk(tmp)) {
-            for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(f);
-            }
-        }
+    static void stop() throws Exception {
+        account.close();
     }
 
     private static S3Client client(String accessKey, String secret) {
-        S3Client c = S3Client.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(accessKey, secret)))
-                .forcePathStyle(true)
-                .httpClient(ApacheHttpClient.create())
-                .build();
-        clients.add(c);
-        return c;
+        return account.s3(accessKey, secret);
     }
 
     private static void assertDenied(Runnable call) {
@@ -439,7 +392,7 @@ class IamUserAuthorizationTest {
                         .replace('\'', '"'));
         root.putObject(b -> b.bucket(OTHER).key("secret/link"), RequestBody.fromString("linked"));
         try (S3Presigner presigner = S3Presigner.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
+                .endpointOverride(URI.create("http://127.0.0.1:" + account.port()))
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(
                         AwsBasicCredentials.create(k.key().accessKeyId(), k.secretAccessKey())))
@@ -476,23 +429,23 @@ class IamUserAuthorizationTest {
         NewAccessKey k = identity.createAccessKey("counted");
         identity.putUserPolicy("counted", "Reads", readsOf(OTHER));
         S3Client c = client(k.key().accessKeyId(), k.secretAccessKey());
-        long before = sets.compilations();
+        long before = account.policySets().compilations();
         c.headBucket(b -> b.bucket(OTHER)); // the user's first request compiles its set
-        assertThat(sets.compilations()).isEqualTo(before + 1);
+        assertThat(account.policySets().compilations()).isEqualTo(before + 1);
         for (int i = 0; i < 20; i++) {
             c.headBucket(b -> b.bucket(OTHER));
             c.getObjectAsBytes(b -> b.bucket(OTHER).key("theirs"));
         }
-        assertThat(sets.compilations()).isEqualTo(before + 1);
+        assertThat(account.policySets().compilations()).isEqualTo(before + 1);
         // another user's change publishes a new identity state: this user's set is found again, not recompiled
         identity.createUser("bystander");
         c.headBucket(b -> b.bucket(OTHER));
-        assertThat(sets.compilations()).isEqualTo(before + 1);
+        assertThat(account.policySets().compilations()).isEqualTo(before + 1);
         // its own change compiles its new set once
         identity.putUserPolicy("counted", "Reads", readsOf(REPO));
         assertDenied(() -> c.headBucket(b -> b.bucket(OTHER)));
         c.headBucket(b -> b.bucket(REPO));
-        assertThat(sets.compilations()).isEqualTo(before + 2);
+        assertThat(account.policySets().compilations()).isEqualTo(before + 2);
     }
 
     private static String readsOf(String bucket) {

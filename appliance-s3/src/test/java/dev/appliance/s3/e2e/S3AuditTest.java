@@ -7,34 +7,20 @@ import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.audit.AuditEvent;
 import dev.appliance.core.audit.AuditQuery;
 import dev.appliance.core.drive.LocalDrive;
-import dev.appliance.core.engine.Stores;
 import dev.appliance.core.identity.IdentityStore;
-import dev.appliance.core.identity.UserPolicies;
-import dev.appliance.core.policy.PolicySetCache;
-import dev.appliance.core.testing.TestStore;
-import dev.appliance.s3.S3Server;
-import dev.appliance.s3.S3ServerConfig;
-import dev.appliance.s3.auth.AccountCredentials;
-import dev.appliance.s3.auth.PolicyAuthorizer;
+import dev.appliance.s3.testing.AccountTestServer;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.iam.IamClient;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.BucketVersioningStatus;
@@ -50,71 +36,34 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * included), and nothing that only reads or writes plain data.
  */
 class S3AuditTest {
-    private static final String ROOT_KEY = "auditrootkey";
-    private static final String ROOT_SECRET = "audit-root-secret-0123456789";
+    private static final String ROOT_KEY = AccountTestServer.ROOT_KEY;
+    private static final String ROOT_SECRET = AccountTestServer.ROOT_SECRET;
 
-    private Path tmp;
     private ApplianceStore store;
     private IdentityStore identity;
-    private S3Server server;
+    private AccountTestServer account;
     private final List<AutoCloseable> clients = new ArrayList<>();
     private S3Client root;
 
     @BeforeEach
     void start() throws Exception {
-        tmp = Files.createTempDirectory("s3-audit-");
-        byte[] identityKey = new byte[32];
-        Arrays.fill(identityKey, (byte) 9);
-        store = Stores.open(TestStore.on(tmp).config().withIdentityKey(identityKey));
-        identity = store.identity();
-        identity.reserveAccessKeyId(ROOT_KEY);
-        server = S3Server.start(
-                store,
-                new S3ServerConfig(
-                        "127.0.0.1",
-                        0,
-                        null,
-                        new AccountCredentials(ROOT_KEY, ROOT_SECRET, identity),
-                        new PolicyAuthorizer(
-                                ROOT_KEY, identity, new UserPolicies(identity, new PolicySetCache(100)), b -> null)));
+        account = AccountTestServer.start("s3-audit");
+        store = account.store();
+        identity = account.identity();
         root = s3(ROOT_KEY, ROOT_SECRET);
     }
 
     @AfterEach
     void stop() throws Exception {
-        for (AutoCloseable c : clients) {
-            c.close();
-        }
-        server.close();
-        store.close();
-        try (Stream<Path> files = Files.walk(tmp)) {
-            for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(f);
-            }
-        }
+        account.close();
     }
 
     private S3Client s3(String key, String secret) {
-        S3Client c = S3Client.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(key, secret)))
-                .forcePathStyle(true)
-                .httpClient(ApacheHttpClient.create())
-                .build();
-        clients.add(c);
-        return c;
+        return account.s3(key, secret);
     }
 
     private IamClient iam(String key, String secret) {
-        IamClient c = IamClient.builder()
-                .endpointOverride(URI.create("http://127.0.0.1:" + server.port()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(key, secret)))
-                .httpClient(ApacheHttpClient.create())
-                .build();
-        clients.add(c);
-        return c;
+        return account.iam(key, secret);
     }
 
     private List<AuditEvent> events() {
