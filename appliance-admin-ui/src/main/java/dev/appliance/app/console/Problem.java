@@ -1,17 +1,35 @@
 package dev.appliance.app.console;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import java.util.stream.Collectors;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 
 /**
- * An admin API error as JSON: {@code {"code": ..., "message": ...}}, as the CLI ({@code AdminClient}) prints it.
+ * An admin API error as JSON: {@code {"code": ..., "message": ...}}, as the CLI ({@code AdminClient}) prints it. The
+ * IAM resource ({@link IamController}) also fills the RFC 9457 members ({@code type}, {@code title}, {@code status},
+ * {@code detail}) and {@code field}, the request field at fault; unset members are left out.
  *
+ * @param type a URI naming the kind of problem ({@code urn:appliance:problem:<code>})
+ * @param title the code, for people scanning a list
+ * @param status the HTTP status answered
+ * @param detail what went wrong this time (the same as {@code message})
+ * @param field the path variable, query parameter or body field that was wrong, when one was
  * @param code what went wrong, for programs
  * @param message what went wrong, for people
  */
-record Problem(String code, String message) {
+@JsonInclude(JsonInclude.Include.NON_NULL)
+record Problem(String type, String title, Integer status, String detail, String field, String code, String message) {
+
+    Problem(String code, String message) {
+        this(null, null, null, null, null, code, message);
+    }
+
+    /** An RFC 9457 problem, still readable by the CLI through {@code code} and {@code message}. */
+    static Problem of(int status, String code, String field, String detail) {
+        return new Problem("urn:appliance:problem:" + code, code, status, detail, field, code, detail);
+    }
 
     /**
      * A request body that could not be read: the message names the field and the value when one was wrong, so that
@@ -19,16 +37,34 @@ record Problem(String code, String message) {
      */
     static Problem unreadableBody(String code, HttpMessageNotReadableException e) {
         if (e.getCause() instanceof JsonMappingException m && !m.getPath().isEmpty()) {
-            String field = m.getPath().stream()
-                    .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
-                    .collect(Collectors.joining("."));
-            String value = m instanceof InvalidFormatException f ? " '" + f.getValue() + "'" : "";
-            String expected = m instanceof InvalidFormatException f
-                    ? " (expected " + describe(f.getTargetType()) + ")"
-                    : " (not a value of the expected type)";
-            return new Problem(code, "request body: field '" + field + "'" + value + expected);
+            return new Problem(code, "request body: field '" + fieldOf(m) + "'" + valueOf(m) + expected(m));
         }
         return new Problem(code, "request body: not a JSON object of the documented fields");
+    }
+
+    /** As {@link #unreadableBody(String, HttpMessageNotReadableException)}, RFC 9457-shaped with the field. */
+    static Problem unreadableBody(HttpMessageNotReadableException e) {
+        if (e.getCause() instanceof JsonMappingException m && !m.getPath().isEmpty()) {
+            String field = fieldOf(m);
+            return of(400, "InvalidInput", field, "request body: field '" + field + "'" + valueOf(m) + expected(m));
+        }
+        return of(400, "InvalidInput", null, "request body: not a JSON object of the documented fields");
+    }
+
+    private static String fieldOf(JsonMappingException m) {
+        return m.getPath().stream()
+                .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+                .collect(Collectors.joining("."));
+    }
+
+    private static String valueOf(JsonMappingException m) {
+        return m instanceof InvalidFormatException f ? " '" + f.getValue() + "'" : "";
+    }
+
+    private static String expected(JsonMappingException m) {
+        return m instanceof InvalidFormatException f
+                ? " (expected " + describe(f.getTargetType()) + ")"
+                : " (not a value of the expected type)";
     }
 
     private static String describe(Class<?> type) {

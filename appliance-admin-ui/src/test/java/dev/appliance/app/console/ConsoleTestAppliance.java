@@ -3,12 +3,18 @@ package dev.appliance.app.console;
 import dev.appliance.app.cli.ServerOptions;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.admin.ApplianceStore;
+import dev.appliance.core.identity.IdentityStore;
+import dev.appliance.core.identity.UserPolicies;
+import dev.appliance.core.policy.PolicySetCache;
 import dev.appliance.core.testing.TestStore;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
+import dev.appliance.s3.auth.AccountCredentials;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.CredentialsProvider;
+import dev.appliance.s3.auth.PolicyAuthorizer;
 import dev.appliance.s3.auth.SigV4;
+import dev.appliance.s3.auth.StoreBucketPolicies;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.net.URI;
@@ -83,14 +89,58 @@ final class ConsoleTestAppliance implements AutoCloseable {
         return new ConsoleTestAppliance(store, s3, console, http, secret);
     }
 
+    /**
+     * Starts S3 and the console over {@code store}, whose identity state must be unlocked, authenticating the root key
+     * and IAM users' keys and authorizing by their policies, as the appliance's start does.
+     */
+    static ConsoleTestAppliance startWithIdentity(ApplianceStore store, String secret) throws Exception {
+        IdentityStore identity = store.identity();
+        identity.reserveAccessKeyId(ACCESS_KEY);
+        CredentialsProvider credentials = new AccountCredentials(ACCESS_KEY, secret, identity);
+        Authorizer authorizer = new PolicyAuthorizer(
+                ACCESS_KEY,
+                identity,
+                new UserPolicies(identity, new PolicySetCache(100)),
+                new StoreBucketPolicies(store));
+        S3Server s3 = S3Server.start(store, new S3ServerConfig("127.0.0.1", 0, null, credentials, authorizer));
+        var properties = ServerOptions.parse(
+                        List.of("--console-address", "127.0.0.1:0"),
+                        Map.of(),
+                        Map.of("appliance.faultInjection", "true"))
+                .properties();
+        var console = ConsoleApplication.start(properties, store, s3, credentials, authorizer, c -> {});
+        HttpClient http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10))
+                .build();
+        return new ConsoleTestAppliance(store, s3, console, http, secret);
+    }
+
     /** One request to the console; {@code secret} null: unsigned. The query (after '?') is signed with the path. */
     HttpResponse<String> send(String method, String rawPathAndQuery, String body, String secret) throws Exception {
+        return sendAs(method, rawPathAndQuery, body, ACCESS_KEY, secret);
+    }
+
+    /** As {@link #send(String, String, String, String)}, signed by {@code accessKey}. */
+    HttpResponse<String> sendAs(String method, String rawPathAndQuery, String body, String accessKey, String secret)
+            throws Exception {
+        return sendTo(console.port(), method, rawPathAndQuery, body, accessKey, secret);
+    }
+
+    /** As {@link #sendAs}, to the S3 port. */
+    HttpResponse<String> s3As(String method, String rawPathAndQuery, String body, String accessKey, String secret)
+            throws Exception {
+        return sendTo(s3.port(), method, rawPathAndQuery, body, accessKey, secret);
+    }
+
+    private HttpResponse<String> sendTo(
+            int port, String method, String rawPathAndQuery, String body, String accessKey, String secret)
+            throws Exception {
         byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
         int q = rawPathAndQuery.indexOf('?');
         String path = q < 0 ? rawPathAndQuery : rawPathAndQuery.substring(0, q);
         String query = q < 0 ? "" : rawPathAndQuery.substring(q + 1);
-        HttpRequest.Builder b = HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + console.port() + rawPathAndQuery))
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + rawPathAndQuery))
                 .timeout(Duration.ofSeconds(30))
                 .method(
                         method,
@@ -106,7 +156,7 @@ final class ConsoleTestAppliance implements AutoCloseable {
             String date = amzDate.substring(0, 8);
             String payload = SigV4.sha256Hex(bytes);
             TreeMap<String, List<String>> headers = new TreeMap<>();
-            headers.put("host", List.of("127.0.0.1:" + console.port()));
+            headers.put("host", List.of("127.0.0.1:" + port));
             headers.put("x-amz-content-sha256", List.of(payload));
             headers.put("x-amz-date", List.of(amzDate));
             String signature = SigV4.sign(
@@ -115,7 +165,7 @@ final class ConsoleTestAppliance implements AutoCloseable {
                     .header("x-amz-date", amzDate)
                     .header(
                             "Authorization",
-                            SigV4.ALGORITHM + " Credential=" + ACCESS_KEY + "/"
+                            SigV4.ALGORITHM + " Credential=" + accessKey + "/"
                                     + SigV4.scope(date, S3ServerConfig.DEFAULT_REGION, "s3")
                                     + ", SignedHeaders=" + String.join(";", headers.keySet()) + ", Signature="
                                     + signature);

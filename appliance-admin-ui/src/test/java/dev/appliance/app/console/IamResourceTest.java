@@ -1,0 +1,225 @@
+package dev.appliance.app.console;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.appliance.core.admin.ApplianceStore;
+import dev.appliance.core.engine.Stores;
+import dev.appliance.core.testing.TestStore;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.Arrays;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The IAM resource under {@code /api/v1/admin/iam} through a real console over a real store with its identity state:
+ * users, keys (the secret shown once), enabling, built-in and customer policies, the Veeam convenience, and errors as
+ * problems naming the field. Users created here sign their own admin and S3 requests, so what they may do is checked
+ * by the same authorizer the appliance runs.
+ */
+class IamResourceTest {
+    private static final String SECRET = "root-secret-for-the-iam-test";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String IAM = "/api/v1/admin/iam";
+
+    @TempDir
+    static Path tmp;
+
+    private static ConsoleTestAppliance app;
+
+    @BeforeAll
+    static void start() throws Exception {
+        byte[] identityKey = new byte[32];
+        Arrays.fill(identityKey, (byte) 3);
+        ApplianceStore store = Stores.open(TestStore.on(tmp).config().withIdentityKey(identityKey));
+        store.makeBucket("backups");
+        app = ConsoleTestAppliance.startWithIdentity(store, SECRET);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (app != null) {
+            app.close();
+        }
+    }
+
+    private static JsonNode ok(HttpResponse<String> r, int status) throws Exception {
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
+        return r.body().isEmpty() ? null : JSON.readTree(r.body());
+    }
+
+    private static JsonNode problem(HttpResponse<String> r, int status, String code, String field) throws Exception {
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
+        assertThat(r.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
+        JsonNode p = JSON.readTree(r.body());
+        assertThat(p.get("status").asInt()).isEqualTo(status);
+        assertThat(p.get("title").asText()).isEqualTo(code);
+        assertThat(p.get("type").asText()).isEqualTo("urn:appliance:problem:" + code);
+        assertThat(p.get("detail").asText()).isNotBlank();
+        if (field == null) {
+            assertThat(p.has("field")).as(r.body()).isFalse();
+        } else {
+            assertThat(p.get("field").asText()).as(r.body()).isEqualTo(field);
+        }
+        return p;
+    }
+
+    @Test
+    void aUserGetsAKeyWhoseSecretIsShownOnceAndWhatItMayDoFollowsItsPolicies() throws Exception {
+        JsonNode user = ok(app.signed("POST", IAM + "/users", "{\"name\":\"alice\"}"), 201);
+        assertThat(user.get("name").asText()).isEqualTo("alice");
+        assertThat(user.get("enabled").asBoolean()).isTrue();
+        assertThat(ok(app.signed("GET", IAM + "/users", null), 200).findValuesAsText("name"))
+                .contains("alice");
+
+        JsonNode key = ok(app.signed("POST", IAM + "/users/alice/keys", null), 201);
+        String keyId = key.get("accessKeyId").asText();
+        String secret = key.get("secretAccessKey").asText();
+        assertThat(secret).hasSizeGreaterThan(20);
+        HttpResponse<String> listed = app.signed("GET", IAM + "/users/alice/keys", null);
+        JsonNode keys = ok(listed, 200);
+        assertThat(keys).hasSize(1);
+        assertThat(keys.get(0).get("accessKeyId").asText()).isEqualTo(keyId);
+        assertThat(keys.get(0).has("secretAccessKey")).isFalse();
+        assertThat(listed.body()).doesNotContain(secret);
+
+        // no policy: refused; the built-in auditor policy grants reading the admin API
+        assertThat(app.sendAs("GET", IAM + "/users", null, keyId, secret).statusCode())
+                .isEqualTo(403);
+        JsonNode attached = ok(
+                app.signed("POST", IAM + "/users/alice/policies", "{\"policyArn\":\"arn:aws:iam::aws:policy/admin\"}"),
+                200);
+        assertThat(attached.get("attachedPolicies").get(0).asText()).isEqualTo("arn:aws:iam::aws:policy/admin");
+        assertThat(app.sendAs("GET", IAM + "/users", null, keyId, secret).statusCode())
+                .isEqualTo(200);
+
+        // a disabled user, and an inactive key, no longer sign in
+        assertThat(ok(app.signed("PUT", IAM + "/users/alice/enabled", "{\"enabled\":false}"), 200)
+                        .get("enabled")
+                        .asBoolean())
+                .isFalse();
+        assertThat(app.sendAs("GET", IAM + "/users", null, keyId, secret).statusCode())
+                .isEqualTo(403);
+        ok(app.signed("PUT", IAM + "/users/alice/enabled", "{\"enabled\":true}"), 200);
+        assertThat(ok(app.signed("PUT", IAM + "/users/alice/keys/" + keyId, "{\"status\":\"Inactive\"}"), 200)
+                        .get("status")
+                        .asText())
+                .isEqualTo("Inactive");
+        assertThat(app.sendAs("GET", IAM + "/users", null, keyId, secret).statusCode())
+                .isEqualTo(403);
+
+        // a customer policy, attached and detached
+        String doc = "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Effect\":\"Allow\",\"Action\":\"s3:GetObject\","
+                + "\"Resource\":\"arn:aws:s3:::backups/*\"}]}";
+        JsonNode policy = ok(
+                app.signed(
+                        "POST",
+                        IAM + "/policies",
+                        JSON.writeValueAsString(JSON.createObjectNode()
+                                .put("name", "read-backups")
+                                .put("document", doc))),
+                201);
+        String arn = policy.get("arn").asText();
+        assertThat(policy.get("kind").asText()).isEqualTo("customer");
+        assertThat(ok(app.signed("GET", IAM + "/policies", null), 200).findValuesAsText("arn"))
+                .contains(arn, "arn:aws:iam::aws:policy/readonly");
+        ok(app.signed("POST", IAM + "/users/alice/policies", "{\"policyArn\":\"" + arn + "\"}"), 200);
+        problem(app.signed("DELETE", IAM + "/policies/read-backups", null), 409, "DeleteConflict", null);
+        assertThat(ok(app.signed("DELETE", IAM + "/users/alice/policies?policyArn=" + arn, null), 200)
+                        .get("attachedPolicies"))
+                .hasSize(1);
+        ok(app.signed("DELETE", IAM + "/policies/read-backups", null), 204);
+
+        // a user with a key is not deleted; without it, it is
+        problem(app.signed("DELETE", IAM + "/users/alice", null), 409, "DeleteConflict", null);
+        ok(app.signed("DELETE", IAM + "/users/alice/keys/" + keyId, null), 204);
+        ok(app.signed("DELETE", IAM + "/users/alice/policies?policyArn=arn:aws:iam::aws:policy/admin", null), 200);
+        ok(app.signed("DELETE", IAM + "/users/alice", null), 204);
+        problem(app.signed("GET", IAM + "/users/alice", null), 404, "NoSuchEntity", null);
+    }
+
+    @Test
+    void theVeeamUserGetsAPolicyOnItsBucketsAndAKeyThatWritesThere() throws Exception {
+        problem(
+                app.signed("POST", IAM + "/users/veeam", "{\"name\":\"vbr\",\"buckets\":[\"backups\",\"nope\"]}"),
+                404,
+                "NoSuchEntity",
+                "buckets");
+        assertThat(app.store.identity().findUser("vbr")).isEmpty();
+
+        JsonNode made =
+                ok(app.signed("POST", IAM + "/users/veeam", "{\"name\":\"vbr\",\"buckets\":[\"backups\"]}"), 201);
+        assertThat(made.get("user").get("attachedPolicies").get(0).asText())
+                .isEqualTo(made.get("policy").get("arn").asText());
+        assertThat(made.get("policy").get("name").asText()).isEqualTo("veeam-vbr");
+        String keyId = made.get("key").get("accessKeyId").asText();
+        String secret = made.get("key").get("secretAccessKey").asText();
+
+        // the key writes into its bucket through the S3 port, and not elsewhere
+        store("backups", "vbr-check", keyId, secret, 200);
+        app.store.makeBucket("other");
+        store("other", "vbr-check", keyId, secret, 403);
+        assertThat(app.sendAs("GET", IAM + "/users", null, keyId, secret).statusCode())
+                .isEqualTo(403);
+
+        problem(
+                app.signed("POST", IAM + "/users/veeam", "{\"name\":\"vbr\",\"buckets\":[\"backups\"]}"),
+                409,
+                "EntityAlreadyExists",
+                null);
+    }
+
+    @Test
+    void badInputIsAProblemNamingTheField() throws Exception {
+        problem(app.signed("POST", IAM + "/users", "{\"name\":\"bad name!\"}"), 400, "ValidationError", "name");
+        problem(app.signed("POST", IAM + "/users", "{}"), 400, "ValidationError", "name");
+        ok(app.signed("POST", IAM + "/users", "{\"name\":\"bob\"}"), 201);
+        problem(app.signed("POST", IAM + "/users", "{\"name\":\"BOB\"}"), 409, "EntityAlreadyExists", null);
+        problem(
+                app.signed("PUT", IAM + "/users/bob/enabled", "{\"enabled\":\"maybe\"}"),
+                400,
+                "InvalidInput",
+                "enabled");
+        problem(app.signed("PUT", IAM + "/users/bob/enabled", "{}"), 400, "InvalidInput", "enabled");
+        JsonNode malformed = problem(
+                app.signed("POST", IAM + "/policies", "{\"name\":\"p\",\"document\":\"{\\\"Statement\\\":7}\"}"),
+                400,
+                "InvalidInput",
+                "document");
+        assertThat(malformed.get("detail").asText()).startsWith("document: ");
+        assertThat(app.store.identity().policies()).noneMatch(p -> p.name().equals("p"));
+        problem(
+                app.signed("POST", IAM + "/users/bob/policies", "{\"policyArn\":\"arn:aws:iam::aws:policy/nosuch\"}"),
+                404,
+                "NoSuchEntity",
+                "policyArn");
+        problem(
+                app.signed("POST", IAM + "/users/bob/policies", "{\"policyArn\":\"policy\"}"),
+                400,
+                "InvalidInput",
+                "policyArn");
+        problem(app.signed("POST", IAM + "/users/nobody/keys", null), 404, "NoSuchEntity", null);
+        ok(app.signed("POST", IAM + "/users/bob/keys", null), 201);
+        ok(app.signed("POST", IAM + "/users/bob/keys", null), 201);
+        problem(app.signed("POST", IAM + "/users/bob/keys", null), 409, "LimitExceeded", null);
+        String keyId = app.store.identity().accessKeys("bob").get(0).accessKeyId();
+        problem(
+                app.signed("PUT", IAM + "/users/bob/keys/" + keyId, "{\"status\":\"Paused\"}"),
+                400,
+                "ValidationError",
+                "status");
+        problem(app.signed("DELETE", IAM + "/users/bob/policies", null), 400, "InvalidInput", "policyArn");
+    }
+
+    /** A PutObject on the S3 port signed by {@code accessKey}. */
+    private static void store(String bucket, String key, String accessKey, String secret, int expected)
+            throws Exception {
+        HttpResponse<String> r = app.s3As("PUT", "/" + bucket + "/" + key, "data", accessKey, secret);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(expected);
+    }
+}
