@@ -175,6 +175,23 @@ class IamResourceTest {
     }
 
     @Test
+    void mutationsAreAuditedByTheConsoleGuardWithoutTheSecret() throws Exception {
+        ok(app.signed("POST", IAM + "/users", "{\"name\":\"carol\"}"), 201);
+        String secret = ok(app.signed("POST", IAM + "/users/carol/keys", null), 201)
+                .get("secretAccessKey")
+                .asText();
+        ok(app.signed("PUT", IAM + "/users/carol/enabled", "{\"enabled\":false}"), 200);
+        HttpResponse<String> export = app.signed("GET", "/api/v1/admin/audit/export?action=admin:", null);
+        assertThat(export.statusCode()).isEqualTo(200);
+        assertThat(export.body())
+                .contains(
+                        "admin:POST /api/v1/admin/iam/users\"",
+                        "admin:POST /api/v1/admin/iam/users/carol/keys",
+                        "admin:PUT /api/v1/admin/iam/users/carol/enabled")
+                .doesNotContain(secret);
+    }
+
+    @Test
     void badInputIsAProblemNamingTheField() throws Exception {
         problem(app.signed("POST", IAM + "/users", "{\"name\":\"bad name!\"}"), 400, "ValidationError", "name");
         problem(app.signed("POST", IAM + "/users", "{}"), 400, "ValidationError", "name");
