@@ -3,13 +3,10 @@ package dev.appliance.core.architecture;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
-import com.tngtech.archunit.library.dependencies.SliceAssignment;
-import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -92,7 +89,7 @@ class CoreDependencyRulesTest {
 
     @Test
     void corePackages_areFreeOfCycles() {
-        slices().assignedFrom(packagesUnder("dev.appliance.core"))
+        slices().assignedFrom(PackageSlices.topLevelUnder("dev.appliance.core"))
                 .should()
                 .beFreeOfCycles()
                 .because("each capability is a room: entry and value types at the root, implementations depending on"
@@ -117,32 +114,5 @@ class CoreDependencyRulesTest {
                 .because("policies are evaluated by the front ends and the admin API; the user store wires them to"
                         + " storage, not the policy language")
                 .check(core);
-    }
-
-    /**
-     * One slice per top-level package under {@code root}, and the root package itself as one more: the root holds the
-     * entry and value types, so a dependency from it back to an implementation package is a cycle too.
-     */
-    static SliceAssignment packagesUnder(String root) {
-        return new SliceAssignment() {
-            @Override
-            public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
-                String pkg = javaClass.getPackageName();
-                if (pkg.equals(root)) {
-                    return SliceIdentifier.of("(root)");
-                }
-                if (!pkg.startsWith(root + ".")) {
-                    return SliceIdentifier.ignore();
-                }
-                String rest = pkg.substring(root.length() + 1);
-                int dot = rest.indexOf('.');
-                return SliceIdentifier.of(dot < 0 ? rest : rest.substring(0, dot));
-            }
-
-            @Override
-            public String getDescription() {
-                return "top-level packages of " + root + " (and the root package)";
-            }
-        };
     }
 }

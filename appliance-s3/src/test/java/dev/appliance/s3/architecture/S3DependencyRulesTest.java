@@ -3,13 +3,11 @@ package dev.appliance.s3.architecture;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import com.tngtech.archunit.library.dependencies.SliceAssignment;
-import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import dev.appliance.core.architecture.EngineEntryRules;
+import dev.appliance.core.architecture.PackageSlices;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -43,34 +41,10 @@ class S3DependencyRulesTest {
 
     @Test
     void s3Packages_areFreeOfCycles() {
-        slices().assignedFrom(packagesUnder("dev.appliance.s3"))
+        slices().assignedFrom(PackageSlices.topLevelUnder("dev.appliance.s3"))
                 .should()
                 .beFreeOfCycles()
                 .check(main);
-    }
-
-    /** One slice per top-level package under {@code root}, and the root package itself as one more. */
-    private static SliceAssignment packagesUnder(String root) {
-        return new SliceAssignment() {
-            @Override
-            public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
-                String pkg = javaClass.getPackageName();
-                if (pkg.equals(root)) {
-                    return SliceIdentifier.of("(root)");
-                }
-                if (!pkg.startsWith(root + ".")) {
-                    return SliceIdentifier.ignore();
-                }
-                String rest = pkg.substring(root.length() + 1);
-                int dot = rest.indexOf('.');
-                return SliceIdentifier.of(dot < 0 ? rest : rest.substring(0, dot));
-            }
-
-            @Override
-            public String getDescription() {
-                return "top-level packages of " + root + " (and the root package)";
-            }
-        };
     }
 
     @Test

@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.StringJoiner;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -366,21 +367,7 @@ public final class IamHandler {
     private byte[] listUsers(Call c) {
         authorize(c, userArn("*"));
         c.params().requireRootPath("PathPrefix");
-        Page<User> page = Page.of(
-                store().users(),
-                u -> lower(u.name()),
-                c.optional("Marker"),
-                c.params().maxItems());
-        return c.answer(w -> {
-            w.start("Users");
-            for (User u : page.items()) {
-                w.start("member");
-                IamXml.user(w, u, userArn(u.name()));
-                w.end();
-            }
-            w.end();
-            IamXml.pageEnd(w, page);
-        });
+        return pagedMembers(c, store().users(), u -> lower(u.name()), w -> {}, "Users", this::userMember);
     }
 
     private byte[] updateUser(Call c) {
@@ -423,18 +410,13 @@ public final class IamHandler {
         authorize(c, userArn(name));
         List<AccessKey> keys = store().accessKeys(name);
         String userName = store().user(name).name();
-        Page<AccessKey> page = Page.of(
-                keys, AccessKey::accessKeyId, c.optional("Marker"), c.params().maxItems());
-        return c.answer(w -> {
-            w.element("UserName", userName).start("AccessKeyMetadata");
-            for (AccessKey k : page.items()) {
-                w.start("member");
-                IamXml.accessKey(w, k);
-                w.end();
-            }
-            w.end();
-            IamXml.pageEnd(w, page);
-        });
+        return pagedMembers(
+                c,
+                keys,
+                AccessKey::accessKeyId,
+                w -> w.element("UserName", userName),
+                "AccessKeyMetadata",
+                IamXml::accessKey);
     }
 
     private byte[] updateAccessKey(Call c) {
@@ -455,6 +437,35 @@ public final class IamHandler {
     }
 
     // ------------------------------------------------------------------------------------------- inline policies
+
+    private void userMember(XmlWriter w, User u) {
+        IamXml.user(w, u, userArn(u.name()));
+    }
+
+    /**
+     * A paged list answer: what {@code before} writes, then {@code list} with one {@code member} element per item of
+     * the page asked for (Marker, MaxItems), written by {@code member}, then the paging elements.
+     */
+    private static <T> byte[] pagedMembers(
+            Call c,
+            List<T> all,
+            Function<T, String> sortKey,
+            Consumer<XmlWriter> before,
+            String list,
+            BiConsumer<XmlWriter, T> member) {
+        Page<T> page = Page.of(all, sortKey, c.optional("Marker"), c.params().maxItems());
+        return c.answer(w -> {
+            before.accept(w);
+            w.start(list);
+            for (T item : page.items()) {
+                w.start("member");
+                member.accept(w, item);
+                w.end();
+            }
+            w.end();
+            IamXml.pageEnd(w, page);
+        });
+    }
 
     private static byte[] policyNames(Call c, java.util.Set<String> names) {
         Page<String> page = Page.of(
@@ -614,34 +625,12 @@ public final class IamHandler {
         for (String m : g.members()) {
             store().findUser(m).ifPresent(members::add);
         }
-        Page<User> page = Page.of(
-                members, u -> lower(u.name()), c.optional("Marker"), c.params().maxItems());
-        return c.answer(w -> {
-            groupElement(w, g);
-            w.start("Users");
-            for (User u : page.items()) {
-                w.start("member");
-                IamXml.user(w, u, userArn(u.name()));
-                w.end();
-            }
-            w.end();
-            IamXml.pageEnd(w, page);
-        });
+        return pagedMembers(c, members, u -> lower(u.name()), w -> groupElement(w, g), "Users", this::userMember);
     }
 
     private byte[] groupList(Call c, List<Group> groups) {
-        Page<Group> page = Page.of(
-                groups, g -> lower(g.name()), c.optional("Marker"), c.params().maxItems());
-        return c.answer(w -> {
-            w.start("Groups");
-            for (Group g : page.items()) {
-                w.start("member");
-                IamXml.group(w, g, groupArn(g.name()));
-                w.end();
-            }
-            w.end();
-            IamXml.pageEnd(w, page);
-        });
+        return pagedMembers(
+                c, groups, g -> lower(g.name()), w -> {}, "Groups", (w, g) -> IamXml.group(w, g, groupArn(g.name())));
     }
 
     private byte[] listGroups(Call c) {
