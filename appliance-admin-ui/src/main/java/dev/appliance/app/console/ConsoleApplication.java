@@ -5,26 +5,22 @@ import dev.appliance.app.config.ApplianceProperties;
 import dev.appliance.app.metrics.ApplianceMetrics;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.s3.S3Server;
-import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.CredentialsProvider;
-import dev.appliance.s3.auth.SigV4Verifier;
-import java.time.Clock;
 import java.util.Map;
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.context.WebServerApplicationContext;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
 import org.springframework.core.Ordered;
 
 /**
- * The Spring Boot application behind the console address: admin REST API, status and health. Every request passes
- * {@link ConsoleAccessFilter} first: only the public status and health answer without a signature.
+ * The Spring Boot application behind the console address: admin REST API, console sessions, status and health. Every
+ * request passes Spring Security first ({@link ConsoleSecurity}): only the public status and health answer anonymous
+ * callers.
  */
 @SpringBootApplication
 public class ConsoleApplication {
@@ -81,39 +77,30 @@ public class ConsoleApplication {
                 .web(WebApplicationType.SERVLET)
                 .logStartupInfo(false)
                 .initializers(new ApplianceBeans(properties, store, s3, credentials, authorizer), extra)
-                .properties(Map.of(
-                        "server.port", Integer.toString(address.port()),
-                        "server.address", address.bindHost(),
-                        "spring.main.register-shutdown-hook", "false",
-                        "management.endpoints.web.exposure.include", "health,prometheus",
-                        // the health check is public (ConsoleAccessFilter): anonymous callers get UP or DOWN (503)
-                        // and nothing else; signed admins (a principal, ConsoleAccessFilter) get each indicator
-                        "management.endpoint.health.show-details", "when-authorized",
-                        "logging.level.root", "WARN",
+                .properties(Map.ofEntries(
+                        Map.entry("server.port", Integer.toString(address.port())),
+                        Map.entry("server.address", address.bindHost()),
+                        Map.entry("spring.main.register-shutdown-hook", "false"),
+                        Map.entry("management.endpoints.web.exposure.include", "health,prometheus"),
+                        // the health check is public (AdminAuthorization): anonymous callers get UP or DOWN (503)
+                        // and nothing else; authenticated admins (a principal) get each indicator
+                        Map.entry("management.endpoint.health.show-details", "when-authorized"),
+                        // Spring Security first, before any filter reads the body or the path (ConsoleSecurity)
+                        Map.entry("spring.security.filter.order", Integer.toString(Ordered.HIGHEST_PRECEDENCE + 1)),
+                        // no generated in-memory user: callers are the appliance's keys, tokens and sessions
+                        Map.entry(
+                                "spring.autoconfigure.exclude",
+                                "org.springframework.boot.autoconfigure.security.servlet.UserDetailsServiceAutoConfiguration"),
+                        Map.entry("server.servlet.session.cookie.name", ConsoleSecurity.SESSION_COOKIE),
+                        Map.entry("server.servlet.session.cookie.http-only", "true"),
+                        Map.entry("server.servlet.session.cookie.same-site", "strict"),
+                        Map.entry("server.servlet.session.tracking-modes", "cookie"),
+                        Map.entry("server.servlet.session.timeout", "30m"),
+                        Map.entry("logging.level.root", "WARN"),
                         // the appliance's registry is made before the context (ApplianceMetrics) and has meters when
                         // Boot adds its property filters; no property here configures them, so the warning is noise
-                        "logging.level.io.micrometer.prometheusmetrics.PrometheusMeterRegistry", "ERROR"))
+                        Map.entry("logging.level.io.micrometer.prometheusmetrics.PrometheusMeterRegistry", "ERROR")))
                 .run();
         return new Running(ctx);
-    }
-
-    /**
-     * The filter in front of every request, first, before any other filter reads the body or the path: only the
-     * public status and health answer without a signature.
-     */
-    @Bean
-    FilterRegistrationBean<ConsoleAccessFilter> consoleAccessFilter(
-            CredentialsProvider credentials,
-            Authorizer authorizer,
-            ApplianceProperties properties,
-            ApplianceStore store) {
-        var access = new FilterRegistrationBean<>(new ConsoleAccessFilter(
-                new SigV4Verifier(credentials, S3ServerConfig.DEFAULT_REGION, Clock.systemUTC()),
-                authorizer,
-                new ScrapeToken(properties.metrics().token()),
-                new AdminAudit(store, Clock.systemUTC())));
-        access.addUrlPatterns("/*");
-        access.setOrder(Ordered.HIGHEST_PRECEDENCE);
-        return access;
     }
 }

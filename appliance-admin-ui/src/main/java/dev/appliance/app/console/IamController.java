@@ -37,7 +37,7 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * Users, their access keys and policies, and the customer managed policies, as typed JSON records under {@code
  * /api/v1/admin/iam} (docs/admin-api.md). The same identity state the IAM query API on the S3 port changes; access is
- * decided by {@link ConsoleAccessFilter} ({@code admin:<METHOD> <path>}) and every mutation is audited there. A
+ * decided by {@link AdminAuthorization} ({@code admin:<METHOD> <path>}) and every mutation is audited there. A
  * secret is in exactly one answer: the one creating its key.
  *
  * <p>A policy ARN holds a {@code /}, which a console path may not carry encoded ({@link ConsolePaths}); so attaching

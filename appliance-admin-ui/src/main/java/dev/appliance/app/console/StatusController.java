@@ -10,7 +10,7 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * Two views of the appliance's state as JSON.
  *
- * <p>{@code GET /api/v1/status}, public (for monitoring; see {@link ConsoleAccessFilter}): topology, each drive's set,
+ * <p>{@code GET /api/v1/status}, public (for monitoring; see {@link AdminAuthorization}): topology, each drive's set,
  * slot and state ({@code online}, {@code offline}, {@code healing}), the heal queue's counts, the retention clock
  * (trusted time, system time, whether they agree, the host's NTP state) and the alert counts. Nothing that names an
  * object, a bucket, a drive path or the deployment: an anonymous caller learns whether the appliance is healthy, not

@@ -26,12 +26,18 @@ import org.springframework.web.servlet.mvc.method.RequestMappingInfoHandlerMappi
 /**
  * Every route the running console maps, read from Spring's handler mapping rather than listed by hand, refuses an
  * anonymous request and one signed by an IAM user without a policy, and neither changes anything: a new controller
- * cannot be reachable without passing {@link ConsoleAccessFilter}.
+ * cannot be reachable without passing {@link AdminAuthorization}.
  */
 class AdminRoutesGuardTest {
     private static final String SECRET = "root-secret-for-the-guard-test";
     /** The routes documented as public (docs/operations.md): anonymous callers get them, signed ones are checked. */
-    private static final Set<String> PUBLIC = Set.of("GET /api/v1/status", "GET /actuator/health");
+    private static final Set<String> PUBLIC =
+            Set.of("GET /api/v1/status", "GET /actuator/health", "GET /api/v1/session/csrf");
+    /**
+     * Who am I and log out: any authenticated caller, policy or not (SessionCookieTest). Logging in is open to
+     * anyone but needs a CSRF token (refused here without one) and a key with its secret (400 here).
+     */
+    private static final Set<String> SELF = Set.of("GET /api/v1/session", "DELETE /api/v1/session");
     /** Answers its own bearer token only (ScrapeDeniedByDefaultTest): a SigV4 signature is refused with 401 or 403. */
     private static final String SCRAPE = "GET /actuator/prometheus";
 
@@ -119,8 +125,15 @@ class AdminRoutesGuardTest {
             if (!isPublic && anonymous.statusCode() != 401 && anonymous.statusCode() != 403) {
                 leaks.add("anonymous " + route + " -> " + anonymous.statusCode() + " " + anonymous.body());
             }
+            if (SELF.contains(route) && anonymous.statusCode() != 401 && anonymous.statusCode() != 403) {
+                leaks.add("anonymous " + route + " -> " + anonymous.statusCode() + " " + anonymous.body());
+            }
             HttpResponse<String> user = call(route, unprivileged.key().accessKeyId(), unprivileged.secretAccessKey());
-            boolean refused = user.statusCode() == 403 || (route.equals(SCRAPE) && user.statusCode() == 401);
+            boolean refused = user.statusCode() == 403
+                    || (route.equals(SCRAPE) && user.statusCode() == 401)
+                    || (route.equals("POST /api/v1/session") && user.statusCode() == 400)
+                    || SELF.contains(route)
+                    || route.equals("GET /api/v1/session/csrf");
             if (!refused) {
                 leaks.add("no-policy user " + route + " -> " + user.statusCode() + " " + user.body());
             }

@@ -71,7 +71,7 @@ class ConsoleAuditTest {
         assertThat(app.signed("PUT", "/api/v1/admin/test/faults/0", "{}").statusCode())
                 .isEqualTo(403);
         assertThat(app.send("POST", "/api/v1/admin/heal/retry", null, null).statusCode())
-                .isEqualTo(403); // unsigned
+                .isEqualTo(401); // unsigned
 
         String since = "?from=" + URLEncoder.encode(start.toString(), StandardCharsets.UTF_8);
         JsonNode page = query(since + "&action=admin:");
@@ -114,9 +114,9 @@ class ConsoleAuditTest {
             assertThat(e.get("id").asText()).isNotEmpty();
         }
         assertThat(app.send("GET", "/api/v1/admin/audit", null, null).statusCode())
-                .isEqualTo(403);
+                .isEqualTo(401);
         assertThat(app.send("GET", "/api/v1/admin/audit/export", null, null).statusCode())
-                .isEqualTo(403);
+                .isEqualTo(401);
         assertThat(app.signed("GET", "/api/v1/admin/audit?from=yesterday", null).statusCode())
                 .isEqualTo(400);
         assertThat(app.signed("GET", "/api/v1/admin/audit?limit=0", null).statusCode())

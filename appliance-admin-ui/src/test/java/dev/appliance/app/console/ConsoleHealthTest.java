@@ -63,7 +63,7 @@ class ConsoleHealthTest {
 
         // a component's own path is not public
         assertThat(app.send("GET", "/actuator/health/quorum", null, null).statusCode())
-                .isEqualTo(403);
+                .isEqualTo(401);
     }
 
     @Test

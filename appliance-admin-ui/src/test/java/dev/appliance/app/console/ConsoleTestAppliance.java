@@ -94,6 +94,13 @@ final class ConsoleTestAppliance implements AutoCloseable {
      * and IAM users' keys and authorizing by their policies, as the appliance's start does.
      */
     static ConsoleTestAppliance startWithIdentity(ApplianceStore store, String secret) throws Exception {
+        return startWithIdentity(store, secret, c -> {});
+    }
+
+    /** As {@link #startWithIdentity(ApplianceStore, String)}; {@code extra} adds beans (e.g. a {@code Clock}). */
+    static ConsoleTestAppliance startWithIdentity(
+            ApplianceStore store, String secret, ApplicationContextInitializer<ConfigurableApplicationContext> extra)
+            throws Exception {
         IdentityStore identity = store.identity();
         identity.reserveAccessKeyId(ACCESS_KEY);
         CredentialsProvider credentials = new AccountCredentials(ACCESS_KEY, secret, identity);
@@ -108,7 +115,7 @@ final class ConsoleTestAppliance implements AutoCloseable {
                         Map.of(),
                         Map.of("appliance.faultInjection", "true"))
                 .properties();
-        var console = ConsoleApplication.start(properties, store, s3, credentials, authorizer, c -> {});
+        var console = ConsoleApplication.start(properties, store, s3, credentials, authorizer, extra);
         HttpClient http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(10))

@@ -91,6 +91,26 @@ public final class UserPolicies {
         return userSet(userName).policies;
     }
 
+    /**
+     * The compiled set of the managed and built-in policies {@code policyArns} name, in that order (an admin token's
+     * scope): an ARN that names no policy grants nothing, so a scope whose policies are all gone allows nothing.
+     */
+    public PolicySet scopeSet(List<String> policyArns) {
+        requireNonNull(policyArns, "policyArns");
+        IdentityState state = store.snapshot();
+        if (state == null) {
+            return nothing;
+        }
+        List<NamedPolicy> out = new ArrayList<>();
+        try {
+            add(out, state, "scope/", Map.of(), policyArns);
+        } catch (MalformedPolicyException e) {
+            LOG.warning("a token scope's policy does not parse, every request is denied: " + e.getMessage());
+            return nothing;
+        }
+        return sets.get(List.copyOf(out), null);
+    }
+
     /** The account id of the published state, or null while the store is unavailable. */
     public String accountId() {
         IdentityState s = store.snapshot();

@@ -30,6 +30,23 @@ public interface Authorizer {
         return allowed(AccessRequest.of(accessKey, action, bucket, key));
     }
 
+    /**
+     * Whether the IAM user {@code userName} (not a key of theirs: a console session or an admin token acts for the
+     * user) may perform {@code action}, resource {@code *}, with no request context. False unless the authorizer knows
+     * users; see {@link PolicyAuthorizer}.
+     */
+    default boolean allowedAsUser(String userName, String action) {
+        return false;
+    }
+
+    /**
+     * Whether the policies {@code policyArns} name allow {@code action} (resource {@code *}, no request context): an
+     * admin token's scope. False unless the authorizer knows policies.
+     */
+    default boolean allowedByScope(java.util.List<String> policyArns, String action) {
+        return false;
+    }
+
     /** Everything allowed to every authenticated key: the single-root-user setup. */
     static Authorizer allowAll() {
         return request -> true;

@@ -4,10 +4,12 @@ import static java.util.Objects.requireNonNull;
 
 import dev.appliance.core.identity.Credential;
 import dev.appliance.core.identity.IdentityStore;
+import dev.appliance.core.identity.User;
 import dev.appliance.core.identity.UserPolicies;
 import dev.appliance.core.policy.NamedPolicy;
 import dev.appliance.core.policy.RequestContext;
 import dev.appliance.core.policy.S3Action;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -89,6 +91,30 @@ public final class PolicyAuthorizer implements Authorizer {
         RequestContext context = context(request, account, c.userName(), c.userId());
         NamedPolicy bucketPolicy = request.bucket() == null ? null : bucketPolicies.apply(request.bucket());
         return policies.evaluate(c.userName(), context, bucketPolicy).allowed();
+    }
+
+    @Override
+    public boolean allowedAsUser(String userName, String action) {
+        String account = policies.accountId();
+        User user = account == null ? null : identity.findUser(userName).orElse(null);
+        if (user == null || !user.enabled()) {
+            return false;
+        }
+        RequestContext context = RequestContext.builder(action, "*")
+                .user(account, user.name(), user.id())
+                .build();
+        return policies.evaluate(user.name(), context, null).allowed();
+    }
+
+    @Override
+    public boolean allowedByScope(List<String> policyArns, String action) {
+        String account = policies.accountId();
+        if (account == null) {
+            return false;
+        }
+        RequestContext context =
+                RequestContext.builder(action, "*").account(account).build();
+        return policies.scopeSet(policyArns).evaluate(context).allowed();
     }
 
     private boolean allowedAnonymous(AccessRequest request) {
