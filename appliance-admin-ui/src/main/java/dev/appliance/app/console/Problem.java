@@ -7,9 +7,10 @@ import java.util.stream.Collectors;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 
 /**
- * An admin API error as JSON: {@code {"code": ..., "message": ...}}, as the CLI ({@code AdminClient}) prints it. The
- * IAM resource ({@link IamController}) also fills the RFC 9457 members ({@code type}, {@code title}, {@code status},
- * {@code detail}) and {@code field}, the request field at fault; unset members are left out.
+ * An admin API error, an RFC 9457 problem ({@code application/problem+json}): {@code type}, {@code title},
+ * {@code status}, {@code detail}, plus {@code code} (stable, for programs), {@code message} (the detail again, as the
+ * CLI's {@code AdminClient} prints it) and {@code field}, the request field at fault when one was. A controller may
+ * give the code and message alone; {@link ProblemAdvice} fills in the rest from the status answered.
  *
  * @param type a URI naming the kind of problem ({@code urn:appliance:problem:<code>})
  * @param title the code, for people scanning a list
@@ -26,6 +27,18 @@ record Problem(String type, String title, Integer status, String detail, String 
         this(null, null, null, null, null, code, message);
     }
 
+    /** This problem with the RFC 9457 members it lacks filled in, for a response with {@code status}. */
+    Problem complete(int status) {
+        return new Problem(
+                type == null ? "urn:appliance:problem:" + code : type,
+                title == null ? code : title,
+                this.status == null ? Integer.valueOf(status) : this.status,
+                detail == null ? message : detail,
+                field,
+                code,
+                message == null ? detail : message);
+    }
+
     /** An RFC 9457 problem, still readable by the CLI through {@code code} and {@code message}. */
     static Problem of(int status, String code, String field, String detail) {
         return new Problem("urn:appliance:problem:" + code, code, status, detail, field, code, detail);
@@ -37,7 +50,15 @@ record Problem(String type, String title, Integer status, String detail, String 
      */
     static Problem unreadableBody(String code, HttpMessageNotReadableException e) {
         if (e.getCause() instanceof JsonMappingException m && !m.getPath().isEmpty()) {
-            return new Problem(code, "request body: field '" + fieldOf(m) + "'" + valueOf(m) + expected(m));
+            String field = fieldOf(m);
+            return new Problem(
+                    null,
+                    null,
+                    null,
+                    null,
+                    field,
+                    code,
+                    "request body: field '" + field + "'" + valueOf(m) + expected(m));
         }
         return new Problem(code, "request body: not a JSON object of the documented fields");
     }

@@ -131,7 +131,7 @@ class ConsoleResponseShapeTest {
         assertThat(alerts.get("alerts").isArray()).isTrue();
         HttpResponse<String> ack = send("POST", "/api/v1/admin/alerts/NO_SUCH%3Ax/ack", null);
         assertThat(ack.statusCode()).isEqualTo(404);
-        assertThat(names(JSON.readTree(ack.body()))).containsExactlyInAnyOrder("code", "message");
+        assertThat(names(JSON.readTree(ack.body()))).contains("type", "title", "status", "detail", "code", "message");
         assertThat(JSON.readTree(ack.body()).get("code").asText()).isEqualTo("NO_SUCH_ALERT");
     }
 
@@ -162,13 +162,32 @@ class ConsoleResponseShapeTest {
         HttpResponse<String> wrongType = send("PUT", "/api/v1/admin/buckets/bkt/settings", "{\"quotaBytes\":\"lots\"}");
         assertThat(wrongType.statusCode()).isEqualTo(400);
         JsonNode problem = JSON.readTree(wrongType.body());
-        assertThat(names(problem)).containsExactlyInAnyOrder("code", "message");
+        assertThat(names(problem)).contains("type", "title", "status", "detail", "code", "message");
         assertThat(problem.get("code").asText()).isEqualTo("INVALID_ARGUMENT");
         assertThat(problem.get("message").asText()).contains("quotaBytes").contains("lots");
+        // RFC 9457: its media type, the status again, and the field at fault by name
+        assertThat(wrongType.headers().firstValue("Content-Type"))
+                .hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
+        assertThat(problem.get("status").asInt()).isEqualTo(400);
+        assertThat(problem.get("field").asText()).isEqualTo("quotaBytes");
+        assertThat(problem.get("type").asText()).isEqualTo("urn:appliance:problem:INVALID_ARGUMENT");
         HttpResponse<String> notJson = send("PUT", "/api/v1/admin/buckets/bkt/settings", "{quota");
         assertThat(notJson.statusCode()).isEqualTo(400);
-        assertThat(names(JSON.readTree(notJson.body()))).containsExactlyInAnyOrder("code", "message");
+        assertThat(names(JSON.readTree(notJson.body())))
+                .contains("type", "title", "status", "detail", "code", "message");
         assertThat(store.bucketSettings("bkt").quotaBytes()).isEqualTo(1_000_000L);
+    }
+
+    @Test
+    void errorsSpringRaisesBeforeAControllerAreProblemsToo() throws Exception {
+        HttpResponse<String> noRoute = send("GET", "/api/v1/admin/no-such-thing", null);
+        assertThat(noRoute.statusCode()).isEqualTo(404);
+        assertThat(JSON.readTree(noRoute.body()).get("code").asText()).isEqualTo("NoSuchRoute");
+        HttpResponse<String> method = send("DELETE", "/api/v1/admin/scanner", null);
+        assertThat(method.statusCode()).isEqualTo(405);
+        JsonNode problem = JSON.readTree(method.body());
+        assertThat(problem.get("code").asText()).isEqualTo("MethodNotAllowed");
+        assertThat(problem.get("status").asInt()).isEqualTo(405);
     }
 
     @Test
@@ -190,7 +209,7 @@ class ConsoleResponseShapeTest {
         HttpResponse<String> wrongType = send("PUT", "/api/v1/admin/test/faults/1", "{\"gone\":\"maybe\"}");
         assertThat(wrongType.statusCode()).isEqualTo(400);
         JsonNode problem = JSON.readTree(wrongType.body());
-        assertThat(names(problem)).containsExactlyInAnyOrder("code", "message");
+        assertThat(names(problem)).contains("type", "title", "status", "detail", "code", "message");
         assertThat(problem.get("code").asText()).isEqualTo("InvalidArgument");
         assertThat(problem.get("message").asText()).contains("gone").contains("maybe");
         assertThat(store.drives().get(1).faults()).isNull();
