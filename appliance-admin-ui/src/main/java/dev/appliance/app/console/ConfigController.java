@@ -4,6 +4,8 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.appliance.app.config.ApplianceProperties;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -35,6 +37,7 @@ import org.springframework.web.bind.annotation.RestController;
  * start.
  */
 @RestController
+@Tag(name = "configuration", description = "The appliance's settings")
 class ConfigController {
     /** Where the configuration processor writes its metadata; every Boot jar carries one, we keep only ours. */
     static final String METADATA = "META-INF/spring-configuration-metadata.json";
@@ -81,6 +84,9 @@ class ConfigController {
     @JsonIgnoreProperties(ignoreUnknown = true)
     record MetadataFile(List<MetadataProperty> properties) {}
 
+    @Operation(
+            summary = "Every configuration option: description, type, default, value in force",
+            description = "Secrets answer \"(set)\" or null, never their value. Every option needs a restart.")
     @GetMapping("/api/v1/admin/config")
     Config config() {
         return new Config(options);

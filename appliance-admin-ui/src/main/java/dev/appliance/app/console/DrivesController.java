@@ -3,6 +3,8 @@ package dev.appliance.app.console;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.scanner.ScanReport;
+import io.swagger.v3.oas.annotations.Operation;
+import io.swagger.v3.oas.annotations.tags.Tag;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +27,7 @@ import org.springframework.web.bind.annotation.RestController;
  * {@code GET /api/v1/admin/heal/drives} ({@link HealController}). Sets and slots count from 1.
  */
 @RestController
+@Tag(name = "drives", description = "Drives, erasure sets and healing")
 class DrivesController {
     private final ApplianceStore store;
 
@@ -120,6 +123,7 @@ class DrivesController {
      */
     record Errors(long ioErrors, long slowCalls, int stalledCalls) {}
 
+    @Operation(summary = "Erasure sets: layout, drives in service, read and write quorum held")
     @GetMapping("/api/v1/admin/sets")
     Sets sets() {
         int parity = store.parity();
@@ -138,6 +142,10 @@ class DrivesController {
                 .toList());
     }
 
+    @Operation(
+            summary = "Drives: state, space, latency, errors and fill progress",
+            description = "Inodes, recentMeanMillis and p99Millis are null: the engine does not track them. Space is"
+                    + " null until the scanner's first cycle.")
     @GetMapping("/api/v1/admin/drives")
     Drives drives() {
         List<HealController.DriveView> states = HealController.driveStates(store);

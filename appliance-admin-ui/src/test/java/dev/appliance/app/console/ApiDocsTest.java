@@ -80,6 +80,12 @@ class ApiDocsTest {
                         "/api/v1/admin/drives",
                         "/api/v1/admin/sets",
                         "/api/v1/admin/config");
+        assertThat(doc.path("paths")
+                        .path("/api/v1/admin/drives")
+                        .path("get")
+                        .path("summary")
+                        .asText())
+                .startsWith("Drives:");
         // the response of the drives listing is described down to its nested records
         assertThat(doc.path("components").path("schemas").has("DriveDetail")).isTrue();
         assertThat(doc.path("components").path("securitySchemes").has("sigv4")).isTrue();
