@@ -252,6 +252,7 @@ class ConsolePathSpellingTest {
                         "/api/v1/admin/alerts/NO_SUCH_ALERT_CODE:bkt/ack",
                         "/api/v1/admin/heal/retry",
                         "/api/v1/admin/test/faults/0",
+                        "/v3/api-docs",
                         "/actuator/health");
         List<String> failures = new ArrayList<>();
         int sent = 0;

@@ -73,13 +73,24 @@ final class ConsoleTestAppliance implements AutoCloseable {
             Authorizer authorizer,
             ApplicationContextInitializer<ConfigurableApplicationContext> extra)
             throws Exception {
+        return start(store, secret, authorizer, Map.of(), extra);
+    }
+
+    /** As above, with {@code appliance.*} settings given as {@code -D} system properties are. */
+    static ConsoleTestAppliance start(
+            ApplianceStore store,
+            String secret,
+            Authorizer authorizer,
+            Map<String, String> settings,
+            ApplicationContextInitializer<ConfigurableApplicationContext> extra)
+            throws Exception {
         CredentialsProvider credentials = k -> k.equals(ACCESS_KEY) ? Optional.of(secret) : Optional.empty();
         S3Server s3 = S3Server.start(store, new S3ServerConfig("127.0.0.1", 0, null, credentials, authorizer));
         var properties = ServerOptions.parse(
                         List.of("--console-address", "127.0.0.1:0"),
                         Map.of(),
                         // on, so that a fault-injection request that got through would visibly break a drive
-                        Map.of("appliance.faultInjection", "true"))
+                        withFaultInjection(settings))
                 .properties();
         var console = ConsoleApplication.start(properties, store, s3, credentials, authorizer, extra);
         HttpClient http = HttpClient.newBuilder()
@@ -87,6 +98,12 @@ final class ConsoleTestAppliance implements AutoCloseable {
                 .connectTimeout(Duration.ofSeconds(10))
                 .build();
         return new ConsoleTestAppliance(store, s3, console, http, secret);
+    }
+
+    private static Map<String, String> withFaultInjection(Map<String, String> settings) {
+        Map<String, String> out = new TreeMap<>(settings);
+        out.put("appliance.faultInjection", "true");
+        return out;
     }
 
     /**
