@@ -20,6 +20,8 @@ import org.springframework.context.annotation.PropertySource;
 class ApiDocumentation {
     static final String VERSION = "v1";
     private static final String SIGV4 = "sigv4";
+    private static final String TOKEN = "adminToken";
+    private static final String SESSION = "consoleSession";
 
     @Bean
     OpenAPI applianceOpenApi() {
@@ -30,9 +32,10 @@ class ApiDocumentation {
                         .description("The admin REST API of the appliance, on its console address: drives and"
                                 + " erasure sets, healing, the scanner, alerts, bucket settings, IAM users, keys and"
                                 + " policies, the audit log and the configuration. Every path under /api/v1/admin"
-                                + " needs an admin: a request SigV4-signed (service s3, region us-east-1) by a key"
-                                + " whose policies allow admin:<METHOD> <path>. Errors are JSON problems with a"
-                                + " stable code."))
+                                + " needs an admin: a request SigV4-signed (service s3, region us-east-1) by a key, an"
+                                + " admin bearer token, or a console session (POST /api/v1/session; changes echo the"
+                                + " XSRF-TOKEN cookie in X-XSRF-TOKEN), whose policies allow admin:<METHOD> <path>."
+                                + " Errors are RFC 9457 problems with a stable code."))
                 .components(new Components()
                         .addSecuritySchemes(
                                 SIGV4,
@@ -41,7 +44,23 @@ class ApiDocumentation {
                                         .in(SecurityScheme.In.HEADER)
                                         .name("Authorization")
                                         .description("AWS Signature Version 4 (AWS4-HMAC-SHA256), service s3, with"
-                                                + " the x-amz-date and x-amz-content-sha256 headers signed")))
-                .addSecurityItem(new SecurityRequirement().addList(SIGV4));
+                                                + " the x-amz-date and x-amz-content-sha256 headers signed"))
+                        .addSecuritySchemes(
+                                TOKEN,
+                                new SecurityScheme()
+                                        .type(SecurityScheme.Type.HTTP)
+                                        .scheme("bearer")
+                                        .description("An admin token (apt_...), scoped and expiring:"
+                                                + " POST /api/v1/admin/tokens"))
+                        .addSecuritySchemes(
+                                SESSION,
+                                new SecurityScheme()
+                                        .type(SecurityScheme.Type.APIKEY)
+                                        .in(SecurityScheme.In.COOKIE)
+                                        .name(ConsoleSecurity.SESSION_COOKIE)
+                                        .description("A console session (POST /api/v1/session)")))
+                .addSecurityItem(new SecurityRequirement().addList(SIGV4))
+                .addSecurityItem(new SecurityRequirement().addList(TOKEN))
+                .addSecurityItem(new SecurityRequirement().addList(SESSION));
     }
 }
