@@ -202,6 +202,11 @@ public final class IdentityStore {
         reservedKeyIds.add(accessKeyId);
     }
 
+    /** Whether {@code accessKeyId} was reserved by {@link #reserveAccessKeyId}: the root credential's key. */
+    public boolean isReservedAccessKeyId(String accessKeyId) {
+        return accessKeyId != null && reservedKeyIds.contains(accessKeyId);
+    }
+
     /** The 12-digit account id in the ARNs of customer managed policies. */
     public String accountId() {
         return available().account;
