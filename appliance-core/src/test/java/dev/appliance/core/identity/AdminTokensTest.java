@@ -146,6 +146,21 @@ class AdminTokensTest {
     }
 
     @Test
+    void aTamperedSecret_resolvesToNothing_whicheverCharacterIsChanged() {
+        NewAdminToken t = store.createAdminToken("root", "t", List.of(ADMIN), inDays(1));
+        String secret = t.secret();
+        for (int i = 0; i < secret.length(); i++) {
+            char c = secret.charAt(i);
+            // another character of the same alphabet, and one bit flipped
+            for (char other : new char[] {c == 'A' ? 'B' : 'A', (char) (c ^ 1)}) {
+                String tampered = secret.substring(0, i) + other + secret.substring(i + 1);
+                assertThat(store.resolveAdminToken(tampered)).as(tampered).isEmpty();
+            }
+        }
+        assertThat(store.resolveAdminToken(secret)).contains(t.token());
+    }
+
+    @Test
     void createAdminToken_refusesBadInput_namingTheValue() {
         store.createUser("ops");
         assertRefused(
