@@ -144,11 +144,12 @@ final class IdentityState {
         }
         credentials = Collections.unmodifiableMap(byId);
         Map<String, AdminToken> bySecret = new HashMap<>();
+        Map<String, User> usersById = usersById();
         for (TokenEntry t : tokens.values()) {
             if (t.ownerId().equals(ROOT_OWNER_ID)) {
                 bySecret.put(t.secretSha256(), adminToken(t, AdminToken.ROOT_OWNER));
             } else {
-                User owner = ownerOf(t);
+                User owner = usersById.get(t.ownerId());
                 if (owner != null && owner.enabled()) { // a disabled user's tokens resolve no more than its keys
                     bySecret.put(t.secretSha256(), adminToken(t, owner.name()));
                 }
@@ -444,17 +445,13 @@ final class IdentityState {
         return tokensBySecret.get(secretSha256);
     }
 
-    /** The user owning {@code t}, or null for the root credential (or an owner no longer there). */
-    private User ownerOf(TokenEntry t) {
-        if (t.ownerId().equals(ROOT_OWNER_ID)) {
-            return null;
-        }
+    /** Every user by id, for finding tokens' owners: one pass over the users, not one per token. */
+    private Map<String, User> usersById() {
+        Map<String, User> byId = new HashMap<>();
         for (UserEntry u : users.values()) {
-            if (u.user().id().equals(t.ownerId())) {
-                return u.user();
-            }
+            byId.put(u.user().id(), u.user());
         }
-        return null;
+        return byId;
     }
 
     private static AdminToken adminToken(TokenEntry t, String ownerName) {
@@ -464,10 +461,12 @@ final class IdentityState {
     /** Every token (expired ones too, until the next create drops them), ordered by owner and name. */
     List<AdminToken> adminTokens() {
         List<AdminToken> out = new ArrayList<>();
+        Map<String, User> usersById = usersById();
         for (TokenEntry t : tokens.values()) {
-            User owner = ownerOf(t);
-            if (owner != null || t.ownerId().equals(ROOT_OWNER_ID)) {
-                out.add(adminToken(t, owner == null ? AdminToken.ROOT_OWNER : owner.name()));
+            if (t.ownerId().equals(ROOT_OWNER_ID)) {
+                out.add(adminToken(t, AdminToken.ROOT_OWNER));
+            } else if (usersById.containsKey(t.ownerId())) { // a deleted user's tokens went with it
+                out.add(adminToken(t, usersById.get(t.ownerId()).name()));
             }
         }
         out.sort(Comparator.comparing((AdminToken a) -> key(a.owner())).thenComparing(a -> key(a.name())));
