@@ -251,7 +251,9 @@ public final class ApplianceMain {
         }
         store.identity().reserveAccessKeyId(accessKey);
         // IAM users sign with their own keys; the root key is allowed everything, a user what its policies allow
-        CredentialsProvider credentials = new AccountCredentials(accessKey, secret, store.identity());
+        CredentialsProvider credentials = AccountCredentials.forS3(accessKey, secret, store.identity());
+        // the console takes the root key even while it is off for S3: the way to turn it back on
+        CredentialsProvider consoleCredentials = new AccountCredentials(accessKey, secret, store.identity());
         Authorizer authorizer = new PolicyAuthorizer(
                 accessKey,
                 store.identity(),
@@ -281,7 +283,8 @@ public final class ApplianceMain {
         try {
             metrics.watch(s3);
             metrics.start();
-            console = ConsoleApplication.start(options.properties(), store, s3, credentials, authorizer, metrics);
+            console =
+                    ConsoleApplication.start(options.properties(), store, s3, consoleCredentials, authorizer, metrics);
         } catch (RuntimeException e) {
             s3.close();
             store.close();

@@ -80,7 +80,7 @@ public final class AuthorizationLoad {
                             "127.0.0.1",
                             0,
                             null,
-                            new AccountCredentials(ROOT_KEY, ROOT_SECRET, identity),
+                            AccountCredentials.forS3(ROOT_KEY, ROOT_SECRET, identity),
                             new PolicyAuthorizer(ROOT_KEY, identity, new UserPolicies(identity, sets), b -> null)))) {
                 store.makeBucket(BUCKET);
                 identity.createUser("loaduser");

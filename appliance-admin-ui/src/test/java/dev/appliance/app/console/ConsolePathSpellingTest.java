@@ -49,10 +49,13 @@ class ConsolePathSpellingTest {
     private static final String BODY =
             "{\"quotaBytes\":1,\"sosapi\":true,\"versionAlertThreshold\":7,\"gone\":true,\"readErrors\":true}";
     /** A body every IAM route takes as valid input. */
-    private static final String IAM_BODY = "{\"name\":\"x\",\"enabled\":true,\"status\":\"Active\","
+    private static final String IAM_BODY = "{\"name\":\"x\",\"enabled\":true,\"s3Enabled\":true,\"status\":\"Active\","
             + "\"policyArn\":\"arn:aws:iam::aws:policy/readonly\",\"buckets\":[\"bkt\"],"
             + "\"document\":\"{\\\"Version\\\":\\\"2012-10-17\\\",\\\"Statement\\\":[{\\\"Effect\\\":\\\"Allow\\\","
             + "\\\"Action\\\":\\\"s3:GetObject\\\",\\\"Resource\\\":\\\"*\\\"}]}\"}";
+    /** A body the token route takes as valid input: a day-long read-only token of the caller. */
+    private static final String TOKEN_BODY =
+            "{\"name\":\"x\",\"policyArns\":[\"arn:aws:iam::aws:policy/readonly\"],\"expiresInDays\":1}";
 
     @TempDir
     static Path tmp;
@@ -327,7 +330,9 @@ class ConsolePathSpellingTest {
             String query = route.path().matches("/api/v1/admin/iam/users/[^/]+/policies")
                     ? "?policyArn=arn:aws:iam::aws:policy/readonly"
                     : "";
-            String body = route.path().startsWith("/api/v1/admin/iam/") ? IAM_BODY : BODY;
+            String body = route.path().startsWith("/api/v1/admin/iam/")
+                    ? IAM_BODY
+                    : route.path().startsWith("/api/v1/admin/tokens") ? TOKEN_BODY : BODY;
             HttpResponse<String> r = send(route.method(), route.path() + query, body, true);
             assertThat(r.statusCode())
                     .as("%s %s: %s", route.method(), route.path(), r.body())

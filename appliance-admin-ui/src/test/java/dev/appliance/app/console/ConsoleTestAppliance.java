@@ -85,6 +85,7 @@ final class ConsoleTestAppliance implements AutoCloseable {
             ApplicationContextInitializer<ConfigurableApplicationContext> extra)
             throws Exception {
         CredentialsProvider credentials = k -> k.equals(ACCESS_KEY) ? Optional.of(secret) : Optional.empty();
+        store.identity().reserveAccessKeyId(ACCESS_KEY); // the root key, as the appliance's start marks it
         S3Server s3 = S3Server.start(store, new S3ServerConfig("127.0.0.1", 0, null, credentials, authorizer));
         var properties = ServerOptions.parse(
                         List.of("--console-address", "127.0.0.1:0"),
@@ -120,7 +121,9 @@ final class ConsoleTestAppliance implements AutoCloseable {
             throws Exception {
         IdentityStore identity = store.identity();
         identity.reserveAccessKeyId(ACCESS_KEY);
-        CredentialsProvider credentials = new AccountCredentials(ACCESS_KEY, secret, identity);
+        // as the appliance's start: S3 refuses the root key while it is off for S3, the console always takes it
+        CredentialsProvider credentials = AccountCredentials.forS3(ACCESS_KEY, secret, identity);
+        CredentialsProvider consoleCredentials = new AccountCredentials(ACCESS_KEY, secret, identity);
         Authorizer authorizer = new PolicyAuthorizer(
                 ACCESS_KEY,
                 identity,
@@ -132,7 +135,7 @@ final class ConsoleTestAppliance implements AutoCloseable {
                         Map.of(),
                         Map.of("appliance.faultInjection", "true"))
                 .properties();
-        var console = ConsoleApplication.start(properties, store, s3, credentials, authorizer, extra);
+        var console = ConsoleApplication.start(properties, store, s3, consoleCredentials, authorizer, extra);
         HttpClient http = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(10))

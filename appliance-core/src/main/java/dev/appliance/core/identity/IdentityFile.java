@@ -26,17 +26,19 @@ import javax.crypto.AEADBadTagException;
  * <pre>
  *  0      4  magic "APID"
  *  4      2  major version (1: readers refuse any other)
- *  6      2  minor version (0: readers accept higher minors and ignore fields they do not know)
+ *  6      2  minor version (1: readers accept higher minors and ignore fields they do not know)
  *  8      8  generation
  * 16      4  payload length n
- * 20      n  payload: JSON (users, groups, policies, sealed secrets, key check)
+ * 20      n  payload: JSON (users, groups, policies, sealed secrets, key check, admin tokens' digests, root switch)
  * 20+n   32  SHA-256 of bytes 0 .. 20+n
  * </pre>
  */
 final class IdentityFile {
     static final int MAGIC = 0x41504944; // "APID"
     static final int MAJOR = 1;
-    static final int MINOR = 0;
+    /** 1: admin tokens and the root credential's S3 switch (1.0 documents read as no tokens, root enabled). */
+    static final int MINOR = 1;
+
     static final int HEADER_BYTES = 20;
     static final int DIGEST_BYTES = 32;
     /** Refuses absurd payload lengths before allocating (a damaged header). */
@@ -109,6 +111,18 @@ final class IdentityFile {
             n.put("updated", p.updated().toEpochMilli());
             n.put("document", p.document());
         }
+        ArrayNode tokens = root.putArray("adminTokens");
+        for (IdentityState.TokenEntry t : state.tokens.values()) {
+            ObjectNode n = tokens.addObject();
+            n.put("id", t.id());
+            n.put("name", t.name());
+            n.put("ownerId", t.ownerId());
+            strings(n.putArray("policyArns"), t.policyArns());
+            n.put("created", t.created().toEpochMilli());
+            n.put("expires", t.expires().toEpochMilli());
+            n.put("secretSha256", t.secretSha256());
+        }
+        root.put("rootS3Enabled", state.rootS3Enabled);
         return frame(generation, root);
     }
 
@@ -239,7 +253,25 @@ final class IdentityFile {
                             Instant.ofEpochMilli(n.path("created").asLong()),
                             Instant.ofEpochMilli(n.path("updated").asLong())));
         }
-        return new IdentityState(account, users, groups, policies).index();
+        Map<String, IdentityState.TokenEntry> tokens = new LinkedHashMap<>();
+        for (JsonNode n : array(p, "adminTokens")) { // absent before 1.1: no tokens
+            String secretSha256 = text(n, "secretSha256");
+            if (!secretSha256.matches("[0-9a-f]{64}")) {
+                throw new IOException(
+                        "identity file: admin token " + text(n, "id") + ": secretSha256 is not a SHA-256");
+            }
+            IdentityState.TokenEntry t = new IdentityState.TokenEntry(
+                    text(n, "id"),
+                    text(n, "name"),
+                    text(n, "ownerId"),
+                    strings(n.get("policyArns")),
+                    Instant.ofEpochMilli(n.path("created").asLong()),
+                    Instant.ofEpochMilli(n.path("expires").asLong()),
+                    secretSha256);
+            tokens.put(t.id(), t);
+        }
+        boolean rootS3Enabled = p.path("rootS3Enabled").asBoolean(true); // absent before 1.1: enabled
+        return new IdentityState(account, users, groups, policies, tokens, rootS3Enabled).index();
     }
 
     private static ObjectNode sealed(SecretCipher.Sealed s) {

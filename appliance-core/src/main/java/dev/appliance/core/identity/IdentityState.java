@@ -7,11 +7,19 @@ import static dev.appliance.core.identity.IdentityException.Kind.LIMIT_EXCEEDED;
 import static dev.appliance.core.identity.IdentityException.Kind.NO_SUCH_ENTITY;
 import static dev.appliance.core.identity.IdentityException.Kind.VALIDATION_ERROR;
 
+import dev.appliance.core.policy.BuiltinPolicies;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -34,6 +42,33 @@ final class IdentityState {
     /** One access key with its secret in plain text (memory only) and sealed (as written to the drives). */
     record KeyEntry(AccessKey key, String secret, SecretCipher.Sealed sealed) {}
 
+    /**
+     * An admin bearer token as stored: its owner by id (a user's {@code AIDA...} id, so that it follows a rename and
+     * goes with a delete, or {@link #ROOT_OWNER_ID}) and the SHA-256 (hex) of its secret, never the secret.
+     */
+    record TokenEntry(
+            String id,
+            String name,
+            String ownerId,
+            List<String> policyArns,
+            Instant created,
+            Instant expires,
+            String secretSha256) {
+        TokenEntry {
+            policyArns = List.copyOf(policyArns);
+        }
+    }
+
+    /** The owner id of the root credential's tokens (user ids start with AIDA, so it names no user). */
+    static final String ROOT_OWNER_ID = "root";
+
+    static final String TOKEN_PREFIX = "apt_";
+    private static final int TOKEN_SECRET_BYTES = 32;
+    /** {@code apt_} and 32 bytes in unpadded base64url. */
+    static final int TOKEN_LENGTH = TOKEN_PREFIX.length() + 43;
+
+    private static final String BUILT_IN_ARN = "arn:aws:iam::aws:policy/";
+
     /** A user and its access keys, oldest first. */
     record UserEntry(User user, List<KeyEntry> keys) {
         UserEntry {
@@ -45,18 +80,39 @@ final class IdentityState {
     final TreeMap<String, UserEntry> users;
     final TreeMap<String, Group> groups;
     final TreeMap<String, ManagedPolicy> policies;
+    /** Admin bearer tokens by token id. */
+    final TreeMap<String, TokenEntry> tokens;
+    /** Whether the root credential authenticates on the S3 endpoint (the console always takes it). */
+    boolean rootS3Enabled;
     /** Every access key by id: built by {@link #index()} before the state is published. */
     private Map<String, Credential> credentials = Map.of();
+    /**
+     * The tokens that may resolve (owner root or an enabled user) by the SHA-256 hex of their secret, with their owner's
+     * current name: built by {@link #index()}.
+     */
+    private Map<String, AdminToken> tokensBySecret = Map.of();
 
     IdentityState(
             String account,
             Map<String, UserEntry> users,
             Map<String, Group> groups,
             Map<String, ManagedPolicy> policies) {
+        this(account, users, groups, policies, Map.of(), true);
+    }
+
+    IdentityState(
+            String account,
+            Map<String, UserEntry> users,
+            Map<String, Group> groups,
+            Map<String, ManagedPolicy> policies,
+            Map<String, TokenEntry> tokens,
+            boolean rootS3Enabled) {
         this.account = account;
         this.users = new TreeMap<>(users);
         this.groups = new TreeMap<>(groups);
         this.policies = new TreeMap<>(policies);
+        this.tokens = new TreeMap<>(tokens);
+        this.rootS3Enabled = rootS3Enabled;
     }
 
     static IdentityState empty() {
@@ -68,7 +124,7 @@ final class IdentityState {
     }
 
     IdentityState copy() {
-        return new IdentityState(account, users, groups, policies);
+        return new IdentityState(account, users, groups, policies, tokens, rootS3Enabled);
     }
 
     /** Builds the access key index; called once, before publishing. */
@@ -87,6 +143,19 @@ final class IdentityState {
             }
         }
         credentials = Collections.unmodifiableMap(byId);
+        Map<String, AdminToken> bySecret = new HashMap<>();
+        Map<String, User> usersById = usersById();
+        for (TokenEntry t : tokens.values()) {
+            if (t.ownerId().equals(ROOT_OWNER_ID)) {
+                bySecret.put(t.secretSha256(), adminToken(t, AdminToken.ROOT_OWNER));
+            } else {
+                User owner = usersById.get(t.ownerId());
+                if (owner != null && owner.enabled()) { // a disabled user's tokens resolve no more than its keys
+                    bySecret.put(t.secretSha256(), adminToken(t, owner.name()));
+                }
+            }
+        }
+        tokensBySecret = Collections.unmodifiableMap(bySecret);
         return this;
     }
 
@@ -230,6 +299,7 @@ final class IdentityState {
                     "Cannot delete user " + u.name() + ": it must first lose its " + String.join(", ", held) + ".");
         }
         users.remove(key(u.name()));
+        tokens.values().removeIf(t -> t.ownerId().equals(u.id())); // a deleted user's tokens are revoked with it
     }
 
     User attachUserPolicy(String name, String policyArn) {
@@ -366,6 +436,188 @@ final class IdentityState {
             }
             users.put(entry.getKey(), new UserEntry(e.user(), keys));
         }
+    }
+
+    // ----------------------------------------------------------------------------------------------- admin tokens
+
+    /** The token whose secret has this SHA-256 (hex), when its owner may use it; expiry is the caller's check. */
+    AdminToken tokenBySecret(String secretSha256) {
+        return tokensBySecret.get(secretSha256);
+    }
+
+    /** Every user by id, for finding tokens' owners: one pass over the users, not one per token. */
+    private Map<String, User> usersById() {
+        Map<String, User> byId = new HashMap<>();
+        for (UserEntry u : users.values()) {
+            byId.put(u.user().id(), u.user());
+        }
+        return byId;
+    }
+
+    private static AdminToken adminToken(TokenEntry t, String ownerName) {
+        return new AdminToken(t.id(), t.name(), ownerName, t.policyArns(), t.created(), t.expires());
+    }
+
+    /** Every token (expired ones too, until the next create drops them), ordered by owner and name. */
+    List<AdminToken> adminTokens() {
+        List<AdminToken> out = new ArrayList<>();
+        Map<String, User> usersById = usersById();
+        for (TokenEntry t : tokens.values()) {
+            if (t.ownerId().equals(ROOT_OWNER_ID)) {
+                out.add(adminToken(t, AdminToken.ROOT_OWNER));
+            } else if (usersById.containsKey(t.ownerId())) { // a deleted user's tokens went with it
+                out.add(adminToken(t, usersById.get(t.ownerId()).name()));
+            }
+        }
+        out.sort(Comparator.comparing((AdminToken a) -> key(a.owner())).thenComparing(a -> key(a.name())));
+        return out;
+    }
+
+    /**
+     * A new token of {@code owner} (a user's name, any case, or {@code root}: the root credential, also when a user of
+     * that name exists) scoped to {@code policyArns}, which must all exist, expiring after {@code now} and at most
+     * {@link IdentityStore#MAX_ADMIN_TOKEN_LIFETIME} later. Expired tokens of every owner are dropped first, so they
+     * count neither against the per-owner limit nor against a name.
+     */
+    NewAdminToken createAdminToken(String owner, String name, List<String> policyArns, Instant expires, Instant now) {
+        String ownerId;
+        String ownerName;
+        if (owner != null && owner.equalsIgnoreCase(AdminToken.ROOT_OWNER)) {
+            ownerId = ROOT_OWNER_ID;
+            ownerName = AdminToken.ROOT_OWNER;
+        } else {
+            User u = userEntry(owner).user();
+            ownerId = u.id();
+            ownerName = u.name();
+        }
+        if (expires == null) {
+            throw new IdentityException(
+                    INVALID_INPUT,
+                    "expiresAt: null (expected a time within " + IdentityStore.MAX_ADMIN_TOKEN_LIFETIME.toDays()
+                            + " days from now)");
+        }
+        if (!expires.isAfter(now)) {
+            throw new IdentityException(INVALID_INPUT, "expiresAt: " + expires + " (expected after now, " + now + ")");
+        }
+        if (expires.isAfter(now.plus(IdentityStore.MAX_ADMIN_TOKEN_LIFETIME))) {
+            throw new IdentityException(
+                    INVALID_INPUT,
+                    "expiresAt: " + expires + " (expected at most " + IdentityStore.MAX_ADMIN_TOKEN_LIFETIME.toDays()
+                            + " days from now, " + now.plus(IdentityStore.MAX_ADMIN_TOKEN_LIFETIME) + ")");
+        }
+        Instant expiry = expires.truncatedTo(ChronoUnit.MILLIS); // as the document keeps it: listed is what resolves
+        String secret = newTokenSecret();
+        String id;
+        do {
+            id = randomId("ATOK", 20);
+        } while (tokens.containsKey(id));
+        // validates the name and the ARNs' shape before they are looked up
+        AdminToken token =
+                new AdminToken(id, name, ownerName, policyArns == null ? List.of() : policyArns, now, expiry);
+        for (String arn : token.policyArns()) {
+            checkTokenPolicy(arn);
+        }
+        tokens.values().removeIf(t -> !now.isBefore(t.expires()));
+        List<TokenEntry> owned = tokens.values().stream()
+                .filter(t -> t.ownerId().equals(ownerId))
+                .toList();
+        if (owned.stream().anyMatch(t -> t.name().equalsIgnoreCase(name))) {
+            throw new IdentityException(
+                    ENTITY_ALREADY_EXISTS, "A token named " + name + " of " + ownerName + " already exists.");
+        }
+        if (owned.size() >= IdentityStore.MAX_ADMIN_TOKENS_PER_OWNER) {
+            throw new IdentityException(
+                    LIMIT_EXCEEDED,
+                    "Cannot exceed quota for AdminTokensPerOwner: " + IdentityStore.MAX_ADMIN_TOKENS_PER_OWNER
+                            + " (owner " + ownerName + ")");
+        }
+        tokens.put(id, new TokenEntry(id, token.name(), ownerId, token.policyArns(), now, expiry, tokenDigest(secret)));
+        return new NewAdminToken(token, secret);
+    }
+
+    void revokeAdminToken(String id) {
+        if (id == null || tokens.remove(id) == null) {
+            throw new IdentityException(NO_SUCH_ENTITY, "The admin token with id " + id + " cannot be found.");
+        }
+    }
+
+    /** A token's scope names an existing policy: a customer policy of this account or a fixed built-in one. */
+    private void checkTokenPolicy(String arn) {
+        if (arn.startsWith(BUILT_IN_ARN)) {
+            String builtIn = arn.substring(BUILT_IN_ARN.length()).toLowerCase(Locale.ROOT);
+            if (!BuiltinPolicies.names().contains(builtIn)) {
+                throw new IdentityException(
+                        NO_SUCH_ENTITY,
+                        "policyArns: " + arn + " (no such built-in policy; expected one of " + BuiltinPolicies.names()
+                                + ")");
+            }
+            return;
+        }
+        checkAttachable(arn);
+    }
+
+    static String newTokenSecret() {
+        byte[] bytes = new byte[TOKEN_SECRET_BYTES];
+        RANDOM.nextBytes(bytes);
+        return TOKEN_PREFIX + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+    }
+
+    /** The SHA-256 (hex) of a token secret: what the state keeps and indexes. */
+    static String tokenDigest(String secret) {
+        try {
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------- root credential
+
+    /**
+     * Disabling the root credential on S3 needs another way in: an enabled user with an active key and the built-in
+     * admin policy attached to it or to one of its groups. Re-enabling is always allowed.
+     */
+    void setRootS3Enabled(boolean enabled) {
+        if (!enabled && !rootS3Enabled) {
+            return;
+        }
+        if (!enabled && !anotherAdminCanSignIn()) {
+            throw new IdentityException(
+                    DELETE_CONFLICT,
+                    "Cannot disable the root credential for S3: no enabled user with an active access key has "
+                            + BUILT_IN_ARN + BuiltinPolicies.ADMIN
+                            + " attached (directly or through a group); create one first.");
+        }
+        rootS3Enabled = enabled;
+    }
+
+    private boolean anotherAdminCanSignIn() {
+        for (UserEntry e : users.values()) {
+            User u = e.user();
+            if (!u.enabled() || e.keys().stream().noneMatch(k -> k.key().status() == AccessKey.Status.Active)) {
+                continue;
+            }
+            if (namesAdmin(u.attachedPolicies())) {
+                return true;
+            }
+            for (Group g : groups.values()) {
+                if (containsIgnoringCase(g.members(), u.name()) && namesAdmin(g.attachedPolicies())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean namesAdmin(List<String> arns) {
+        for (String arn : arns) {
+            if (arn.startsWith(BUILT_IN_ARN)
+                    && arn.substring(BUILT_IN_ARN.length()).equalsIgnoreCase(BuiltinPolicies.ADMIN)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ----------------------------------------------------------------------------------------------------- groups
@@ -516,6 +768,15 @@ final class IdentityState {
                     DELETE_CONFLICT,
                     "Cannot delete policy " + p.name() + ": it is attached to " + count
                             + " user(s) or group(s); detach it first.");
+        }
+        long scoped = tokens.values().stream()
+                .filter(t -> t.policyArns().contains(p.arn()))
+                .count();
+        if (scoped > 0) {
+            throw new IdentityException(
+                    DELETE_CONFLICT,
+                    "Cannot delete policy " + p.name() + ": it is the scope of " + scoped
+                            + " admin token(s); revoke them first.");
         }
         policies.remove(key(p.name()));
     }

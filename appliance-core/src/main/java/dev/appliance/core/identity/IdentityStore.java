@@ -7,6 +7,7 @@ import dev.appliance.core.error.StorageException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -46,6 +47,15 @@ import java.util.logging.Logger;
  * wrong key apart from damage. Without a key, or with the wrong one, the store is unavailable: every call but
  * {@link #credential} (which then finds nothing) fails with {@link IdentityException.Kind#SERVICE_FAILURE}, and
  * nothing on the drives is touched.
+ *
+ * <p><b>Admin tokens.</b> Bearer tokens for scripts ({@link #createAdminToken}) are part of the same document, so a
+ * revocation is acknowledged on a majority and a drive that missed it loses to the newer generation like any delete.
+ * Only the SHA-256 of a token's secret is kept; {@link #resolveAdminToken} hashes what is presented and looks the
+ * digest up in the published state (no lock), then checks the expiry against this store's clock.
+ *
+ * <p><b>Root credential on S3.</b> {@link #rootS3Enabled} is a switch in the same document. Turning it off needs
+ * another enabled admin user with an active key, so S3 keeps an administrator; the console keeps accepting the root
+ * credential whatever the switch says (the recovery path).
  */
 public final class IdentityStore {
     private static final Logger LOG = Logger.getLogger(IdentityStore.class.getName());
@@ -58,6 +68,10 @@ public final class IdentityStore {
     public static final int MAX_GROUPS_PER_USER = 10;
     /** IAM's size limit of a managed policy document (applied here to inline documents too, each on its own). */
     public static final int MAX_POLICY_DOCUMENT_CHARS = 6_144;
+    /** Admin tokens one owner (a user, or root) may hold at a time, expired ones not counted. */
+    public static final int MAX_ADMIN_TOKENS_PER_OWNER = 20;
+    /** The longest an admin token may live: scripts get a new one at least yearly. */
+    public static final Duration MAX_ADMIN_TOKEN_LIFETIME = Duration.ofDays(365);
 
     static final String DIR = "identity";
     static final String FILE = "identity.bin";
@@ -186,6 +200,11 @@ public final class IdentityStore {
      */
     public void reserveAccessKeyId(String accessKeyId) {
         reservedKeyIds.add(accessKeyId);
+    }
+
+    /** Whether {@code accessKeyId} was reserved by {@link #reserveAccessKeyId}: the root credential's key. */
+    public boolean isReservedAccessKeyId(String accessKeyId) {
+        return accessKeyId != null && reservedKeyIds.contains(accessKeyId);
     }
 
     /** The 12-digit account id in the ARNs of customer managed policies. */
@@ -320,6 +339,75 @@ public final class IdentityStore {
     /** The published state as it is now (null while unavailable): a new object after every change. */
     IdentityState snapshot() {
         return state;
+    }
+
+    // ----------------------------------------------------------------------------------------------- admin tokens
+
+    /**
+     * A new admin bearer token of {@code owner} (an IAM user's name, or {@code root} for the root credential) named
+     * {@code name} (unique among the owner's tokens regardless of case), scoped to {@code policyArns} (each an existing
+     * customer managed policy of this account or a built-in policy), expiring at {@code expiresAt} (after now, at most
+     * {@link #MAX_ADMIN_TOKEN_LIFETIME} ahead). The secret is in the answer only.
+     *
+     * @throws IdentityException NO_SUCH_ENTITY for an unknown owner or policy, ENTITY_ALREADY_EXISTS for a name the
+     *     owner already uses, LIMIT_EXCEEDED beyond {@link #MAX_ADMIN_TOKENS_PER_OWNER}, INVALID_INPUT or
+     *     VALIDATION_ERROR for an expiry or a value out of range
+     */
+    public NewAdminToken createAdminToken(String owner, String name, List<String> policyArns, Instant expiresAt) {
+        return mutate((s, c) -> s.createAdminToken(owner, name, policyArns, expiresAt, now()));
+    }
+
+    /** Every admin token (never a secret), expired ones until the next create drops them; ordered by owner, name. */
+    public List<AdminToken> adminTokens() {
+        return available().adminTokens();
+    }
+
+    /** Revokes (deletes) the token {@code id}; NoSuchEntity if there is none. */
+    public void revokeAdminToken(String id) {
+        mutate((s, c) -> {
+            s.revokeAdminToken(id);
+            return null;
+        });
+    }
+
+    /**
+     * The token whose secret is {@code presented}, when it exists, has not expired by this store's clock and its owner
+     * is root or an enabled user; empty otherwise, also for null or malformed input and while the store is unavailable.
+     * One hash and one lock-free lookup in the published state; never throws.
+     */
+    public Optional<AdminToken> resolveAdminToken(String presented) {
+        IdentityState s = state;
+        if (s == null
+                || presented == null
+                || presented.length() != IdentityState.TOKEN_LENGTH
+                || !presented.startsWith(IdentityState.TOKEN_PREFIX)) {
+            return Optional.empty();
+        }
+        AdminToken t = s.tokenBySecret(IdentityState.tokenDigest(presented));
+        return t == null || t.expiredAt(clock.instant()) ? Optional.empty() : Optional.of(t);
+    }
+
+    // ---------------------------------------------------------------------------------------------- root credential
+
+    /**
+     * Whether the root credential authenticates on the S3 endpoint (default true). Lock-free, for every request; true
+     * while the store is unavailable, since no IAM user can sign in then and root is the only way in.
+     */
+    public boolean rootS3Enabled() {
+        IdentityState s = state;
+        return s == null || s.rootS3Enabled;
+    }
+
+    /**
+     * Turns the root credential on or off for S3 (the console always accepts it). Turning it off is refused with
+     * DELETE_CONFLICT unless another enabled user with an active access key has the built-in admin policy ({@code
+     * arn:aws:iam::aws:policy/admin}) attached, directly or through a group; turning it on is always allowed.
+     */
+    public void setRootS3Enabled(boolean enabled) {
+        mutate((s, c) -> {
+            s.setRootS3Enabled(enabled);
+            return null;
+        });
     }
 
     // ----------------------------------------------------------------------------------------------------- groups

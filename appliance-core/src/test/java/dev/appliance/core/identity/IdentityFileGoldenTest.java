@@ -12,18 +12,22 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Pins the identity file format (docs/formats/identity.md): the committed file under {@code
+ * Pins the identity file format (docs/formats/identity.md): the committed files under {@code
  * src/test/resources/golden/identity/} must parse, open with the test key to exactly the expected state, and frame back
- * to exactly its bytes. A failure means the format changed: bump the minor (fields added) or major version (and add a
- * migration) rather than regenerating. Secrets are sealed under random nonces, so the file is written once and only
- * on explicit request, from the repository's {@code appliance-core} directory's parent:
+ * to exactly their bytes. A failure means the format changed: bump the minor (fields added) or major version (and add
+ * a migration) rather than regenerating. Secrets are sealed under random nonces, so the file of the current version is
+ * written once and only on explicit request, from the repository's {@code appliance-core} directory's parent:
  *
  * <pre>
  * ./appliance mvn -q -o -pl appliance-core test -Dtest=IdentityFileGoldenTest -Dgolden.update=true
  * </pre>
+ *
+ * <p>Files of earlier versions are never written again (this build writes the current minor): they must keep reading.
  */
 class IdentityFileGoldenTest {
     private static final Path FILE = Path.of("src/test/resources/golden/identity/identity-1.0.bin");
+    private static final Path FILE_1_1 = Path.of("src/test/resources/golden/identity/identity-1.1.bin");
+    private static final String TOKEN_SECRET = "apt_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
     private static final boolean UPDATE = Boolean.getBoolean("golden.update");
     private static final long GENERATION = 1_764_000_000_000L;
     private static final Instant T0 = Instant.ofEpochMilli(1_764_000_000_000L);
@@ -58,23 +62,83 @@ class IdentityFileGoldenTest {
                 .index();
     }
 
+    /** 1.1: the 1.0 state plus one admin token of the user and one of root, and the root credential off for S3. */
+    static IdentityState expected11(SecretCipher cipher) {
+        IdentityState s = expected(cipher);
+        String digest = IdentityState.tokenDigest(TOKEN_SECRET);
+        var byUser = new IdentityState.TokenEntry(
+                "ATOKAAAAAAAAAAAAAAAA",
+                "nightly",
+                "AIDAAAAAAAAAAAAAAAAAA",
+                List.of("arn:aws:iam::aws:policy/readonly"),
+                T0.plusSeconds(4),
+                T0.plusSeconds(86_400),
+                digest);
+        var byRoot = new IdentityState.TokenEntry(
+                "ATOKBBBBBBBBBBBBBBBB",
+                "deploy",
+                IdentityState.ROOT_OWNER_ID,
+                List.of("arn:aws:iam::123456789012:policy/VeeamRepository"),
+                T0.plusSeconds(5),
+                T0.plusSeconds(86_400),
+                IdentityState.tokenDigest(TOKEN_SECRET + "x"));
+        return new IdentityState(
+                        s.account,
+                        s.users,
+                        s.groups,
+                        s.policies,
+                        Map.of(byUser.id(), byUser, byRoot.id(), byRoot),
+                        false)
+                .index();
+    }
+
     @Test
-    void theCommittedFile_opensToTheExpectedState_andFramesBackToItsBytes() throws Exception {
+    void theCommitted10File_opensToTheExpectedState_withNoTokensAndRootEnabled_andFramesBackToItsBytes()
+            throws Exception {
         SecretCipher cipher = new SecretCipher(IdentityDrives.KEY);
-        if (UPDATE) {
-            Files.createDirectories(FILE.getParent());
-            Files.write(
-                    FILE,
-                    IdentityFile.encode(expected(cipher), GENERATION, cipher).bytes());
-        }
         byte[] golden = Files.readAllBytes(FILE);
         IdentityFile.Copy copy = IdentityFile.decode(golden);
         assertThat(copy.generation()).isEqualTo(GENERATION);
-        assertThat(IdentityFile.frame(copy.generation(), copy.payload()).bytes())
+        assertThat(IdentityFile.frame(1, 0, copy.generation(), copy.payload()).bytes())
                 .isEqualTo(golden);
-        assertSame(IdentityFile.toState(copy, cipher), expected(cipher));
+        IdentityState state = IdentityFile.toState(copy, cipher);
+        assertSame(state, expected(cipher));
+        assertThat(state.tokens).isEmpty();
+        assertThat(state.rootS3Enabled).isTrue();
         assertThat(new String(golden, java.nio.charset.StandardCharsets.ISO_8859_1))
                 .doesNotContain(SECRET);
+    }
+
+    @Test
+    void theCommitted11File_opensToTheExpectedState_andFramesBackToItsBytes() throws Exception {
+        SecretCipher cipher = new SecretCipher(IdentityDrives.KEY);
+        if (UPDATE) {
+            Files.createDirectories(FILE_1_1.getParent());
+            Files.write(
+                    FILE_1_1,
+                    IdentityFile.encode(expected11(cipher), GENERATION, cipher).bytes());
+        }
+        byte[] golden = Files.readAllBytes(FILE_1_1);
+        IdentityFile.Copy copy = IdentityFile.decode(golden);
+        assertThat(copy.generation()).isEqualTo(GENERATION);
+        assertThat(IdentityFile.frame(1, 1, copy.generation(), copy.payload()).bytes())
+                .isEqualTo(golden);
+        IdentityState state = IdentityFile.toState(copy, cipher);
+        IdentityState expected = expected11(cipher);
+        assertSame(state, expected);
+        assertThat(state.tokens).isEqualTo(expected.tokens);
+        assertThat(state.rootS3Enabled).isFalse();
+        assertThat(state.tokenBySecret(IdentityState.tokenDigest(TOKEN_SECRET)))
+                .isEqualTo(new AdminToken(
+                        "ATOKAAAAAAAAAAAAAAAA",
+                        "nightly",
+                        "veeam",
+                        List.of("arn:aws:iam::aws:policy/readonly"),
+                        T0.plusSeconds(4),
+                        T0.plusSeconds(86_400)));
+        assertThat(new String(golden, java.nio.charset.StandardCharsets.ISO_8859_1))
+                .doesNotContain(SECRET)
+                .doesNotContain(TOKEN_SECRET);
     }
 
     @Test

@@ -55,7 +55,7 @@ public final class AccountTestServer implements AutoCloseable {
                         "127.0.0.1",
                         0,
                         null,
-                        new AccountCredentials(ROOT_KEY, ROOT_SECRET, identity),
+                        AccountCredentials.forS3(ROOT_KEY, ROOT_SECRET, identity),
                         new PolicyAuthorizer(
                                 ROOT_KEY,
                                 identity,
