@@ -18,7 +18,7 @@ import java.util.List;
 public record AdminPrincipal(String name, String accessKey, String tokenId, List<String> scope, Via via)
         implements Principal, Serializable {
     /** The name the root credential acts under; reserved, no IAM user can take it. */
-    public static final String ROOT = "root";
+    public static final String ROOT = dev.appliance.core.identity.AdminToken.ROOT_OWNER;
 
     public enum Via {
         /** A SigV4 signature by an access key (scripts, the CLI). */

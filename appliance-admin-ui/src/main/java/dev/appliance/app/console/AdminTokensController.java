@@ -2,12 +2,9 @@ package dev.appliance.app.console;
 
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.identity.AdminToken;
-import dev.appliance.core.identity.Credential;
 import dev.appliance.core.identity.IdentityException;
 import dev.appliance.core.identity.IdentityStore;
 import dev.appliance.core.identity.NewAdminToken;
-import jakarta.servlet.http.HttpServletRequest;
-import java.security.Principal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,6 +15,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -35,8 +33,8 @@ import org.springframework.web.bind.annotation.RestController;
  *
  * <p><b>Owner.</b> A token belongs to the caller unless {@code owner} names someone else, which only the root
  * credential may do: an IAM user cannot mint a token for root or for another user (whose rights may exceed its own).
- * The caller is the key that signed the request: an IAM user's key names that user, the root credential's key
- * (reserved in the identity store) names {@code root}; any other caller is refused.
+ * The caller is who signed the request or opened the console session: an IAM user, or {@code root} for the root
+ * credential ({@link AdminPrincipal}); a token is refused, so that no token outlives itself by minting another.
  */
 @RestController
 @RequestMapping("/api/v1/admin/tokens")
@@ -117,10 +115,13 @@ class AdminTokensController {
 
     @PostMapping
     @ResponseStatus(HttpStatus.CREATED)
-    NewTokenView create(@RequestBody NewToken body, HttpServletRequest request) {
-        String caller = caller(request)
+    NewTokenView create(@RequestBody NewToken body, @AuthenticationPrincipal AdminPrincipal principal) {
+        String caller = caller(principal)
                 .orElseThrow(() -> new IamController.BadField(
-                        403, "owner", "owner: the caller is neither the root credential nor an IAM user's key"));
+                        403,
+                        "owner",
+                        "owner: only the root credential or an IAM user (by key or console session) creates tokens;"
+                                + " a token cannot create tokens"));
         String owner = body.owner() == null ? caller : body.owner();
         if (!caller.equals(AdminToken.ROOT_OWNER) && !owner.equalsIgnoreCase(caller)) {
             throw new IamController.BadField(
@@ -170,17 +171,15 @@ class AdminTokensController {
         return clock.instant().plus(DEFAULT_LIFETIME);
     }
 
-    /** {@code root} for the root credential's key, the user's name for an IAM user's key, else empty. */
-    private Optional<String> caller(HttpServletRequest request) {
-        Principal p = request.getUserPrincipal();
-        String key = p == null ? null : p.getName();
-        if (key == null) {
+    /**
+     * {@code root} for the root credential, the user's name for an IAM user, by key or console session; empty for a
+     * token, so that a token cannot outlive itself by minting another.
+     */
+    private static Optional<String> caller(AdminPrincipal p) {
+        if (p == null || (p.via() != AdminPrincipal.Via.SIGNATURE && p.via() != AdminPrincipal.Via.SESSION)) {
             return Optional.empty();
         }
-        if (identity().isReservedAccessKeyId(key)) {
-            return Optional.of(AdminToken.ROOT_OWNER);
-        }
-        return identity().credential(key).filter(Credential::active).map(Credential::userName);
+        return Optional.of(p.name());
     }
 
     @ExceptionHandler(IdentityException.class)

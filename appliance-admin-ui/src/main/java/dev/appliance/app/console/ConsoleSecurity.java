@@ -174,6 +174,8 @@ class ConsoleSecurity {
     }
 
     private static Optional<AdminPrincipal> tokenPrincipal(ApplianceStore store, String secret) {
-        return Optional.empty(); // STUB-UNTIL-TOKENS-MERGE
+        return store.identity()
+                .resolveAdminToken(secret)
+                .map(t -> AdminPrincipal.token(t.owner(), t.id(), t.policyArns()));
     }
 }

@@ -180,6 +180,17 @@ final class IdentityState {
         }
     }
 
+    /**
+     * {@code root} (any case) names the root credential wherever the console and tokens name a caller or an owner
+     * ({@link AdminToken#ROOT_OWNER}), so no IAM user may take it: a user called so would act as root there.
+     */
+    static void checkNotRoot(String what, String name) {
+        if (name.equalsIgnoreCase(AdminToken.ROOT_OWNER)) {
+            throw new IdentityException(
+                    VALIDATION_ERROR, what + ": " + name + " (reserved for the root credential; choose another name)");
+        }
+    }
+
     static void checkDocument(String what, String document) {
         if (document == null || document.isBlank()) {
             throw new IdentityException(VALIDATION_ERROR, what + ": empty (expected a JSON policy document)");
@@ -224,6 +235,7 @@ final class IdentityState {
 
     User createUser(String name, Instant now) {
         checkName("userName", name, 64);
+        checkNotRoot("userName", name);
         if (users.containsKey(key(name))) {
             throw new IdentityException(ENTITY_ALREADY_EXISTS, "User with name " + name + " already exists.");
         }
@@ -240,6 +252,7 @@ final class IdentityState {
     User renameUser(String name, String newName) {
         UserEntry e = userEntry(name);
         checkName("newUserName", newName, 64);
+        checkNotRoot("newUserName", newName);
         User u = e.user();
         if (!key(newName).equals(key(u.name())) && users.containsKey(key(newName))) {
             throw new IdentityException(ENTITY_ALREADY_EXISTS, "User with name " + newName + " already exists.");

@@ -102,6 +102,7 @@ public final class PolicyAuthorizer implements Authorizer {
         }
         RequestContext context = RequestContext.builder(action, "*")
                 .user(account, user.name(), user.id())
+                .time(java.time.Instant.now())
                 .build();
         return policies.evaluate(user.name(), context, null).allowed();
     }
@@ -112,8 +113,10 @@ public final class PolicyAuthorizer implements Authorizer {
         if (account == null) {
             return false;
         }
-        RequestContext context =
-                RequestContext.builder(action, "*").account(account).build();
+        RequestContext context = RequestContext.builder(action, "*")
+                .account(account)
+                .time(java.time.Instant.now())
+                .build();
         return policies.scopeSet(policyArns).evaluate(context).allowed();
     }
 
