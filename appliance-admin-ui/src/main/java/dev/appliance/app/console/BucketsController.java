@@ -46,6 +46,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 
 /**
  * Buckets as typed JSON records under {@code /api/v1/admin/buckets} (docs/admin-api.md): listing, creating (with the
@@ -706,6 +707,13 @@ class BucketsController {
     @ExceptionHandler(HttpMessageNotReadableException.class)
     ResponseEntity<Problem> badBody(HttpMessageNotReadableException e) {
         return problem(Problem.unreadableBody(e));
+    }
+
+    /** A query parameter of the wrong type ({@code ?limit=many}). */
+    @ExceptionHandler(MethodArgumentTypeMismatchException.class)
+    ResponseEntity<Problem> badParameter(MethodArgumentTypeMismatchException e) {
+        return problem(Problem.of(
+                400, "InvalidArgument", e.getName(), e.getName() + ": " + e.getValue() + " (expected a whole number)"));
     }
 
     private static ResponseEntity<Problem> problem(Problem p) {

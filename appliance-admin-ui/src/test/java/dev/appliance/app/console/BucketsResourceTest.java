@@ -162,6 +162,7 @@ class BucketsResourceTest {
         problem(call("GET", "/no-such-bucket", null), 404, "NoSuchBucket", "bucket");
         problem(call("GET", "?limit=0", null), 400, "InvalidArgument", "limit");
         problem(call("GET", "?limit=1001", null), 400, "InvalidArgument", "limit");
+        problem(call("GET", "?limit=many", null), 400, "InvalidArgument", "limit");
     }
 
     @Test
