@@ -1,5 +1,7 @@
 package dev.appliance.app.console;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.appliance.app.config.ApplianceProperties;
 import dev.appliance.core.BucketInfo;
 import dev.appliance.core.BucketSettings;
@@ -82,8 +84,24 @@ class BucketsController {
     /** A default retention: a mode ({@code GOVERNANCE} or {@code COMPLIANCE}) and exactly one of days and years. */
     record DefaultRetention(String mode, Integer days, Integer years) {}
 
-    /** A bucket's Object Lock; as a request body {@code enabled} may be left out (lock is never disabled). */
-    record ObjectLockView(Boolean enabled, DefaultRetention defaultRetention) {}
+    /**
+     * A bucket's Object Lock; as a request body {@code enabled} may be left out (lock is never disabled), and creating
+     * a bucket also takes a bare {@code true} or {@code false} for it.
+     */
+    record ObjectLockView(Boolean enabled, DefaultRetention defaultRetention) {
+        @JsonCreator(mode = JsonCreator.Mode.PROPERTIES)
+        ObjectLockView(
+                @JsonProperty("enabled") Boolean enabled,
+                @JsonProperty("defaultRetention") DefaultRetention defaultRetention) {
+            this.enabled = enabled;
+            this.defaultRetention = defaultRetention;
+        }
+
+        @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+        static ObjectLockView of(boolean enabled) {
+            return new ObjectLockView(enabled, null);
+        }
+    }
 
     /** What the bucket holds, as last counted ({@code countedAt}, ISO-8601). */
     record UsageView(long objects, long versions, long deleteMarkers, long bytes, String countedAt) {

@@ -143,6 +143,12 @@ class BucketsResourceTest {
         assertThat(store.objectLockConfiguration("list-c"))
                 .isEqualTo(new ObjectLockConfiguration(RetentionMode.GOVERNANCE, 0, 2));
 
+        // Object Lock as a bare switch
+        JsonNode switched = ok(call("POST", "", "{\"name\":\"list-d\",\"objectLock\":true}"), 201)
+                .get("bucket");
+        assertThat(switched.get("objectLock").get("enabled").asBoolean()).isTrue();
+        assertThat(store.objectLockConfiguration("list-d")).isEqualTo(ObjectLockConfiguration.ENABLED);
+
         // pages by name: every bucket once, in order
         List<String> seen = new java.util.ArrayList<>();
         String after = null;
