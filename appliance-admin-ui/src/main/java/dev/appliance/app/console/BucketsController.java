@@ -184,7 +184,10 @@ class BucketsController {
     record LifecycleFilter(
             String prefix, Map<String, String> tags, Long objectSizeGreaterThan, Long objectSizeLessThan) {}
 
-    /** Exactly one of {@code days}, {@code date} ({@code yyyy-mm-dd}, midnight UTC) and {@code expiredObjectDeleteMarker}. */
+    /**
+     * Exactly one of {@code days}, {@code date} ({@code yyyy-mm-dd}, midnight UTC) and {@code
+     * expiredObjectDeleteMarker}.
+     */
     record LifecycleExpiration(Integer days, String date, Boolean expiredObjectDeleteMarker) {}
 
     record NoncurrentVersionExpiration(Integer noncurrentDays, Integer newerNoncurrentVersions) {}
@@ -345,8 +348,8 @@ class BucketsController {
     }
 
     /**
-     * Removes an empty bucket. Refused (409) while it holds any version or delete marker: {@code BucketHasLockedVersions}
-     * when one of them is under Object Lock (retention not yet expired, or legal hold), else {@code BucketNotEmpty}.
+     * Removes an empty bucket. Refused (409) while it holds any version or delete marker: BucketHasLockedVersions when
+     * one of them is under Object Lock (retention not yet expired, or legal hold), else BucketNotEmpty.
      */
     @DeleteMapping("/{bucket}")
     ResponseEntity<Void> delete(@PathVariable("bucket") String bucket) {

@@ -36,7 +36,7 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Users, their access keys and policies, and the customer managed policies, as typed JSON records under {@code
+ * Users, their access keys and policies, groups, and the customer managed policies, as typed JSON records under {@code
  * /api/v1/admin/iam} (docs/admin-api.md). The same identity state the IAM query API on the S3 port changes; access is
  * decided by {@link ConsoleAccessFilter} ({@code admin:<METHOD> <path>}) and every mutation is audited there. A
  * secret is in exactly one answer: the one creating its key.
@@ -168,6 +168,7 @@ class IamController {
 
     @GetMapping("/users")
     List<UserView> users() {
+        // the groups read once for the whole list, not once per user
         List<Group> groups = identity().groups();
         return identity().users().stream()
                 .map(u -> UserView.of(

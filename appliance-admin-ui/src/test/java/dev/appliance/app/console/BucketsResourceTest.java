@@ -198,7 +198,8 @@ class BucketsResourceTest {
                 call(
                         "POST",
                         "",
-                        "{\"name\":\"ok-name\",\"objectLock\":{\"defaultRetention\":{\"mode\":\"GOVERNANCE\",\"days\":1}}}"),
+                        "{\"name\":\"ok-name\",\"objectLock\":{\"defaultRetention\":"
+                                + "{\"mode\":\"GOVERNANCE\",\"days\":1}}}"),
                 400,
                 "InvalidArgument",
                 "objectLock.enabled");
@@ -481,7 +482,8 @@ class BucketsResourceTest {
                                 call(
                                         "PUT",
                                         "/life/lifecycle",
-                                        "{\"rules\":[{\"id\":\"a\",\"status\":\"Enabled\",\"expiration\":{\"days\":0}}]}"),
+                                        "{\"rules\":[{\"id\":\"a\",\"status\":\"Enabled\","
+                                                + "\"expiration\":{\"days\":0}}]}"),
                                 400,
                                 "InvalidArgument",
                                 "rules[0]")
