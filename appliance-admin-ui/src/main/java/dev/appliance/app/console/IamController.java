@@ -3,6 +3,7 @@ package dev.appliance.app.console;
 import dev.appliance.core.BucketInfo;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.identity.AccessKey;
+import dev.appliance.core.identity.Group;
 import dev.appliance.core.identity.IdentityException;
 import dev.appliance.core.identity.IdentityStore;
 import dev.appliance.core.identity.ManagedPolicy;
@@ -35,7 +36,7 @@ import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * Users, their access keys and policies, and the customer managed policies, as typed JSON records under {@code
+ * Users, their access keys and policies, groups, and the customer managed policies, as typed JSON records under {@code
  * /api/v1/admin/iam} (docs/admin-api.md). The same identity state the IAM query API on the S3 port changes; access is
  * decided by {@link AdminAuthorization} ({@code admin:<METHOD> <path>}) and every mutation is audited there. A
  * secret is in exactly one answer: the one creating its key.
@@ -54,21 +55,43 @@ class IamController {
         this.store = store;
     }
 
+    /** A user; {@code groups}: the names of the groups it is a member of. */
     record UserView(
             String name,
             String id,
             String created,
             boolean enabled,
             List<String> attachedPolicies,
-            List<String> inlinePolicies) {
-        static UserView of(User u) {
+            List<String> inlinePolicies,
+            List<String> groups) {
+        static UserView of(User u, List<Group> groups) {
             return new UserView(
                     u.name(),
                     u.id(),
                     u.created().toString(),
                     u.enabled(),
                     u.attachedPolicies(),
-                    List.copyOf(u.inlinePolicies().keySet()));
+                    List.copyOf(u.inlinePolicies().keySet()),
+                    groups.stream().map(Group::name).toList());
+        }
+    }
+
+    /** A group: its members' names and its policies (managed by ARN, inline by name). */
+    record GroupView(
+            String name,
+            String id,
+            String created,
+            List<String> members,
+            List<String> attachedPolicies,
+            List<String> inlinePolicies) {
+        static GroupView of(Group g) {
+            return new GroupView(
+                    g.name(),
+                    g.id(),
+                    g.created().toString(),
+                    g.members(),
+                    g.attachedPolicies(),
+                    List.copyOf(g.inlinePolicies().keySet()));
         }
     }
 
@@ -106,6 +129,8 @@ class IamController {
 
     record NewUser(String name) {}
 
+    record NewGroup(String name) {}
+
     record Enabled(Boolean enabled) {}
 
     record KeyStatus(String status) {}
@@ -136,20 +161,33 @@ class IamController {
         return store.identity();
     }
 
+    /** The user with its groups. */
+    private UserView view(User u) {
+        return UserView.of(u, identity().groupsForUser(u.name()));
+    }
+
     @GetMapping("/users")
     List<UserView> users() {
-        return identity().users().stream().map(UserView::of).toList();
+        // the groups read once for the whole list, not once per user
+        List<Group> groups = identity().groups();
+        return identity().users().stream()
+                .map(u -> UserView.of(
+                        u,
+                        groups.stream()
+                                .filter(g -> g.members().stream().anyMatch(m -> m.equalsIgnoreCase(u.name())))
+                                .toList()))
+                .toList();
     }
 
     @PostMapping("/users")
     @ResponseStatus(HttpStatus.CREATED)
     UserView createUser(@RequestBody NewUser body) {
-        return UserView.of(identity().createUser(body.name()));
+        return view(identity().createUser(body.name()));
     }
 
     @GetMapping("/users/{name}")
     UserView user(@PathVariable("name") String name) {
-        return UserView.of(identity().user(name));
+        return view(identity().user(name));
     }
 
     @DeleteMapping("/users/{name}")
@@ -163,7 +201,7 @@ class IamController {
         if (body.enabled() == null) {
             throw new BadField(400, "enabled", "enabled: missing (expected true or false)");
         }
-        return UserView.of(identity().setUserEnabled(name, body.enabled()));
+        return view(identity().setUserEnabled(name, body.enabled()));
     }
 
     @GetMapping("/users/{name}/keys")
@@ -194,12 +232,56 @@ class IamController {
     @PostMapping("/users/{name}/policies")
     UserView attach(@PathVariable("name") String name, @RequestBody Attachment body) {
         checkBuiltIn(body.policyArn());
-        return UserView.of(identity().attachUserPolicy(name, body.policyArn()));
+        return view(identity().attachUserPolicy(name, body.policyArn()));
     }
 
     @DeleteMapping("/users/{name}/policies")
     UserView detach(@PathVariable("name") String name, @RequestParam("policyArn") String policyArn) {
-        return UserView.of(identity().detachUserPolicy(name, policyArn));
+        return view(identity().detachUserPolicy(name, policyArn));
+    }
+
+    @GetMapping("/groups")
+    List<GroupView> groups() {
+        return identity().groups().stream().map(GroupView::of).toList();
+    }
+
+    @PostMapping("/groups")
+    @ResponseStatus(HttpStatus.CREATED)
+    GroupView createGroup(@RequestBody NewGroup body) {
+        return GroupView.of(identity().createGroup(body.name()));
+    }
+
+    @GetMapping("/groups/{name}")
+    GroupView group(@PathVariable("name") String name) {
+        return GroupView.of(identity().group(name));
+    }
+
+    /** Refused (DeleteConflict) while the group has members or policies, as IAM. */
+    @DeleteMapping("/groups/{name}")
+    ResponseEntity<Void> deleteGroup(@PathVariable("name") String name) {
+        identity().deleteGroup(name);
+        return ResponseEntity.noContent().build();
+    }
+
+    @PutMapping("/groups/{name}/members/{user}")
+    GroupView addMember(@PathVariable("name") String name, @PathVariable("user") String user) {
+        return GroupView.of(identity().addUserToGroup(name, user));
+    }
+
+    @DeleteMapping("/groups/{name}/members/{user}")
+    GroupView removeMember(@PathVariable("name") String name, @PathVariable("user") String user) {
+        return GroupView.of(identity().removeUserFromGroup(name, user));
+    }
+
+    @PostMapping("/groups/{name}/policies")
+    GroupView attachToGroup(@PathVariable("name") String name, @RequestBody Attachment body) {
+        checkBuiltIn(body.policyArn());
+        return GroupView.of(identity().attachGroupPolicy(name, body.policyArn()));
+    }
+
+    @DeleteMapping("/groups/{name}/policies")
+    GroupView detachFromGroup(@PathVariable("name") String name, @RequestParam("policyArn") String policyArn) {
+        return GroupView.of(identity().detachGroupPolicy(name, policyArn));
     }
 
     @GetMapping("/policies")
@@ -227,7 +309,8 @@ class IamController {
 
     /**
      * A user for a Veeam repository on existing {@code buckets}: the user, a customer policy {@code veeam-<name>}
-     * rendered from the built-in Veeam template, attached, and a key. Everything is checked before the first change.
+     * rendered from the built-in Veeam template, attached, and a key. What can be is checked before the first change;
+     * a step that fails later undoes the earlier ones ({@link VeeamUsers}).
      */
     @PostMapping("/users/veeam")
     @ResponseStatus(HttpStatus.CREATED)
@@ -249,7 +332,7 @@ class IamController {
         } catch (MalformedPolicyException e) {
             throw new BadField(400, "buckets", "buckets: " + e.getMessage());
         }
-        String policyName = "veeam-" + body.name();
+        String policyName = VeeamUsers.policyName(body.name());
         if (body.name() != null && identity().findUser(body.name()).isPresent()) {
             throw new IdentityException(
                     IdentityException.Kind.ENTITY_ALREADY_EXISTS, "User with name " + body.name() + " already exists.");
@@ -258,14 +341,11 @@ class IamController {
             throw new IdentityException(
                     IdentityException.Kind.ENTITY_ALREADY_EXISTS, "Policy " + policyName + " already exists.");
         }
-        User user = identity().createUser(body.name());
-        ManagedPolicy policy = identity().createPolicy(policyName, document);
-        user = identity().attachUserPolicy(user.name(), policy.arn());
-        NewAccessKey key = identity().createAccessKey(user.name());
-        return new VeeamUserView(UserView.of(user), customer(policy), NewKeyView.of(key));
+        VeeamUsers.Made made = VeeamUsers.create(identity(), body.name(), document);
+        return new VeeamUserView(view(made.user()), customer(made.policy()), NewKeyView.of(made.key()));
     }
 
-    private static PolicyView customer(ManagedPolicy p) {
+    static PolicyView customer(ManagedPolicy p) {
         return new PolicyView(p.name(), p.arn(), "customer", p.document());
     }
 
@@ -295,8 +375,17 @@ class IamController {
     }
 
     /** The store names the argument it refused first in its message; the API's fields are named as in the body. */
-    private static final Map<String, String> FIELDS =
-            Map.of("userName", "name", "policyName", "name", "policyArn", "policyArn", "status", "status");
+    private static final Map<String, String> FIELDS = Map.of(
+            "userName",
+            "name",
+            "groupName",
+            "name",
+            "policyName",
+            "name",
+            "policyArn",
+            "policyArn",
+            "status",
+            "status");
 
     @ExceptionHandler(IdentityException.class)
     ResponseEntity<Problem> identityError(IdentityException e) {

@@ -57,6 +57,18 @@ class ConsolePathSpellingTest {
     private static final String TOKEN_BODY =
             "{\"name\":\"x\",\"policyArns\":[\"arn:aws:iam::aws:policy/readonly\"],\"expiresInDays\":1}";
 
+    /** Valid input for the bucket resource's routes whose body BODY is not (BucketsController). */
+    private static final Map<String, String> BUCKET_BODIES = Map.of(
+            "POST /api/v1/admin/buckets", "{\"name\":\"made-by-the-spelling-test\"}",
+            "PUT /api/v1/admin/buckets/bkt/versioning", "{\"status\":\"Enabled\"}",
+            "PUT /api/v1/admin/buckets/bkt/object-lock", "{}",
+            "PUT /api/v1/admin/buckets/bkt/lifecycle",
+                    "{\"rules\":[{\"id\":\"r\",\"status\":\"Enabled\",\"expiration\":{\"days\":1}}]}",
+            "PUT /api/v1/admin/buckets/bkt/policy",
+                    "{\"document\":\"{\\\"Statement\\\":[{\\\"Effect\\\":\\\"Allow\\\","
+                            + "\\\"Principal\\\":{\\\"AWS\\\":\\\"arn:aws:iam::000000000000:root\\\"},"
+                            + "\\\"Action\\\":\\\"s3:GetObject\\\",\\\"Resource\\\":\\\"arn:aws:s3:::bkt/*\\\"}]}\"}");
+
     @TempDir
     static Path tmp;
 
@@ -327,12 +339,14 @@ class ConsolePathSpellingTest {
             }
             int before = reached.size();
             // detaching names the policy in a required query parameter (an ARN's '/' cannot be in the path)
-            String query = route.path().matches("/api/v1/admin/iam/users/[^/]+/policies")
+            String query = route.path().matches("/api/v1/admin/iam/(users|groups)/[^/]+/policies")
                     ? "?policyArn=arn:aws:iam::aws:policy/readonly"
                     : "";
             String body = route.path().startsWith("/api/v1/admin/iam/")
                     ? IAM_BODY
-                    : route.path().startsWith("/api/v1/admin/tokens") ? TOKEN_BODY : BODY;
+                    : route.path().startsWith("/api/v1/admin/tokens")
+                            ? TOKEN_BODY
+                            : BUCKET_BODIES.getOrDefault(route.method() + " " + route.path(), BODY);
             HttpResponse<String> r = send(route.method(), route.path() + query, body, true);
             assertThat(r.statusCode())
                     .as("%s %s: %s", route.method(), route.path(), r.body())

@@ -26,7 +26,8 @@ import java.util.Set;
  * <tr><td>PutBucketVersioning, PutObjectLockConfiguration</td><td>same name</td><td>versioning, lock</td></tr>
  * <tr><td>PutBucketLifecycle, DeleteBucketLifecycle</td><td>same name</td><td>lifecycle (deletes data later)</td></tr>
  * <tr><td>PutBucketAcl, PutObjectAcl</td><td>same name</td><td>access policy</td></tr>
- * <tr><td>PutBucketPolicy, DeleteBucketPolicy, PutPublicAccessBlock, DeletePublicAccessBlock</td><td>same name</td>
+ * <tr><td>PutBucketPolicy, DeleteBucketPolicy, PutPublicAccessBlock, DeletePublicAccessBlock,
+ *     DeleteBucketOwnershipControls</td><td>same name</td>
  *     <td>bucket policy and public access</td></tr>
  * <tr><td>IAM calls other than Get*, List*</td><td>iam:&lt;Action&gt;</td><td>users, keys, groups, policies</td></tr>
  * </table>
@@ -48,7 +49,8 @@ final class S3Audit {
             "PUT_BUCKET_POLICY",
             "DELETE_BUCKET_POLICY",
             "PUT_PUBLIC_ACCESS_BLOCK",
-            "DELETE_PUBLIC_ACCESS_BLOCK");
+            "DELETE_PUBLIC_ACCESS_BLOCK",
+            "DELETE_BUCKET_OWNERSHIP_CONTROLS");
 
     /** Writes audited only when they set retention or a legal hold through these headers. */
     static final Set<String> AUDITED_WITH_LOCK_HEADERS =

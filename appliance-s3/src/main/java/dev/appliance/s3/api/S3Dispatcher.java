@@ -95,7 +95,9 @@ public final class S3Dispatcher {
         /** S3 authorizes removal with the Put permission. */
         DELETE_PUBLIC_ACCESS_BLOCK("s3:PutBucketPublicAccessBlock"),
         GET_BUCKET_OWNERSHIP_CONTROLS("s3:GetBucketOwnershipControls"),
-        PUT_BUCKET_OWNERSHIP_CONTROLS("s3:PutBucketOwnershipControls");
+        PUT_BUCKET_OWNERSHIP_CONTROLS("s3:PutBucketOwnershipControls"),
+        /** S3 authorizes removal with the Put permission. */
+        DELETE_BUCKET_OWNERSHIP_CONTROLS("s3:PutBucketOwnershipControls");
 
         private final String action;
 
@@ -138,6 +140,7 @@ public final class S3Dispatcher {
                         DELETE_PUBLIC_ACCESS_BLOCK,
                         GET_BUCKET_OWNERSHIP_CONTROLS,
                         PUT_BUCKET_OWNERSHIP_CONTROLS,
+                        DELETE_BUCKET_OWNERSHIP_CONTROLS,
                         DELETE_OBJECTS,
                         PUT_OBJECT_RETENTION,
                         PUT_OBJECT_LEGAL_HOLD -> false;
@@ -383,6 +386,7 @@ public final class S3Dispatcher {
                 return switch (m) {
                     case "GET" -> Operation.GET_BUCKET_OWNERSHIP_CONTROLS;
                     case "PUT" -> Operation.PUT_BUCKET_OWNERSHIP_CONTROLS;
+                    case "DELETE" -> Operation.DELETE_BUCKET_OWNERSHIP_CONTROLS;
                     default -> throw notImplemented(m + " ?ownershipControls");
                 };
             }
@@ -622,6 +626,7 @@ public final class S3Dispatcher {
             case DELETE_PUBLIC_ACCESS_BLOCK -> policies.deletePublicAccessBlock(r);
             case GET_BUCKET_OWNERSHIP_CONTROLS -> policies.getOwnershipControls(r);
             case PUT_BUCKET_OWNERSHIP_CONTROLS -> policies.putOwnershipControls(r);
+            case DELETE_BUCKET_OWNERSHIP_CONTROLS -> policies.deleteOwnershipControls(r);
         };
     }
 

@@ -302,4 +302,18 @@ class BucketPolicyServerTest {
                 400,
                 "InvalidArgument");
     }
+
+    @Test
+    void deleteOwnershipControls_isAccepted_andTheBucketStaysBucketOwnerEnforced() {
+        String bucket = "ownership-deleted";
+        root.createBucket(b -> b.bucket(bucket));
+        root.deleteBucketOwnershipControls(b -> b.bucket(bucket));
+        assertThat(root.getBucketOwnershipControls(b -> b.bucket(bucket))
+                        .ownershipControls()
+                        .rules())
+                .singleElement()
+                .satisfies(r -> assertThat(r.objectOwnership()).isEqualTo(ObjectOwnership.BUCKET_OWNER_ENFORCED));
+        assertRefused(
+                () -> root.deleteBucketOwnershipControls(b -> b.bucket("no-such-ownership")), 404, "NoSuchBucket");
+    }
 }

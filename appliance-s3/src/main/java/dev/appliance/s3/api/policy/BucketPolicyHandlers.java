@@ -28,7 +28,8 @@ import java.util.Set;
  * public access block set answers all four flags true, and deleting it returns it to that default.
  *
  * <p>ACLs are disabled: the only object ownership is {@code BucketOwnerEnforced}, answered by GET and the only value
- * PUT accepts.
+ * PUT accepts. DELETE is accepted (204) and changes nothing: on AWS it returns a bucket to the ownership it had
+ * without controls, and here that is {@code BucketOwnerEnforced} too, so GET answers it afterwards as before.
  */
 public final class BucketPolicyHandlers {
     /** S3's limit is 20 KiB of characters; as UTF-8 that is at most four times the bytes. */
@@ -163,6 +164,12 @@ public final class BucketPolicyHandlers {
             default -> throw new S3Exception(S3ErrorCode.MalformedXML, "Unknown ObjectOwnership: " + ownership);
         }
         return S3Response.ok();
+    }
+
+    /** Nothing to remove: without controls a bucket is still {@code BucketOwnerEnforced} (ACLs are disabled). */
+    public S3Response deleteOwnershipControls(S3Request r) {
+        store.bucketInfo(r.bucket()); // NoSuchBucket
+        return S3Response.noContent();
     }
 
     private static boolean flag(XmlElement config, String name) {
