@@ -1,5 +1,6 @@
 package dev.appliance.app.console;
 
+import dev.appliance.core.policy.AdminAction;
 import dev.appliance.s3.auth.Authorizer;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
@@ -9,6 +10,10 @@ import org.springframework.security.authorization.AuthorizationDecision;
 import org.springframework.security.authorization.AuthorizationManager;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.web.access.intercept.RequestAuthorizationContext;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerExecutionChain;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+import org.springframework.web.util.ServletRequestPathUtils;
 
 /**
  * The console's one authorization decision, for every request the console chain admits (deny by default):
@@ -18,10 +23,15 @@ import org.springframework.security.web.access.intercept.RequestAuthorizationCon
  *       below, so Actuator's health details show to admins only.
  *   <li>{@link #OPEN}: the session endpoints a browser needs before and around logging in.
  *   <li>{@link #SELF}: any authenticated caller (who am I, log out).
- *   <li>everything else: the authorization seam's yes for {@code admin:<METHOD> <path>}, the path as routed. A
- *       signature or a session is decided for its access key (so a disabled key or user is refused at once); a token
- *       for its owner and, on top, its scope: both must allow.
+ *   <li>everything else: the authorization seam's yes for each appliance action the route performs
+ *       ({@link AdminOperation}, e.g. {@code admin:ListUsers}), or for {@code admin:Route:<METHOD> <path>} (the path
+ *       as routed) on a route that names none, which only {@code admin:*} grants. A signature or a session is decided
+ *       for its access key (so a disabled key or user is refused at once); a token for its owner and, on top, its
+ *       scope: both must allow.
  * </ul>
+ *
+ * <p>The route is found the way the dispatcher will find it (the controllers' handler mapping), before any
+ * controller runs.
  */
 final class AdminAuthorization implements AuthorizationManager<RequestAuthorizationContext> {
     /** {@code METHOD path} of the endpoints anyone may call, exactly as routed (routing is case-sensitive). */
@@ -32,10 +42,19 @@ final class AdminAuthorization implements AuthorizationManager<RequestAuthorizat
     /** Who am I, and log out. */
     static final Set<String> SELF = Set.of("GET " + SessionController.PATH, "DELETE " + SessionController.PATH);
 
-    private final Authorizer authorizer;
+    /**
+     * How a route that names no action is asked: {@code admin:Route:GET /api/v1/...}. The prefix keeps it out of
+     * every built-in grant but {@code admin:*} (an auditor's {@code admin:Get*} must not match a GET by its method).
+     */
+    static final String ROUTE_ACTION = "admin:Route:";
 
-    AdminAuthorization(Authorizer authorizer) {
+    private final Authorizer authorizer;
+    private final Supplier<RequestMappingHandlerMapping> routes;
+
+    /** @param routes the controllers' handler mapping (looked up late: the chain is built before it) */
+    AdminAuthorization(Authorizer authorizer, Supplier<RequestMappingHandlerMapping> routes) {
         this.authorizer = authorizer;
+        this.routes = routes;
     }
 
     @Override
@@ -61,14 +80,53 @@ final class AdminAuthorization implements AuthorizationManager<RequestAuthorizat
         if (SELF.contains(route)) {
             return caller.via() != AdminPrincipal.Via.SCRAPE;
         }
-        String action = "admin:" + route;
+        AdminAction[] actions = actions(request);
+        if (actions == null) {
+            return allowed(caller, ROUTE_ACTION + route);
+        }
+        for (AdminAction action : actions) {
+            if (!allowed(caller, action.iamName())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether {@code caller} may perform {@code action}: for a controller that does more than its route says (e.g.
+     * a bucket created with a user), beyond what was decided on the way in.
+     */
+    boolean allowed(AdminPrincipal caller, String action) {
         return switch (caller.via()) {
             case SIGNATURE, SESSION -> authorizer.allowed(caller.accessKey(), action, null, null);
             case TOKEN ->
                 (AdminPrincipal.ROOT.equals(caller.name()) || authorizer.allowedAsUser(caller.name(), action))
-                        && authorizer.allowedByScope(caller.scope(), action);
+                        && authorizer.allowedByScope(caller.name(), caller.scope(), action);
             case SCRAPE -> false;
         };
+    }
+
+    /** The actions the controller method for {@code request} names, or null when it names none (or none routes). */
+    private AdminAction[] actions(HttpServletRequest request) {
+        RequestMappingHandlerMapping mapping = routes.get();
+        if (mapping == null) {
+            return null;
+        }
+        Object before = request.getAttribute(ServletRequestPathUtils.PATH_ATTRIBUTE);
+        try {
+            ServletRequestPathUtils.parseAndCache(request);
+            HandlerExecutionChain chain = mapping.getHandler(request);
+            if (chain != null
+                    && chain.getHandler() instanceof HandlerMethod method
+                    && method.getMethodAnnotation(AdminOperation.class) instanceof AdminOperation operation) {
+                return operation.value();
+            }
+            return null;
+        } catch (Exception e) { // no such method for the path, a media type it cannot answer: the dispatcher says so
+            return null;
+        } finally {
+            request.setAttribute(ServletRequestPathUtils.PATH_ATTRIBUTE, before);
+        }
     }
 
     /** The path as the container routed it; {@link ConsoleFirewall} refused any request where that differs. */

@@ -5,6 +5,7 @@ import dev.appliance.core.identity.AdminToken;
 import dev.appliance.core.identity.IdentityException;
 import dev.appliance.core.identity.IdentityStore;
 import dev.appliance.core.identity.NewAdminToken;
+import dev.appliance.core.policy.AdminAction;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -107,12 +108,14 @@ class AdminTokensController {
         return store.identity();
     }
 
+    @AdminOperation(AdminAction.LIST_TOKENS)
     @GetMapping
     List<TokenView> tokens() {
         Instant now = clock.instant();
         return identity().adminTokens().stream().map(t -> TokenView.of(t, now)).toList();
     }
 
+    @AdminOperation(AdminAction.CREATE_TOKEN)
     @PostMapping
     @ResponseStatus(HttpStatus.CREATED)
     NewTokenView create(@RequestBody NewToken body, @AuthenticationPrincipal AdminPrincipal principal) {
@@ -137,6 +140,7 @@ class AdminTokensController {
         return NewTokenView.of(identity().createAdminToken(owner, body.name(), body.policyArns(), expiry(body)));
     }
 
+    @AdminOperation(AdminAction.REVOKE_TOKEN)
     @DeleteMapping("/{id}")
     ResponseEntity<Void> revoke(@PathVariable("id") String id) {
         identity().revokeAdminToken(id);

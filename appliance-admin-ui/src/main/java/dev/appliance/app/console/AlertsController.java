@@ -3,6 +3,7 @@ package dev.appliance.app.console;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.alerts.Alert;
 import dev.appliance.core.alerts.VersionAlerts;
+import dev.appliance.core.policy.AdminAction;
 import java.io.IOException;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -31,6 +32,7 @@ class AlertsController {
     /** The counts of active alerts, and the alerts shown (active, or with {@code all} also recently cleared). */
     record AlertList(int active, int unacknowledged, int critical, List<Alert> alerts) {}
 
+    @AdminOperation(AdminAction.LIST_ALERTS)
     @GetMapping("/api/v1/admin/alerts")
     AlertList list(@RequestParam(name = "all", defaultValue = "false") boolean all) {
         VersionAlerts alerts = store.versionAlerts();
@@ -39,6 +41,7 @@ class AlertsController {
         return new AlertList(s.active(), s.unacknowledged(), s.critical(), shown);
     }
 
+    @AdminOperation(AdminAction.ACKNOWLEDGE_ALERT)
     @PostMapping("/api/v1/admin/alerts/{id}/ack")
     Alert acknowledge(@PathVariable("id") String id) throws IOException {
         return store.versionAlerts().acknowledge(id);

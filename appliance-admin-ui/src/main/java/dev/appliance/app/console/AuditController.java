@@ -3,6 +3,7 @@ package dev.appliance.app.console;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.audit.AuditEvent;
 import dev.appliance.core.audit.AuditQuery;
+import dev.appliance.core.policy.AdminAction;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
@@ -62,6 +63,7 @@ class AuditController {
     /** The events found (at most the limit, oldest first); {@code truncated} when more matched. */
     record AuditPage(int count, boolean truncated, List<AuditEntry> events) {}
 
+    @AdminOperation(AdminAction.GET_AUDIT_LOG)
     @GetMapping("/api/v1/admin/audit")
     AuditPage query(
             @RequestParam(name = "from", required = false) String from,
@@ -83,6 +85,7 @@ class AuditController {
         return new AuditPage(events.size(), truncated, events);
     }
 
+    @AdminOperation(AdminAction.GET_AUDIT_LOG)
     @GetMapping("/api/v1/admin/audit/export")
     ResponseEntity<StreamingResponseBody> export(
             @RequestParam(name = "from", required = false) String from,

@@ -7,6 +7,7 @@ import dev.appliance.core.StorageCapacity;
 import dev.appliance.core.alerts.VersionAlerts;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
+import dev.appliance.core.policy.AdminAction;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
@@ -51,11 +52,13 @@ class BucketSettingsController {
 
     record PoolView(long usableBytes, long freeBytes) {}
 
+    @AdminOperation(AdminAction.GET_BUCKET)
     @GetMapping("/api/v1/admin/buckets/{bucket}/settings")
     SettingsView get(@PathVariable("bucket") String bucket) {
         return view(bucket);
     }
 
+    @AdminOperation(AdminAction.UPDATE_BUCKET)
     @PutMapping("/api/v1/admin/buckets/{bucket}/settings")
     SettingsView put(@PathVariable("bucket") String bucket, @RequestBody SettingsBody body) {
         store.setBucketSettings(

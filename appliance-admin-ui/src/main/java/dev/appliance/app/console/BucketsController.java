@@ -19,6 +19,7 @@ import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.objectlock.ObjectLockConfiguration;
 import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionMode;
+import dev.appliance.core.policy.AdminAction;
 import dev.appliance.core.policy.BuiltinPolicies;
 import dev.appliance.core.policy.MalformedPolicyException;
 import dev.appliance.core.policy.PolicyDocument;
@@ -37,6 +38,7 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
+import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -74,12 +76,22 @@ class BucketsController {
     private final ApplianceStore store;
     private final ApplianceProperties properties;
     private final S3Server s3;
+    private final AdminAuthorization authorization;
 
-    BucketsController(ApplianceStore store, ApplianceProperties properties, S3Server s3) {
+    BucketsController(
+            ApplianceStore store, ApplianceProperties properties, S3Server s3, AdminAuthorization authorization) {
         this.store = store;
         this.properties = properties;
         this.s3 = s3;
+        this.authorization = authorization;
     }
+
+    /** The Veeam user a create may make on the way: what {@code POST /iam/users/veeam} asks of its caller. */
+    private static final List<AdminAction> USER_ACTIONS = List.of(
+            AdminAction.CREATE_USER,
+            AdminAction.CREATE_POLICY,
+            AdminAction.ATTACH_POLICY,
+            AdminAction.CREATE_ACCESS_KEY);
 
     /** A default retention: a mode ({@code GOVERNANCE} or {@code COMPLIANCE}) and exactly one of days and years. */
     record DefaultRetention(String mode, Integer days, Integer years) {}
@@ -219,6 +231,7 @@ class BucketsController {
 
     // ----------------------------------------------------------------------------------------------------- buckets
 
+    @AdminOperation(AdminAction.LIST_BUCKETS)
     @GetMapping
     BucketPage list(
             @RequestParam(name = "limit", required = false) Integer limit,
@@ -242,14 +255,27 @@ class BucketsController {
         return new BucketPage(page, next);
     }
 
+    @AdminOperation(AdminAction.GET_BUCKET)
     @GetMapping("/{bucket}")
     BucketView get(@PathVariable("bucket") String bucket) {
         return view(store.bucketInfo(bucket));
     }
 
+    @AdminOperation(AdminAction.CREATE_BUCKET)
     @PostMapping
     @ResponseStatus(HttpStatus.CREATED)
-    CreatedBucket create(@RequestBody NewBucket body, HttpServletRequest request) {
+    CreatedBucket create(
+            @RequestBody NewBucket body, HttpServletRequest request, @AuthenticationPrincipal AdminPrincipal caller) {
+        // a user made with the bucket needs the caller's right to make users and keys, checked before any change
+        if (body.user() != null
+                && USER_ACTIONS.stream().anyMatch(a -> caller == null || !authorization.allowed(caller, a.iamName()))) {
+            throw new Refused(
+                    403,
+                    "AccessDenied",
+                    "user",
+                    "user: creating a user with the bucket needs "
+                            + USER_ACTIONS.stream().map(AdminAction::iamName).toList());
+        }
         // everything that can be checked without the store is, before the first change
         if (body.name() == null) {
             throw new Refused(400, "InvalidBucketName", "name", "name: missing (expected a bucket name)");
@@ -351,6 +377,7 @@ class BucketsController {
      * Removes an empty bucket. Refused (409) while it holds any version or delete marker: BucketHasLockedVersions when
      * one of them is under Object Lock (retention not yet expired, or legal hold), else BucketNotEmpty.
      */
+    @AdminOperation(AdminAction.DELETE_BUCKET)
     @DeleteMapping("/{bucket}")
     ResponseEntity<Void> delete(@PathVariable("bucket") String bucket) {
         try {
@@ -423,12 +450,14 @@ class BucketsController {
 
     // ----------------------------------------------------------------------------------------------------- per bucket
 
+    @AdminOperation(AdminAction.GET_BUCKET)
     @GetMapping("/{bucket}/versioning")
     VersioningView versioning(@PathVariable("bucket") String bucket) {
         return new VersioningView(versioningName(store.versioning(bucket)));
     }
 
     /** As PutBucketVersioning: {@code Suspended} is refused (409 InvalidBucketState) on an Object Lock bucket. */
+    @AdminOperation(AdminAction.UPDATE_BUCKET)
     @PutMapping("/{bucket}/versioning")
     VersioningView putVersioning(@PathVariable("bucket") String bucket, @RequestBody VersioningView body) {
         if (body.status() == null) {
@@ -438,6 +467,7 @@ class BucketsController {
         return versioning(bucket);
     }
 
+    @AdminOperation(AdminAction.GET_BUCKET)
     @GetMapping("/{bucket}/object-lock")
     ObjectLockView objectLock(@PathVariable("bucket") String bucket) {
         return lockView(store.objectLockConfiguration(bucket));
@@ -447,6 +477,7 @@ class BucketsController {
      * As PutObjectLockConfiguration: enables Object Lock (versioning must be Enabled, 409 InvalidBucketState otherwise)
      * and sets or removes ({@code defaultRetention} null) the default retention.
      */
+    @AdminOperation(AdminAction.UPDATE_BUCKET)
     @PutMapping("/{bucket}/object-lock")
     ObjectLockView putObjectLock(@PathVariable("bucket") String bucket, @RequestBody ObjectLockView body) {
         if (Boolean.FALSE.equals(body.enabled())) {
@@ -459,6 +490,7 @@ class BucketsController {
         return objectLock(bucket);
     }
 
+    @AdminOperation(AdminAction.GET_BUCKET)
     @GetMapping("/{bucket}/lifecycle")
     LifecycleView lifecycle(@PathVariable("bucket") String bucket) {
         LifecycleConfiguration c = store.lifecycleConfiguration(bucket);
@@ -469,6 +501,7 @@ class BucketsController {
     }
 
     /** Replaces the bucket's lifecycle rules; checked by the engine's records with S3's rules and messages. */
+    @AdminOperation(AdminAction.UPDATE_BUCKET)
     @PutMapping("/{bucket}/lifecycle")
     LifecycleView putLifecycle(@PathVariable("bucket") String bucket, @RequestBody LifecycleView body) {
         if (body.rules() == null || body.rules().isEmpty()) {
@@ -488,6 +521,7 @@ class BucketsController {
         return lifecycle(bucket);
     }
 
+    @AdminOperation(AdminAction.UPDATE_BUCKET)
     @DeleteMapping("/{bucket}/lifecycle")
     ResponseEntity<Void> deleteLifecycle(@PathVariable("bucket") String bucket) {
         store.bucketInfo(bucket); // NoSuchBucket first
@@ -495,6 +529,7 @@ class BucketsController {
         return ResponseEntity.noContent().build();
     }
 
+    @AdminOperation(AdminAction.GET_BUCKET)
     @GetMapping("/{bucket}/policy")
     BucketPolicyView policy(@PathVariable("bucket") String bucket) {
         String json = store.bucketPolicy(bucket);
@@ -508,6 +543,7 @@ class BucketsController {
      * As PutBucketPolicy: the document is parsed by the policy engine first (400 MalformedPolicy naming what is wrong),
      * and a public one is refused (409 PublicPolicyBlocked) while the bucket's public access block blocks it.
      */
+    @AdminOperation(AdminAction.UPDATE_BUCKET)
     @PutMapping("/{bucket}/policy")
     BucketPolicyView putPolicy(@PathVariable("bucket") String bucket, @RequestBody PolicyBody body) {
         if (body.document() == null || body.document().isBlank()) {
@@ -528,6 +564,7 @@ class BucketsController {
         return policy(bucket);
     }
 
+    @AdminOperation(AdminAction.UPDATE_BUCKET)
     @DeleteMapping("/{bucket}/policy")
     ResponseEntity<Void> deletePolicy(@PathVariable("bucket") String bucket) {
         store.bucketInfo(bucket); // NoSuchBucket first
@@ -535,6 +572,7 @@ class BucketsController {
         return ResponseEntity.noContent().build();
     }
 
+    @AdminOperation(AdminAction.GET_BUCKET)
     @GetMapping("/{bucket}/usage")
     UsageView usage(@PathVariable("bucket") String bucket) {
         return UsageView.of(store.bucketUsage(bucket));

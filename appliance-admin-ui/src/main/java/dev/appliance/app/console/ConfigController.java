@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.appliance.app.config.ApplianceProperties;
+import dev.appliance.core.policy.AdminAction;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
 import java.io.IOException;
@@ -87,6 +88,7 @@ class ConfigController {
     @Operation(
             summary = "Every configuration option: description, type, default, value in force",
             description = "Secrets answer \"(set)\" or null, never their value. Every option needs a restart.")
+    @AdminOperation(AdminAction.GET_CONFIG)
     @GetMapping("/api/v1/admin/config")
     Config config() {
         return new Config(options);

@@ -11,6 +11,7 @@ import java.time.Clock;
 import java.util.Optional;
 import java.util.Set;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
@@ -29,6 +30,7 @@ import org.springframework.security.web.csrf.CsrfException;
 import org.springframework.security.web.csrf.CsrfTokenRepository;
 import org.springframework.security.web.csrf.CsrfTokenRequestAttributeHandler;
 import org.springframework.security.web.util.matcher.AnyRequestMatcher;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 /**
  * Spring Security on the console address: deny by default, one decision ({@link AdminAuthorization}) for every
@@ -101,13 +103,20 @@ class ConsoleSecurity {
                 .build();
     }
 
+    @Bean
+    AdminAuthorization adminAuthorization(
+            Authorizer authorizer,
+            @Qualifier("requestMappingHandlerMapping") ObjectProvider<RequestMappingHandlerMapping> routes) {
+        return new AdminAuthorization(authorizer, routes::getIfAvailable);
+    }
+
     /** Everything else on the console address. */
     @Bean
     @Order(2)
     SecurityFilterChain consoleChain(
             HttpSecurity http,
+            AdminAuthorization authorization,
             CredentialsProvider credentials,
-            Authorizer authorizer,
             ApplianceStore store,
             CallerNames names,
             SecurityContextRepository sessionContexts,
@@ -129,7 +138,7 @@ class ConsoleSecurity {
                 .addFilterBefore(
                         new AdminTokenAuthenticationFilter(secret -> tokenPrincipal(store, secret)),
                         AnonymousAuthenticationFilter.class)
-                .authorizeHttpRequests(a -> a.anyRequest().access(new AdminAuthorization(authorizer)))
+                .authorizeHttpRequests(a -> a.anyRequest().access(authorization))
                 .exceptionHandling(e -> e.authenticationEntryPoint((request, response, ex) -> ConsoleRefusal.write(
                                 response,
                                 401,

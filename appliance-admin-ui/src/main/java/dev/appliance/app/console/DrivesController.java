@@ -2,6 +2,7 @@ package dev.appliance.app.console;
 
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.policy.AdminAction;
 import dev.appliance.core.scanner.ScanReport;
 import io.swagger.v3.oas.annotations.Operation;
 import io.swagger.v3.oas.annotations.tags.Tag;
@@ -124,6 +125,7 @@ class DrivesController {
     record Errors(long ioErrors, long slowCalls, int stalledCalls) {}
 
     @Operation(summary = "Erasure sets: layout, drives in service, read and write quorum held")
+    @AdminOperation(AdminAction.LIST_DRIVES)
     @GetMapping("/api/v1/admin/sets")
     Sets sets() {
         int parity = store.parity();
@@ -146,6 +148,7 @@ class DrivesController {
             summary = "Drives: state, space, latency, errors and fill progress",
             description = "Inodes, recentMeanMillis and p99Millis are null: the engine does not track them. Space is"
                     + " null until the scanner's first cycle.")
+    @AdminOperation(AdminAction.LIST_DRIVES)
     @GetMapping("/api/v1/admin/drives")
     Drives drives() {
         List<HealController.DriveView> states = HealController.driveStates(store);

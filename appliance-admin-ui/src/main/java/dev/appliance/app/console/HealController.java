@@ -3,6 +3,7 @@ package dev.appliance.app.console;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.heal.DriveHealStatus;
+import dev.appliance.core.policy.AdminAction;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -78,11 +79,13 @@ class HealController {
     /** An object a drive heal could not write. */
     record FailureView(String name, String reason, String time) {}
 
+    @AdminOperation(AdminAction.START_HEAL)
     @PostMapping("/api/v1/admin/heal/retry")
     Pending retry() {
         return new Pending(store.retryHealsNow());
     }
 
+    @AdminOperation(AdminAction.GET_HEAL_STATUS)
     @GetMapping("/api/v1/admin/heal/drives")
     DriveStates drives() {
         return new DriveStates(driveStates(store), driveHeals(store));

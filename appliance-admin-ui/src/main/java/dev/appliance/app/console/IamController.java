@@ -9,6 +9,7 @@ import dev.appliance.core.identity.IdentityStore;
 import dev.appliance.core.identity.ManagedPolicy;
 import dev.appliance.core.identity.NewAccessKey;
 import dev.appliance.core.identity.User;
+import dev.appliance.core.policy.AdminAction;
 import dev.appliance.core.policy.BuiltinPolicies;
 import dev.appliance.core.policy.MalformedPolicyException;
 import dev.appliance.core.policy.PolicyDocument;
@@ -166,6 +167,7 @@ class IamController {
         return UserView.of(u, identity().groupsForUser(u.name()));
     }
 
+    @AdminOperation(AdminAction.LIST_USERS)
     @GetMapping("/users")
     List<UserView> users() {
         // the groups read once for the whole list, not once per user
@@ -179,23 +181,27 @@ class IamController {
                 .toList();
     }
 
+    @AdminOperation(AdminAction.CREATE_USER)
     @PostMapping("/users")
     @ResponseStatus(HttpStatus.CREATED)
     UserView createUser(@RequestBody NewUser body) {
         return view(identity().createUser(body.name()));
     }
 
+    @AdminOperation(AdminAction.GET_USER)
     @GetMapping("/users/{name}")
     UserView user(@PathVariable("name") String name) {
         return view(identity().user(name));
     }
 
+    @AdminOperation(AdminAction.DELETE_USER)
     @DeleteMapping("/users/{name}")
     ResponseEntity<Void> deleteUser(@PathVariable("name") String name) {
         identity().deleteUser(name);
         return ResponseEntity.noContent().build();
     }
 
+    @AdminOperation(AdminAction.UPDATE_USER)
     @PutMapping("/users/{name}/enabled")
     UserView setEnabled(@PathVariable("name") String name, @RequestBody Enabled body) {
         if (body.enabled() == null) {
@@ -204,17 +210,20 @@ class IamController {
         return view(identity().setUserEnabled(name, body.enabled()));
     }
 
+    @AdminOperation(AdminAction.LIST_ACCESS_KEYS)
     @GetMapping("/users/{name}/keys")
     List<KeyView> keys(@PathVariable("name") String name) {
         return identity().accessKeys(name).stream().map(KeyView::of).toList();
     }
 
+    @AdminOperation(AdminAction.CREATE_ACCESS_KEY)
     @PostMapping("/users/{name}/keys")
     @ResponseStatus(HttpStatus.CREATED)
     NewKeyView createKey(@PathVariable("name") String name) {
         return NewKeyView.of(identity().createAccessKey(name));
     }
 
+    @AdminOperation(AdminAction.UPDATE_ACCESS_KEY)
     @PutMapping("/users/{name}/keys/{accessKeyId}")
     KeyView setKeyStatus(
             @PathVariable("name") String name,
@@ -223,67 +232,79 @@ class IamController {
         return KeyView.of(identity().updateAccessKey(name, accessKeyId, AccessKey.Status.parse(body.status())));
     }
 
+    @AdminOperation(AdminAction.DELETE_ACCESS_KEY)
     @DeleteMapping("/users/{name}/keys/{accessKeyId}")
     ResponseEntity<Void> deleteKey(@PathVariable("name") String name, @PathVariable("accessKeyId") String accessKeyId) {
         identity().deleteAccessKey(name, accessKeyId);
         return ResponseEntity.noContent().build();
     }
 
+    @AdminOperation(AdminAction.ATTACH_POLICY)
     @PostMapping("/users/{name}/policies")
     UserView attach(@PathVariable("name") String name, @RequestBody Attachment body) {
         checkBuiltIn(body.policyArn());
         return view(identity().attachUserPolicy(name, body.policyArn()));
     }
 
+    @AdminOperation(AdminAction.DETACH_POLICY)
     @DeleteMapping("/users/{name}/policies")
     UserView detach(@PathVariable("name") String name, @RequestParam("policyArn") String policyArn) {
         return view(identity().detachUserPolicy(name, policyArn));
     }
 
+    @AdminOperation(AdminAction.LIST_GROUPS)
     @GetMapping("/groups")
     List<GroupView> groups() {
         return identity().groups().stream().map(GroupView::of).toList();
     }
 
+    @AdminOperation(AdminAction.CREATE_GROUP)
     @PostMapping("/groups")
     @ResponseStatus(HttpStatus.CREATED)
     GroupView createGroup(@RequestBody NewGroup body) {
         return GroupView.of(identity().createGroup(body.name()));
     }
 
+    @AdminOperation(AdminAction.GET_GROUP)
     @GetMapping("/groups/{name}")
     GroupView group(@PathVariable("name") String name) {
         return GroupView.of(identity().group(name));
     }
 
     /** Refused (DeleteConflict) while the group has members or policies, as IAM. */
+    @AdminOperation(AdminAction.DELETE_GROUP)
     @DeleteMapping("/groups/{name}")
     ResponseEntity<Void> deleteGroup(@PathVariable("name") String name) {
         identity().deleteGroup(name);
         return ResponseEntity.noContent().build();
     }
 
+    @AdminOperation(AdminAction.UPDATE_GROUP)
     @PutMapping("/groups/{name}/members/{user}")
     GroupView addMember(@PathVariable("name") String name, @PathVariable("user") String user) {
         return GroupView.of(identity().addUserToGroup(name, user));
     }
 
+    @AdminOperation(AdminAction.UPDATE_GROUP)
     @DeleteMapping("/groups/{name}/members/{user}")
     GroupView removeMember(@PathVariable("name") String name, @PathVariable("user") String user) {
         return GroupView.of(identity().removeUserFromGroup(name, user));
     }
 
+    @AdminOperation(AdminAction.ATTACH_POLICY)
     @PostMapping("/groups/{name}/policies")
     GroupView attachToGroup(@PathVariable("name") String name, @RequestBody Attachment body) {
         checkBuiltIn(body.policyArn());
         return GroupView.of(identity().attachGroupPolicy(name, body.policyArn()));
     }
 
+    @AdminOperation(AdminAction.DETACH_POLICY)
     @DeleteMapping("/groups/{name}/policies")
     GroupView detachFromGroup(@PathVariable("name") String name, @RequestParam("policyArn") String policyArn) {
         return GroupView.of(identity().detachGroupPolicy(name, policyArn));
     }
 
+    @AdminOperation(AdminAction.LIST_POLICIES)
     @GetMapping("/policies")
     List<PolicyView> policies() {
         List<PolicyView> out = new ArrayList<>();
@@ -294,6 +315,7 @@ class IamController {
         return out;
     }
 
+    @AdminOperation(AdminAction.CREATE_POLICY)
     @PostMapping("/policies")
     @ResponseStatus(HttpStatus.CREATED)
     PolicyView createPolicy(@RequestBody NewPolicy body) {
@@ -301,6 +323,7 @@ class IamController {
         return customer(identity().createPolicy(body.name(), body.document()));
     }
 
+    @AdminOperation(AdminAction.DELETE_POLICY)
     @DeleteMapping("/policies/{name}")
     ResponseEntity<Void> deletePolicy(@PathVariable("name") String name) {
         identity().deletePolicy(name);
@@ -312,6 +335,12 @@ class IamController {
      * rendered from the built-in Veeam template, attached, and a key. What can be is checked before the first change;
      * a step that fails later undoes the earlier ones ({@link VeeamUsers}).
      */
+    @AdminOperation({
+        AdminAction.CREATE_USER,
+        AdminAction.CREATE_POLICY,
+        AdminAction.ATTACH_POLICY,
+        AdminAction.CREATE_ACCESS_KEY
+    })
     @PostMapping("/users/veeam")
     @ResponseStatus(HttpStatus.CREATED)
     VeeamUserView createVeeamUser(@RequestBody NewVeeamUser body) {

@@ -2,6 +2,7 @@ package dev.appliance.app.console;
 
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.identity.IdentityException;
+import dev.appliance.core.policy.AdminAction;
 import org.springframework.http.ResponseEntity;
 import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -28,11 +29,13 @@ class RootCredentialController {
     /** Whether the root credential signs S3 requests; in a PUT, null is refused (not read as false). */
     record RootView(Boolean s3Enabled) {}
 
+    @AdminOperation(AdminAction.GET_CONFIG)
     @GetMapping
     RootView root() {
         return new RootView(store.identity().rootS3Enabled());
     }
 
+    @AdminOperation(AdminAction.PUT_CONFIG)
     @PutMapping
     RootView setRoot(@RequestBody RootView body) {
         if (body.s3Enabled() == null) {

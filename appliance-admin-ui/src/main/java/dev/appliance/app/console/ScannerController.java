@@ -1,6 +1,7 @@
 package dev.appliance.app.console;
 
 import dev.appliance.core.admin.ApplianceStore;
+import dev.appliance.core.policy.AdminAction;
 import dev.appliance.core.scanner.ScanReport;
 import dev.appliance.core.scanner.ScannerHealFigures;
 import java.util.List;
@@ -43,6 +44,7 @@ class ScannerController {
         }
     }
 
+    @AdminOperation(AdminAction.GET_SCANNER_STATUS)
     @GetMapping("/api/v1/admin/scanner")
     ScannerView scanner() {
         ScanReport last = store.lastScan();

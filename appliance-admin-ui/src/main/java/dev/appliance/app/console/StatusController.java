@@ -2,6 +2,7 @@ package dev.appliance.app.console;
 
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.objectlock.HostTimeSync;
+import dev.appliance.core.policy.AdminAction;
 import dev.appliance.s3.S3Server;
 import java.util.List;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -115,6 +116,7 @@ class StatusController {
                 new AlertCounts(a.active(), a.unacknowledged(), a.critical()));
     }
 
+    @AdminOperation(AdminAction.GET_SERVER_INFO)
     @GetMapping("/api/v1/admin/status")
     AdminStatus status() {
         var s = store.versionAlerts().summary();

@@ -149,4 +149,81 @@ class AdminRoutesGuardTest {
         assertThat(app.signed("GET", "/api/v1/admin/iam/users", null).statusCode())
                 .isEqualTo(200);
     }
+
+    /** Routes that name no appliance action on purpose: public, the session's own, or test-only (admin:* alone). */
+    private static final Set<String> UNNAMED = Set.of(
+            "GET /api/v1/status",
+            "GET /api/v1/session",
+            "POST /api/v1/session",
+            "DELETE /api/v1/session",
+            "GET /api/v1/session/csrf",
+            "GET /api/v1/admin/test/faults",
+            "PUT /api/v1/admin/test/faults/{drive}",
+            "DELETE /api/v1/admin/test/faults/{drive}",
+            "DELETE /api/v1/admin/test/faults");
+
+    @Test
+    void everyAdminControllerRouteNamesTheActionsPoliciesGrant() {
+        List<String> unnamed = new ArrayList<>();
+        for (var e : app.console
+                .context()
+                .getBean("requestMappingHandlerMapping", RequestMappingInfoHandlerMapping.class)
+                .getHandlerMethods()
+                .entrySet()) {
+            if (!e.getValue().getBeanType().getPackageName().equals(AdminRoutesGuardTest.class.getPackageName())
+                    || e.getValue().hasMethodAnnotation(AdminOperation.class)) {
+                continue;
+            }
+            for (RequestMethod m : e.getKey().getMethodsCondition().getMethods()) {
+                for (String path : e.getKey().getPatternValues()) {
+                    if (!UNNAMED.contains(m.name() + " " + path)) {
+                        unnamed.add(m.name() + " " + path);
+                    }
+                }
+            }
+        }
+        assertThat(unnamed).isEmpty();
+    }
+
+    @Test
+    void anAuditorReadsEveryNamedRoute_andChangesNothing() throws Exception {
+        IdentityStore identity = app.store.identity();
+        if (identity.findUser("watcher").isEmpty()) {
+            identity.createUser("watcher");
+            identity.attachUserPolicy("watcher", "arn:aws:iam::aws:policy/auditor");
+        }
+        NewAccessKey key = identity.createAccessKey("watcher");
+        try {
+            String before = state();
+            for (String route : List.of(
+                    "GET /api/v1/admin/iam/users",
+                    "GET /api/v1/admin/iam/policies",
+                    "GET /api/v1/admin/buckets",
+                    "GET /api/v1/admin/drives",
+                    "GET /api/v1/admin/audit",
+                    "GET /api/v1/admin/config",
+                    "GET /api/v1/admin/tokens")) {
+                assertThat(call(route, key.key().accessKeyId(), key.secretAccessKey())
+                                .statusCode())
+                        .as(route)
+                        .isEqualTo(200);
+            }
+            for (String route : List.of(
+                    "POST /api/v1/admin/iam/users",
+                    "POST /api/v1/admin/iam/users/nobody/keys",
+                    "POST /api/v1/admin/tokens",
+                    "PUT /api/v1/admin/buckets/bkt/settings",
+                    "GET /api/v1/admin/test/faults")) {
+                assertThat(call(route, key.key().accessKeyId(), key.secretAccessKey())
+                                .statusCode())
+                        .as(route)
+                        .isEqualTo(403);
+            }
+            assertThat(state())
+                    .isEqualTo(
+                            before.replace(" " + identity.accessKeys("nobody"), " " + identity.accessKeys("nobody")));
+        } finally {
+            identity.deleteAccessKey("watcher", key.key().accessKeyId());
+        }
+    }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.appliance.core.BucketSettings;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.policy.AdminAction;
 import dev.appliance.s3.auth.Authorizer;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
@@ -14,6 +15,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -128,7 +130,11 @@ class ConsolePathSpellingTest {
     }
 
     /** A route: method and a concrete plain path (path variables filled in). */
-    record Route(String method, String path, boolean mvcHandler) {}
+    /**
+     * @param actions what the authorizer must be asked for this route: the actions its controller names
+     *     ({@link AdminOperation}), else {@code admin:Route:<METHOD> <path>} with the path as dispatched
+     */
+    record Route(String method, String path, boolean mvcHandler, List<String> actions) {}
 
     /** Every route of every request-mapping handler mapping (controllers, the error page, actuator endpoints). */
     private static List<Route> routes() {
@@ -139,7 +145,9 @@ class ConsolePathSpellingTest {
             // actuator endpoints have their own mapping, which our recording interceptor is not part of
             boolean mvc = mapping.getClass()
                     .equals(org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping.class);
-            for (RequestMappingInfo info : mapping.getHandlerMethods().keySet()) {
+            for (var entry : mapping.getHandlerMethods().entrySet()) {
+                RequestMappingInfo info = entry.getKey();
+                AdminOperation operation = entry.getValue().getMethodAnnotation(AdminOperation.class);
                 Set<String> methods = new TreeSet<>();
                 info.getMethodsCondition().getMethods().forEach(m -> methods.add(m.name()));
                 if (methods.isEmpty()) {
@@ -147,7 +155,16 @@ class ConsolePathSpellingTest {
                 }
                 for (String pattern : info.getPatternValues()) {
                     for (String method : methods) {
-                        out.add(new Route(method, fill(pattern), mvc));
+                        String path = fill(pattern);
+                        out.add(new Route(
+                                method,
+                                path,
+                                mvc,
+                                operation == null
+                                        ? List.of("admin:Route:" + method + " " + path)
+                                        : Arrays.stream(operation.value())
+                                                .map(AdminAction::iamName)
+                                                .toList()));
                     }
                 }
             }
@@ -357,21 +374,25 @@ class ConsolePathSpellingTest {
                         .isGreaterThan(before);
             }
             if (!isPublic(route) && !isSession(route)) {
-                assertThat(asked).contains("admin:" + route.method() + " " + route.path());
+                assertThat(asked).as("%s %s", route.method(), route.path()).containsAll(route.actions());
             }
         }
         assertThat(store.bucketSettings(BUCKET).quotaBytes()).isEqualTo(1L);
 
-        // an encoded colon (as the CLI sends alert ids) is one spelling of a segment: the authorizer sees it decoded,
-        // exactly as the controller receives its id
+        // an encoded colon (as the CLI sends alert ids) is one spelling of a segment: the controller receives it
+        // decoded, and a route that names no action is decided on exactly that dispatched path
         asked.clear();
         HttpResponse<String> ack = send("POST", "/api/v1/admin/alerts/VERSIONS_PER_KEY_HIGH%3Abkt/ack", null, true);
         assertThat(ack.statusCode()).as(ack.body()).isEqualTo(404);
         assertThat(ack.body()).contains("VERSIONS_PER_KEY_HIGH:bkt");
-        assertThat(asked).containsExactly("admin:POST /api/v1/admin/alerts/VERSIONS_PER_KEY_HIGH:bkt/ack");
+        assertThat(asked).containsExactly("admin:AcknowledgeAlert");
+        asked.clear();
+        HttpResponse<String> fault = send("GET", "/api/v1/admin/test/faults%3A", null, true);
+        assertThat(fault.statusCode()).as(fault.body()).isEqualTo(404);
+        assertThat(asked).containsExactly("admin:Route:GET /api/v1/admin/test/faults:");
 
         // the authorizer's no is final
-        refused.add("admin:PUT /api/v1/admin/buckets/bkt/settings");
+        refused.add("admin:UpdateBucket");
         int before = reached.size();
         HttpResponse<String> put = send("PUT", "/api/v1/admin/buckets/bkt/settings", "{\"quotaBytes\":99}", true);
         assertThat(put.statusCode()).isEqualTo(403);

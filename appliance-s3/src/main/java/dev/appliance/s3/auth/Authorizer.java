@@ -40,10 +40,11 @@ public interface Authorizer {
     }
 
     /**
-     * Whether the policies {@code policyArns} name allow {@code action} (resource {@code *}, no request context): an
-     * admin token's scope. False unless the authorizer knows policies.
+     * Whether the policies {@code policyArns} name allow {@code action} to {@code owner} (an IAM user's name, or
+     * {@code root}; resource {@code *}, no request context): an admin token's scope. False unless the authorizer knows
+     * policies.
      */
-    default boolean allowedByScope(java.util.List<String> policyArns, String action) {
+    default boolean allowedByScope(String owner, java.util.List<String> policyArns, String action) {
         return false;
     }
 

@@ -2,6 +2,7 @@ package dev.appliance.s3.auth;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.appliance.core.identity.AdminToken;
 import dev.appliance.core.identity.Credential;
 import dev.appliance.core.identity.IdentityStore;
 import dev.appliance.core.identity.User;
@@ -108,16 +109,23 @@ public final class PolicyAuthorizer implements Authorizer {
     }
 
     @Override
-    public boolean allowedByScope(List<String> policyArns, String action) {
+    public boolean allowedByScope(String owner, List<String> policyArns, String action) {
         String account = policies.accountId();
         if (account == null) {
             return false;
         }
-        RequestContext context = RequestContext.builder(action, "*")
-                .account(account)
-                .time(java.time.Instant.now())
-                .build();
-        return policies.scopeSet(policyArns).evaluate(context).allowed();
+        // the scope's policies are evaluated as identity policies of the token's owner
+        RequestContext.Builder b = RequestContext.builder(action, "*").time(java.time.Instant.now());
+        if (AdminToken.ROOT_OWNER.equals(owner)) {
+            b.root(account);
+        } else {
+            User user = identity.findUser(owner).orElse(null);
+            if (user == null) {
+                return false;
+            }
+            b.user(account, user.name(), user.id());
+        }
+        return policies.scopeSet(policyArns).evaluate(b.build()).allowed();
     }
 
     private boolean allowedAnonymous(AccessRequest request) {
