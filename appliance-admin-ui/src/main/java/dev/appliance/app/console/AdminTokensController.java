@@ -15,7 +15,6 @@ import java.util.Optional;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -120,21 +119,21 @@ class AdminTokensController {
     @ResponseStatus(HttpStatus.CREATED)
     NewTokenView create(@RequestBody NewToken body, @AuthenticationPrincipal AdminPrincipal principal) {
         String caller = caller(principal)
-                .orElseThrow(() -> new IamController.BadField(
+                .orElseThrow(() -> new BadField(
                         403,
                         "owner",
                         "owner: only the root credential or an IAM user (by key or console session) creates tokens;"
                                 + " a token cannot create tokens"));
         String owner = body.owner() == null ? caller : body.owner();
         if (!caller.equals(AdminToken.ROOT_OWNER) && !owner.equalsIgnoreCase(caller)) {
-            throw new IamController.BadField(
+            throw new BadField(
                     403, "owner", "owner: " + owner + " (only the root credential creates tokens for another owner)");
         }
         if (body.name() == null) {
-            throw new IamController.BadField(400, "name", "name: missing (expected the token's name)");
+            throw new BadField(400, "name", "name: missing (expected the token's name)");
         }
         if (body.policyArns() == null || body.policyArns().isEmpty()) {
-            throw new IamController.BadField(
+            throw new BadField(
                     400, "policyArns", "policyArns: missing (expected the ARNs of the policies the token may use)");
         }
         return NewTokenView.of(identity().createAdminToken(owner, body.name(), body.policyArns(), expiry(body)));
@@ -149,14 +148,13 @@ class AdminTokensController {
 
     private Instant expiry(NewToken body) {
         if (body.expiresAt() != null && body.expiresInDays() != null) {
-            throw new IamController.BadField(
-                    400, "expiresAt", "expiresAt: give either expiresAt or expiresInDays, not both");
+            throw new BadField(400, "expiresAt", "expiresAt: give either expiresAt or expiresInDays, not both");
         }
         if (body.expiresAt() != null) {
             try {
                 return Instant.parse(body.expiresAt());
             } catch (DateTimeParseException e) {
-                throw new IamController.BadField(
+                throw new BadField(
                         400,
                         "expiresAt",
                         "expiresAt: " + body.expiresAt()
@@ -167,8 +165,7 @@ class AdminTokensController {
             int days = body.expiresInDays();
             long max = IdentityStore.MAX_ADMIN_TOKEN_LIFETIME.toDays();
             if (days < 1 || days > max) {
-                throw new IamController.BadField(
-                        400, "expiresInDays", "expiresInDays: " + days + " (expected 1 to " + max + ")");
+                throw new BadField(400, "expiresInDays", "expiresInDays: " + days + " (expected 1 to " + max + ")");
             }
             return clock.instant().plus(Duration.ofDays(days));
         }
@@ -197,22 +194,6 @@ class AdminTokensController {
             field = "owner";
         }
         return problem(Problem.of(e.kind().httpStatus(), e.kind().code(), field, message));
-    }
-
-    @ExceptionHandler(IamController.BadField.class)
-    ResponseEntity<Problem> badField(IamController.BadField e) {
-        String code =
-                switch (e.status) {
-                    case 403 -> "AccessDenied";
-                    case 404 -> "NoSuchEntity";
-                    default -> "InvalidInput";
-                };
-        return problem(Problem.of(e.status, code, e.field, e.getMessage()));
-    }
-
-    @ExceptionHandler(HttpMessageNotReadableException.class)
-    ResponseEntity<Problem> badBody(HttpMessageNotReadableException e) {
-        return problem(Problem.unreadableBody(e));
     }
 
     static ResponseEntity<Problem> problem(Problem p) {

@@ -37,7 +37,6 @@ import java.util.Map;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -761,11 +760,6 @@ class BucketsController {
         int status = e.kind().httpStatus();
         String field = status == 400 || e.kind() == IdentityException.Kind.ENTITY_ALREADY_EXISTS ? "user.name" : null;
         return problem(Problem.of(status, e.kind().code(), field, String.valueOf(e.getMessage())));
-    }
-
-    @ExceptionHandler(HttpMessageNotReadableException.class)
-    ResponseEntity<Problem> badBody(HttpMessageNotReadableException e) {
-        return problem(Problem.unreadableBody(e));
     }
 
     /** A query parameter of the wrong type ({@code ?limit=many}). */

@@ -22,7 +22,6 @@ import java.util.stream.Collectors;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.bind.MissingServletRequestParameterException;
 import org.springframework.web.bind.annotation.DeleteMapping;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -144,19 +143,6 @@ class IamController {
 
     /** The Veeam user, its policy and its key with the secret, shown this once. */
     record VeeamUserView(UserView user, PolicyView policy, NewKeyView key) {}
-
-    /** A request field that is missing or wrong, named for the problem answer. */
-    static final class BadField extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-        final String field;
-        final int status;
-
-        BadField(int status, String field, String message) {
-            super(message, null, false, false);
-            this.field = field;
-            this.status = status;
-        }
-    }
 
     private IdentityStore identity() {
         return store.identity();
@@ -426,17 +412,6 @@ class IamController {
             field = FIELDS.get(message.substring(0, colon));
         }
         return problem(Problem.of(status, e.kind().code(), field, message));
-    }
-
-    @ExceptionHandler(BadField.class)
-    ResponseEntity<Problem> badField(BadField e) {
-        String code = e.status == 404 ? "NoSuchEntity" : "InvalidInput";
-        return problem(Problem.of(e.status, code, e.field, e.getMessage()));
-    }
-
-    @ExceptionHandler(HttpMessageNotReadableException.class)
-    ResponseEntity<Problem> badBody(HttpMessageNotReadableException e) {
-        return problem(Problem.unreadableBody(e));
     }
 
     @ExceptionHandler(MissingServletRequestParameterException.class)

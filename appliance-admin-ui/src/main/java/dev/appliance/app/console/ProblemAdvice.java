@@ -52,6 +52,11 @@ class ProblemAdvice implements ResponseBodyAdvice<Object> {
         return problem.complete(status);
     }
 
+    @ExceptionHandler(BadField.class)
+    ResponseEntity<Problem> badField(BadField e) {
+        return ResponseEntity.status(e.status).body(Problem.of(e.status, e.code(), e.field, e.getMessage()));
+    }
+
     @ExceptionHandler(MissingServletRequestParameterException.class)
     ResponseEntity<Problem> missingParameter(MissingServletRequestParameterException e) {
         return problem(

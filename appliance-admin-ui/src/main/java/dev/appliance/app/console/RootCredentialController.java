@@ -4,7 +4,6 @@ import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.identity.IdentityException;
 import dev.appliance.core.policy.AdminAction;
 import org.springframework.http.ResponseEntity;
-import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PutMapping;
@@ -39,7 +38,7 @@ class RootCredentialController {
     @PutMapping
     RootView setRoot(@RequestBody RootView body) {
         if (body.s3Enabled() == null) {
-            throw new IamController.BadField(400, "s3Enabled", "s3Enabled: missing (expected true or false)");
+            throw new BadField(400, "s3Enabled", "s3Enabled: missing (expected true or false)");
         }
         store.identity().setRootS3Enabled(body.s3Enabled());
         return new RootView(store.identity().rootS3Enabled());
@@ -50,15 +49,5 @@ class RootCredentialController {
         String field = e.kind().httpStatus() == 409 ? "s3Enabled" : null;
         return AdminTokensController.problem(
                 Problem.of(e.kind().httpStatus(), e.kind().code(), field, String.valueOf(e.getMessage())));
-    }
-
-    @ExceptionHandler(IamController.BadField.class)
-    ResponseEntity<Problem> badField(IamController.BadField e) {
-        return AdminTokensController.problem(Problem.of(e.status, "InvalidInput", e.field, e.getMessage()));
-    }
-
-    @ExceptionHandler(HttpMessageNotReadableException.class)
-    ResponseEntity<Problem> badBody(HttpMessageNotReadableException e) {
-        return AdminTokensController.problem(Problem.unreadableBody(e));
     }
 }

@@ -13,7 +13,6 @@ import java.util.Optional;
 import java.util.function.Function;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.ResponseEntity;
-import org.springframework.http.converter.HttpMessageNotReadableException;
 import org.springframework.security.core.annotation.AuthenticationPrincipal;
 import org.springframework.security.core.context.SecurityContext;
 import org.springframework.security.core.context.SecurityContextHolder;
@@ -22,7 +21,6 @@ import org.springframework.security.web.context.SecurityContextRepository;
 import org.springframework.security.web.csrf.CsrfToken;
 import org.springframework.security.web.csrf.CsrfTokenRepository;
 import org.springframework.web.bind.annotation.DeleteMapping;
-import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -141,11 +139,6 @@ class SessionController {
 
     private static SessionView view(AdminPrincipal p) {
         return new SessionView(p.name(), p.accessKey(), p.via().name().toLowerCase(java.util.Locale.ROOT));
-    }
-
-    @ExceptionHandler(HttpMessageNotReadableException.class)
-    ResponseEntity<Problem> badBody(HttpMessageNotReadableException e) {
-        return ResponseEntity.badRequest().body(Problem.unreadableBody(e));
     }
 
     private static ResponseEntity<Problem> problem(int status, String code, String field, String detail) {

@@ -37,7 +37,7 @@ class ConsoleAuditTest {
         ApplianceStore store = ConsoleTestAppliance.openStore(tmp, "bkt", "k");
         // everything but fault injection on drive 0 is allowed: that one is a refusal to audit
         Authorizer authorizer = Authorizer.byAction(
-                (key, action, bucket, object) -> !action.equals("admin:PUT /api/v1/admin/test/faults/0"));
+                (key, action, bucket, object) -> !action.equals("admin:Route:PUT /api/v1/admin/test/faults/0"));
         app = ConsoleTestAppliance.start(store, SECRET, authorizer, c -> {});
     }
 

@@ -1,5 +1,7 @@
 package dev.appliance.app.console;
 
+import static dev.appliance.app.console.ProblemAssertions.ok;
+import static dev.appliance.app.console.ProblemAssertions.problem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -50,28 +52,6 @@ class IamResourceTest {
         if (app != null) {
             app.close();
         }
-    }
-
-    private static JsonNode ok(HttpResponse<String> r, int status) throws Exception {
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
-        return r.body().isEmpty() ? null : JSON.readTree(r.body());
-    }
-
-    private static JsonNode problem(HttpResponse<String> r, int status, String code, String field) throws Exception {
-        assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
-        assertThat(r.headers().firstValue("Content-Type"))
-                .hasValueSatisfying(t -> assertThat(t).startsWith("application/problem+json"));
-        JsonNode p = JSON.readTree(r.body());
-        assertThat(p.get("status").asInt()).isEqualTo(status);
-        assertThat(p.get("title").asText()).isEqualTo(code);
-        assertThat(p.get("type").asText()).isEqualTo("urn:appliance:problem:" + code);
-        assertThat(p.get("detail").asText()).isNotBlank();
-        if (field == null) {
-            assertThat(p.has("field")).as(r.body()).isFalse();
-        } else {
-            assertThat(p.get("field").asText()).as(r.body()).isEqualTo(field);
-        }
-        return p;
     }
 
     @Test
