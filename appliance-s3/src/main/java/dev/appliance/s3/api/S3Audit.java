@@ -204,7 +204,20 @@ final class S3Audit {
                 outcomeOf(failure),
                 failure.code().status(),
                 r.requestId(),
-                details(r, more)));
+                shortened(details(r, more))));
+    }
+
+    /** The most characters of a detail a refusal at authentication keeps: lock header values are shorter. */
+    static final int MAX_REFUSED_DETAIL = 64;
+
+    /**
+     * Unauthenticated headers cut to {@link #MAX_REFUSED_DETAIL} characters: whoever sends them pays nothing, so an
+     * event of theirs stays small (the resource is bounded by the key's 1,024 bytes).
+     */
+    private static Map<String, String> shortened(Map<String, String> details) {
+        Map<String, String> out = new LinkedHashMap<>();
+        details.forEach((k, v) -> out.put(k, v.length() > MAX_REFUSED_DETAIL ? v.substring(0, MAX_REFUSED_DETAIL) : v));
+        return out;
     }
 
     /** {@code first}, then the Object Lock headers and the upload id the request names. */

@@ -281,7 +281,11 @@ public final class S3Dispatcher {
         this.health = HealthProbes.of(store);
         // The IAM API manages the store's users; a store without an identity store answers it ServiceFailure
         this.iam = new IamHandler(
-                store instanceof StoreAdmin admin ? admin.identity() : null, authorizer, verifier, audit);
+                store instanceof StoreAdmin admin ? admin.identity() : null,
+                authorizer,
+                verifier,
+                audit,
+                refusalBudget);
         String version = S3Dispatcher.class.getPackage().getImplementationVersion();
         // SOSAPI is on where a bucket's settings say so, and by default in Object Lock buckets (Veeam's immutable ones)
         this.sosapi = new SosApi(

@@ -349,6 +349,23 @@ class S3AuditTest {
     }
 
     @Test
+    void iamChangesRefusedAtAuthentication_areRecordedWithTheClaimedKey_readsAreNot() {
+        IamClient forged = iam(ROOT_KEY, "not-the-root-secret");
+        assertThatThrownBy(() -> forged.createUser(b -> b.userName("eve"))).isNotNull();
+        assertThatThrownBy(forged::listUsers).isNotNull();
+        IamClient unknown = iam("AKIDNOBODY", ROOT_SECRET);
+        assertThatThrownBy(() -> unknown.deleteUser(b -> b.userName("alice"))).isNotNull();
+
+        assertThat(events())
+                .extracting(e -> e.action() + " " + e.resource() + " " + e.principal() + " " + e.outcome() + " "
+                        + e.details().get("authentication"))
+                .containsExactly(
+                        "iam:CreateUser UserName=eve " + ROOT_KEY + " SignatureDoesNotMatch signature_mismatch",
+                        "iam:DeleteUser UserName=alice AKID*** (unknown key) InvalidClientTokenId unknown_key");
+        assertThat(identity.users()).isEmpty();
+    }
+
+    @Test
     void refusalsAtAuthentication_areRecordedWithinABudget_theirAnswersAndEffectsUnchanged() throws Exception {
         root.createBucket(b -> b.bucket("repo"));
         root.putObject(b -> b.bucket("repo").key("k"), RequestBody.fromString("x"));

@@ -192,19 +192,12 @@ public final class PostObjectHandler {
         String credential = fields.get("x-amz-credential");
         audited.accessKey = credential == null ? "" : verifier.auditedKey(SigV4Verifier.claimedAccessKey(credential));
         Map<String, String> details = new LinkedHashMap<>();
-        // in the words of the metrics, as for a refusal before routing
-        details.put(
-                "authentication",
-                switch (e.code()) {
-                    case SignatureDoesNotMatch -> "signature_mismatch";
-                    case InvalidAccessKeyId -> "unknown_key";
-                    case AccessDenied -> "anonymous";
-                    default -> "malformed";
-                });
+        details.put("authentication", AuditSink.authenticationFailure(e));
         if (leftOut > 0) {
             details.put("unrecordedBefore", Long.toString(leftOut));
         }
-        details.putAll(lockFields);
+        // unauthenticated values: cut short, whoever sends them pays nothing for the event
+        lockFields.forEach((k, v) -> details.put(k, v.length() > 64 ? v.substring(0, 64) : v));
         record(r, audited, outcome, e.code().status(), details);
     }
 
