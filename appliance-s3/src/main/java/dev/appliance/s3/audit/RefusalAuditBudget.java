@@ -40,7 +40,7 @@ public final class RefusalAuditBudget {
         this.refilledAt = nanoTime.getAsLong();
     }
 
-    /** 100 at once, then one a second: at about 500 bytes an event, some 43 MB a day at most. */
+    /** 100 at once, then one a second: at about 500 bytes an event (3 KiB at most), some 43 MB a day. */
     public static RefusalAuditBudget standard() {
         return new RefusalAuditBudget(STANDARD_BURST, 1, System::nanoTime);
     }
