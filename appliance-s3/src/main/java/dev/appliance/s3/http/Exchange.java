@@ -79,7 +79,7 @@ final class Exchange implements Runnable {
         }
         boolean close = send(response);
         channel.eventLoop().execute(() -> handler.exchangeDone(this, close));
-        recordMetrics(response.status(), failure);
+        recordMetrics(response.status(), failure != null ? failure : response.refusal());
     }
 
     /** Tells the metrics, after the connection was handed back: a slow recorder cannot hold the slot. */

@@ -239,7 +239,9 @@ public final class IamHandler {
                 System.getLogger(IamHandler.class.getName())
                         .log(System.Logger.Level.WARNING, "IAM " + action + " " + r.requestId() + " failed", e);
             }
-            return audited.error(code, s3.code().status(), s3.getMessage(), r.requestId());
+            // a refusal of the verifier is counted as one thrown would be
+            return audited.error(code, s3.code().status(), s3.getMessage(), r.requestId())
+                    .refusal(s3);
         }
     }
 
