@@ -317,7 +317,9 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                     auth = AuthResult.anonymous(); // nothing verified: the worker only records the refusal
                 }
             }
-            RequestLimits.check(p);
+            if (refused == null) {
+                RequestLimits.check(p); // a refused request is answered its refusal, as before its audit
+            }
             Exchange[] self = new Exchange[1];
             BodyStream body = new BodyStream(() -> ctx.executor().execute(() -> bodyDrained(self[0])));
             // On CompleteMultipartUpload an x-amz-checksum-* header is the whole object's, not the XML body's.

@@ -125,6 +125,9 @@ public final class PostObjectHandler {
             dev.appliance.core.objectlock.ObjectLock.RETAIN_UNTIL_KEY,
             dev.appliance.core.objectlock.ObjectLock.LEGAL_HOLD_KEY);
 
+    /** The most characters of a lock field an unauthenticated upload's event keeps (as for a refused header). */
+    private static final int MAX_REFUSED_DETAIL = 64;
+
     /** What an audited upload found out about itself as it went: who signed it, which key it wrote. */
     private static final class Audited {
         String accessKey;
@@ -197,7 +200,8 @@ public final class PostObjectHandler {
             details.put("unrecordedBefore", Long.toString(leftOut));
         }
         // unauthenticated values: cut short, whoever sends them pays nothing for the event
-        lockFields.forEach((k, v) -> details.put(k, v.length() > 64 ? v.substring(0, 64) : v));
+        lockFields.forEach(
+                (k, v) -> details.put(k, v.length() > MAX_REFUSED_DETAIL ? v.substring(0, MAX_REFUSED_DETAIL) : v));
         record(r, audited, outcome, e.code().status(), details);
     }
 
