@@ -20,8 +20,11 @@ import java.util.Set;
  * <tr><td>DeleteObjects</td><td>s3:DeleteObject per key (details via=DeleteObjects); one s3:DeleteObjects event
  *     when the whole request is refused</td><td>deletes data</td></tr>
  * <tr><td>PutObjectRetention, PutObjectLegalHold</td><td>same name</td><td>retention, legal hold</td></tr>
- * <tr><td>PutObject, CopyObject, CreateMultipartUpload, PostObject with x-amz-object-lock-* headers</td>
- *     <td>same name, the headers in details</td><td>sets retention or legal hold</td></tr>
+ * <tr><td>PutObject, CopyObject, CreateMultipartUpload with x-amz-object-lock-* headers; PostObject with such form
+ *     fields (audited by its handler)</td><td>same name, the headers or fields in details</td>
+ *     <td>sets retention or legal hold</td></tr>
+ * <tr><td>any of the above refused at authentication, before routing</td><td>same name, the claimed access key
+ *     id</td><td>who tried (within a budget, {@link dev.appliance.s3.audit.RefusalAuditBudget})</td></tr>
  * <tr><td>CreateBucket with x-amz-bucket-object-lock-enabled</td><td>s3:CreateBucket</td><td>Object Lock</td></tr>
  * <tr><td>PutBucketVersioning, PutObjectLockConfiguration</td><td>same name</td><td>versioning, lock</td></tr>
  * <tr><td>PutBucketLifecycle, DeleteBucketLifecycle</td><td>same name</td><td>lifecycle (deletes data later)</td></tr>
@@ -179,7 +182,49 @@ final class S3Audit {
     /** As {@link #answered(S3Dispatcher.Operation, S3Request, int, S3Exception)}, with details read from its body. */
     void answered(
             S3Dispatcher.Operation op, S3Request r, int status, S3Exception failure, Map<String, String> fromBody) {
-        Map<String, String> details = new LinkedHashMap<>(fromBody);
+        record(
+                r,
+                actionOf(op),
+                resource(r.bucket(), r.key(), r.param("versionId")),
+                status,
+                failure,
+                details(r, fromBody));
+    }
+
+    /**
+     * Records a call refused at authentication: its principal is the access key id it claims, never verified (the
+     * request is anonymous as far as anything else goes), its outcome the refusal.
+     */
+    void refused(
+            S3Dispatcher.Operation op, S3Request r, String claimedKey, S3Exception failure, Map<String, String> more) {
+        sink.record(new AuditedCall(
+                Instant.now(),
+                claimedKey,
+                r.sourceIp(),
+                actionOf(op),
+                resource(r.bucket(), r.key(), r.param("versionId")),
+                outcomeOf(failure),
+                failure.code().status(),
+                r.requestId(),
+                shortened(details(r, more))));
+    }
+
+    /** The most characters of a detail a refusal at authentication keeps: lock header values are shorter. */
+    static final int MAX_REFUSED_DETAIL = 64;
+
+    /**
+     * Unauthenticated headers cut to {@link #MAX_REFUSED_DETAIL} characters: whoever sends them pays nothing, so an
+     * event of theirs stays small (the resource is bounded by the key's 1,024 bytes).
+     */
+    private static Map<String, String> shortened(Map<String, String> details) {
+        Map<String, String> out = new LinkedHashMap<>();
+        details.forEach((k, v) -> out.put(k, v.length() > MAX_REFUSED_DETAIL ? v.substring(0, MAX_REFUSED_DETAIL) : v));
+        return out;
+    }
+
+    /** {@code first}, then the Object Lock headers and the upload id the request names. */
+    private static Map<String, String> details(S3Request r, Map<String, String> first) {
+        Map<String, String> details = new LinkedHashMap<>(first);
         for (String h : LOCK_HEADERS) {
             String v = r.header(h);
             if (v != null) {
@@ -190,17 +235,19 @@ final class S3Audit {
         if (upload != null) {
             details.put("uploadId", upload);
         }
-        record(r, actionOf(op), resource(r.bucket(), r.key(), r.param("versionId")), status, failure, details);
+        return details;
+    }
+
+    private static String outcomeOf(S3Exception failure) {
+        return failure.code() == S3ErrorCode.AccessDenied
+                ? "denied"
+                : failure.code().code();
     }
 
     /** Records one call: {@code failure} null when it was done. */
     void record(
             S3Request r, String action, String resource, int status, S3Exception failure, Map<String, String> details) {
-        String outcome = failure != null
-                ? failure.code() == S3ErrorCode.AccessDenied
-                        ? "denied"
-                        : failure.code().code()
-                : status >= 400 ? "status-" + status : "allowed";
+        String outcome = failure != null ? outcomeOf(failure) : status >= 400 ? "status-" + status : "allowed";
         record(
                 r,
                 action,

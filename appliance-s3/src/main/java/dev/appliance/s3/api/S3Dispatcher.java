@@ -230,6 +230,8 @@ public final class S3Dispatcher {
     private final BucketPolicyHandlers policies;
     /** The calls that delete data or change retention, legal hold, versioning, lock, lifecycle or policy. */
     private final S3Audit audit;
+    /** How many requests refused at authentication the audit log takes. */
+    private final dev.appliance.s3.audit.RefusalAuditBudget refusalBudget;
 
     /**
      * @param verifier verifies the signed policies of browser-based uploads (POST Object), whose credentials are in
@@ -246,8 +248,23 @@ public final class S3Dispatcher {
             String region,
             SigV4Verifier verifier,
             dev.appliance.s3.audit.AuditSink audit) {
+        this(store, authorizer, region, verifier, audit, dev.appliance.s3.audit.RefusalAuditBudget.standard());
+    }
+
+    /**
+     * As {@link #S3Dispatcher(ObjectStore, Authorizer, String, SigV4Verifier, dev.appliance.s3.audit.AuditSink)}, with
+     * requests refused at authentication audited within {@code refusalBudget}.
+     */
+    public S3Dispatcher(
+            ObjectStore store,
+            Authorizer authorizer,
+            String region,
+            SigV4Verifier verifier,
+            dev.appliance.s3.audit.AuditSink audit,
+            dev.appliance.s3.audit.RefusalAuditBudget refusalBudget) {
         requireNonNull(store, "store");
         this.audit = new S3Audit(requireNonNull(audit, "audit"));
+        this.refusalBudget = requireNonNull(refusalBudget, "refusalBudget");
         requireNonNull(authorizer, "authorizer");
         authorizer = refusingUndecidedAnonymous(authorizer);
         this.authorizer = authorizer;
@@ -262,12 +279,16 @@ public final class S3Dispatcher {
         this.deleteObjects = new DeleteObjects(store, authorizer, audit);
         this.acls = new AclHandlers(store);
         this.locks = new ObjectLockHandlers(store, authorizer);
-        this.postObjects = new PostObjectHandler(store, authorizer, verifier, Clock.systemUTC());
+        this.postObjects = new PostObjectHandler(store, authorizer, verifier, Clock.systemUTC(), audit, refusalBudget);
         this.lifecycle = new LifecycleHandlers(store);
         this.health = HealthProbes.of(store);
         // The IAM API manages the store's users; a store without an identity store answers it ServiceFailure
         this.iam = new IamHandler(
-                store instanceof StoreAdmin admin ? admin.identity() : null, authorizer, verifier, audit);
+                store instanceof StoreAdmin admin ? admin.identity() : null,
+                authorizer,
+                verifier,
+                audit,
+                refusalBudget);
         String version = S3Dispatcher.class.getPackage().getImplementationVersion();
         // SOSAPI is on where a bucket's settings say so, and by default in Object Lock buckets (Veeam's immutable ones)
         this.sosapi = new SosApi(
@@ -511,7 +532,20 @@ public final class S3Dispatcher {
             response = dispatchCall(call);
         } catch (IOException | RuntimeException | Error e) {
             if (audited || op == Operation.DELETE_OBJECTS) {
-                audit.answered(op, r, 0, dev.appliance.s3.error.ErrorMapper.map(e), S3Audit.bodyFields(body));
+                S3Exception failure = dev.appliance.s3.error.ErrorMapper.map(e);
+                java.util.Map<String, String> details = new java.util.LinkedHashMap<>(S3Audit.bodyFields(body));
+                // refusing a caller without credentials is as free for it as a refusal at authentication: budgeted
+                if (r.auth().isAnonymous() && failure.code() == S3ErrorCode.AccessDenied) {
+                    long leftOut = refusalBudget.take();
+                    if (leftOut < 0) {
+                        throw e;
+                    }
+                    details.put("authentication", "anonymous");
+                    if (leftOut > 0) {
+                        details.put("unrecordedBefore", Long.toString(leftOut));
+                    }
+                }
+                audit.answered(op, r, 0, failure, details);
             }
             throw e;
         }
@@ -519,6 +553,51 @@ public final class S3Dispatcher {
             audit.answered(op, r, response.status(), null, S3Audit.bodyFields(body));
         }
         return response;
+    }
+
+    /**
+     * Whether a request the verifier refused (before routing, on the event loop) is to be audited: it addresses an
+     * audited operation ({@link S3Audit#audited}, judged from its method, address and headers alone) and the refusal
+     * budget is not spent. When it is, its worker calls {@link #refusedAtAuthentication}; the number of refusals the
+     * budget left out before it is returned (0 and more), else -1. Cheap enough for the event loop.
+     *
+     * @param r the request, taken as anonymous: nothing of it has been verified
+     */
+    public long auditsRefusal(S3Request r) {
+        if (!audit.enabled() || r.auth().isFormFields()) {
+            return -1;
+        }
+        Operation op;
+        try {
+            op = route(r);
+        } catch (RuntimeException e) {
+            return -1; // nothing audited is addressed
+        }
+        // DeleteObjects refused whole is one s3:DeleteObjects event, as when its caller is not allowed
+        if (op != Operation.DELETE_OBJECTS && !S3Audit.audited(op, r)) {
+            return -1;
+        }
+        return refusalBudget.take();
+    }
+
+    /**
+     * Records a request refused at authentication that {@link #auditsRefusal} chose, on a worker thread, then throws
+     * {@code failure}: nothing of the request is run.
+     *
+     * @param claimedKey the access key id it claims ({@link SigV4Verifier#claimedAccessKey}), never verified
+     * @param reason why authentication failed, in the words of the metrics ({@code signature_mismatch}...)
+     * @param leftOut refusals the budget left out before this one
+     */
+    public S3Response refusedAtAuthentication(
+            S3Request r, String claimedKey, S3Exception failure, String reason, long leftOut) {
+        Operation op = route(r);
+        java.util.Map<String, String> details = new java.util.LinkedHashMap<>();
+        details.put("authentication", reason);
+        if (leftOut > 0) {
+            details.put("unrecordedBefore", Long.toString(leftOut));
+        }
+        audit.refused(op, r, claimedKey, failure, details);
+        throw failure;
     }
 
     private S3Response dispatchCall(S3Request r) throws IOException {

@@ -24,6 +24,7 @@ public final class S3Response {
     private final Map<String, String> headers = new LinkedHashMap<>();
     private byte[] body;
     private StreamingBody streaming;
+    private dev.appliance.s3.error.S3Exception refusal;
 
     private S3Response(int status) {
         this.status = status;
@@ -61,6 +62,20 @@ public final class S3Response {
     public S3Response streaming(StreamingBody s) {
         this.streaming = s;
         return this;
+    }
+
+    /**
+     * The error this answer renders when its handler answers errors in its own format (IAM's XML) instead of throwing:
+     * the HTTP layer counts it as it counts a thrown one (authentication failures in the metrics).
+     */
+    public S3Response refusal(dev.appliance.s3.error.S3Exception e) {
+        this.refusal = e;
+        return this;
+    }
+
+    /** See {@link #refusal(dev.appliance.s3.error.S3Exception)}; null when none. */
+    public dev.appliance.s3.error.S3Exception refusal() {
+        return refusal;
     }
 
     public int status() {

@@ -54,6 +54,24 @@ public interface AuditSink {
     }
 
     /**
+     * Why a request failed authentication, in the words of the metrics ({@code appliance_s3_auth_failures_total}'s
+     * reasons): the {@code authentication} detail of an event that records such a refusal.
+     */
+    static String authenticationFailure(dev.appliance.s3.error.S3Exception e) {
+        String message = e.getMessage() == null ? "" : e.getMessage();
+        return switch (e.code()) {
+            case SignatureDoesNotMatch -> "signature_mismatch";
+            case InvalidAccessKeyId -> "unknown_key";
+            case RequestTimeTooSkewed -> "clock_skew";
+            case AccessDenied ->
+                message.startsWith("Request has expired") || message.startsWith("Request is not valid yet")
+                        ? "expired"
+                        : message.startsWith("Anonymous access is not allowed") ? "anonymous" : "malformed";
+            default -> "malformed";
+        };
+    }
+
+    /**
      * The engine's audit log of {@code store} when it keeps one ({@link StoreAdmin#auditLog}), else {@link #NONE}. The
      * principal is written as the access key id and the user it belongs to; an event the log cannot force on a write
      * quorum is reported as a severe log line (the call it audits is done by then).

@@ -101,6 +101,82 @@ public final class SigV4Verifier {
     }
 
     /**
+     * The access key id a request claims to be signed with, verified or not: the first part of the {@code Credential}
+     * of an {@code Authorization} header or of {@code X-Amz-Credential}, or a SigV2 header's or query's key id. Only
+     * that part is taken, never the signature or the rest of the header. {@link #UNREADABLE_KEY} when there is none or
+     * it does not look like a key id (at most 128 letters, digits and {@code ._-+=}), so that whatever else a client
+     * put there is never repeated. Cheap enough for the event loop.
+     */
+    public static String claimedAccessKey(String rawQuery, Map<String, List<String>> headers) {
+        String claimed = null;
+        try {
+            String authorization = first(headers, "authorization");
+            if (authorization != null) {
+                int at = authorization.indexOf("Credential=");
+                if (authorization.startsWith(SigV4.ALGORITHM + " ") && at >= 0) {
+                    claimed = upTo(authorization.substring(at + "Credential=".length()), ",/");
+                } else if (authorization.startsWith("AWS ")) {
+                    claimed = upTo(authorization.substring(4), ":");
+                }
+            } else {
+                String credential = PresignedQuery.authParams(rawQuery).get("X-Amz-Credential");
+                if (credential != null) {
+                    return claimedAccessKey(credential);
+                } else if (rawQuery != null) {
+                    for (String part : rawQuery.split("&")) {
+                        if (part.startsWith("AWSAccessKeyId=")) {
+                            claimed = UriEncoding.decode(part.substring("AWSAccessKeyId=".length()));
+                        }
+                    }
+                }
+            }
+        } catch (RuntimeException e) { // a query that does not decode: nothing to tell
+            claimed = null;
+        }
+        return readable(claimed);
+    }
+
+    /**
+     * The access key id of a credential ({@code AK/date/region/service/aws4_request}, a form's {@code x-amz-credential}
+     * or a presigned query's), unverified: as {@link #claimedAccessKey(String, Map)}.
+     */
+    public static String claimedAccessKey(String credential) {
+        return readable(credential == null ? null : upTo(credential, "/"));
+    }
+
+    private static String readable(String claimed) {
+        return claimed != null && KEY_ID.matcher(claimed).matches() ? claimed : UNREADABLE_KEY;
+    }
+
+    /**
+     * How the audit log names a claimed key id ({@link #claimedAccessKey}): a key this verifier knows as it is (a key id
+     * is no secret); any other cut to its first four characters and marked {@code *** (unknown key)}, since a client
+     * that mixed up its key id and secret sends the secret there. From memory, cheap enough for the event loop.
+     */
+    public String auditedKey(String claimed) {
+        if (claimed.equals(UNREADABLE_KEY) || credentials.secretKey(claimed).isPresent()) {
+            return claimed;
+        }
+        return claimed.substring(0, Math.min(4, claimed.length())) + "*** (unknown key)";
+    }
+
+    /** What {@link #claimedAccessKey} answers when no key id can be read. */
+    public static final String UNREADABLE_KEY = "unreadable";
+
+    private static final java.util.regex.Pattern KEY_ID = java.util.regex.Pattern.compile("[A-Za-z0-9._+=-]{1,128}");
+
+    private static String upTo(String s, String stops) {
+        int end = s.length();
+        for (char c : stops.toCharArray()) {
+            int i = s.indexOf(c);
+            if (i >= 0 && i < end) {
+                end = i;
+            }
+        }
+        return s.substring(0, end).strip();
+    }
+
+    /**
      * The service the {@code Authorization} header's credential scope names ({@code AK/date/region/SERVICE/aws4_request}),
      * or null when there is no such header or it does not have that shape. Nothing is verified: this only tells which
      * verification (S3 or IAM) the request is for; cheap enough for the event loop.

@@ -33,6 +33,8 @@ final class Exchange implements Runnable {
     private final boolean keepAlive;
     /** When the request head was taken up, nanoTime: the latency recorded runs from here. */
     private final long startedNanos;
+    /** The request was refused at authentication and is only audited; null for any other. */
+    private final S3ChannelHandler.RefusedAuthentication refused;
     /** Set on the event loop when the last body byte has been received (before {@link BodyStream#end}). */
     volatile boolean requestBodyDone;
     /** The response went out before the body ended: closing the connection is the handler's (after lingering). */
@@ -45,8 +47,10 @@ final class Exchange implements Runnable {
             S3Request request,
             BodyStream body,
             boolean keepAlive,
-            long startedNanos) {
+            long startedNanos,
+            S3ChannelHandler.RefusedAuthentication refused) {
         this.startedNanos = startedNanos;
+        this.refused = refused;
         this.handler = handler;
         this.channel = channel;
         this.services = services;
@@ -60,14 +64,22 @@ final class Exchange implements Runnable {
         S3Response response;
         S3Exception failure = null;
         try {
-            response = services.dispatcher().dispatch(request);
+            response = refused != null
+                    ? services.dispatcher()
+                            .refusedAtAuthentication(
+                                    request,
+                                    refused.claimedKey(),
+                                    refused.failure(),
+                                    refused.reason(),
+                                    refused.leftOut())
+                    : services.dispatcher().dispatch(request);
         } catch (Throwable t) {
             failure = ErrorMapper.map(t);
             response = error(failure, t);
         }
         boolean close = send(response);
         channel.eventLoop().execute(() -> handler.exchangeDone(this, close));
-        recordMetrics(response.status(), failure);
+        recordMetrics(response.status(), failure != null ? failure : response.refusal());
     }
 
     /** Tells the metrics, after the connection was handed back: a slow recorder cannot hold the slot. */
@@ -78,7 +90,8 @@ final class Exchange implements Runnable {
         }
         S3Dispatcher.Operation operation;
         try {
-            operation = S3Dispatcher.route(request); // a few map look-ups; it threw already if it throws now
+            // a few map look-ups; it threw already if it throws now. Refused at authentication: no operation was chosen
+            operation = refused != null ? null : S3Dispatcher.route(request);
         } catch (RuntimeException e) {
             operation = null;
         }

@@ -300,19 +300,33 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                             p.operationQuery().keySet(),
                             req.headers().get("content-type"));
             // A request without credentials is anonymous: allowed only what a bucket policy grants everyone
-            AuthResult auth = authenticatedByBody
-                    ? AuthResult.formFields()
-                    : SigV4Verifier.isAnonymous(p.rawQuery(), p.headers())
-                            ? AuthResult.anonymous()
-                            : services.verifier().verify(p.method(), p.rawPath(), p.rawQuery(), p.headers());
-            RequestLimits.check(p);
+            AuthResult auth;
+            RefusedAuthentication refused = null;
+            if (authenticatedByBody) {
+                auth = AuthResult.formFields();
+            } else if (SigV4Verifier.isAnonymous(p.rawQuery(), p.headers())) {
+                auth = AuthResult.anonymous();
+            } else {
+                try {
+                    auth = services.verifier().verify(p.method(), p.rawPath(), p.rawQuery(), p.headers());
+                } catch (S3Exception e) {
+                    refused = auditedRefusal(p, e, requestId);
+                    if (refused == null) {
+                        throw e;
+                    }
+                    auth = AuthResult.anonymous(); // nothing verified: the worker only records the refusal
+                }
+            }
+            if (refused == null) {
+                RequestLimits.check(p); // a refused request is answered its refusal, as before its audit
+            }
             Exchange[] self = new Exchange[1];
             BodyStream body = new BodyStream(() -> ctx.executor().execute(() -> bodyDrained(self[0])));
             // On CompleteMultipartUpload an x-amz-checksum-* header is the whole object's, not the XML body's.
             boolean completion = p.method().equals("POST")
                     && p.key() != null
                     && p.operationQuery().containsKey("uploadId");
-            PayloadVerification.VerifiedBody verified = authenticatedByBody
+            PayloadVerification.VerifiedBody verified = authenticatedByBody || refused != null
                     ? new PayloadVerification.VerifiedBody(body, contentLength)
                     : PayloadVerification.open(body, auth, p.headers(), contentLength, !completion);
             S3Request s3 = new S3Request(
@@ -330,7 +344,7 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                     ctx.pipeline().get(SslHandler.class) != null,
                     sourceIp(ctx.channel().remoteAddress()),
                     Instant.now());
-            Exchange ex = new Exchange(this, ctx.channel(), services, s3, body, keepAlive, started);
+            Exchange ex = new Exchange(this, ctx.channel(), services, s3, body, keepAlive, started, refused);
             self[0] = ex;
             current = ex;
             bodyPaused = false;
@@ -355,6 +369,47 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
             refuse(ErrorMapper.map(e), resource, requestId, head, hasBody || !keepAlive);
         }
     }
+
+    /**
+     * A request the verifier refused, to be audited by its worker before it is answered (docs/audit.md): it addressed
+     * an audited operation and the refusal budget allows it. Null when it is refused here, unrecorded.
+     */
+    private RefusedAuthentication auditedRefusal(ParsedRequest p, S3Exception failure, String requestId) {
+        S3Metrics.AuthFailure reason = S3Metrics.AuthFailure.of(failure);
+        if (reason == null) {
+            return null;
+        }
+        S3Request asked = new S3Request(
+                p.method(),
+                p.bucket(),
+                p.key(),
+                p.operationQuery(),
+                p.headers(),
+                AuthResult.anonymous(),
+                java.io.InputStream.nullInputStream(),
+                0,
+                requestId,
+                java.util.Map::of,
+                null);
+        long leftOut = services.dispatcher().auditsRefusal(asked);
+        if (leftOut < 0) {
+            return null;
+        }
+        return new RefusedAuthentication(
+                failure,
+                services.verifier().auditedKey(SigV4Verifier.claimedAccessKey(p.rawQuery(), p.headers())),
+                reason.label(),
+                leftOut);
+    }
+
+    /**
+     * Why a request was refused at authentication and what its audit event tells.
+     *
+     * @param claimedKey the access key id it claims, never verified
+     * @param reason the metrics' words for the failure
+     * @param leftOut refusals left out of the audit log before it
+     */
+    record RefusedAuthentication(S3Exception failure, String claimedKey, String reason, long leftOut) {}
 
     /**
      * Answers a request to the reserved bucket: a health probe, unauthenticated, from the engine's cached drive state

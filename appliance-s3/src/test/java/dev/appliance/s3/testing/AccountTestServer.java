@@ -42,7 +42,7 @@ public final class AccountTestServer implements AutoCloseable {
     private final PolicySetCache policySets = new PolicySetCache(1000);
     private final List<AutoCloseable> clients = new ArrayList<>();
 
-    private AccountTestServer(Path tmp) throws InterruptedException {
+    private AccountTestServer(Path tmp, dev.appliance.s3.metrics.S3Metrics metrics) throws InterruptedException {
         this.tmp = tmp;
         byte[] identityKey = new byte[32];
         Arrays.fill(identityKey, (byte) 7);
@@ -60,12 +60,19 @@ public final class AccountTestServer implements AutoCloseable {
                                 ROOT_KEY,
                                 identity,
                                 new UserPolicies(identity, policySets),
-                                new StoreBucketPolicies(store))));
+                                new StoreBucketPolicies(store))),
+                metrics);
     }
 
     /** Starts on drives in a new temporary directory, removed again by {@link #close}. */
     public static AccountTestServer start(String name) throws IOException, InterruptedException {
-        return new AccountTestServer(Files.createTempDirectory(name + "-"));
+        return start(name, dev.appliance.s3.metrics.S3Metrics.NONE);
+    }
+
+    /** As {@link #start(String)}, telling the traffic to {@code metrics}. */
+    public static AccountTestServer start(String name, dev.appliance.s3.metrics.S3Metrics metrics)
+            throws IOException, InterruptedException {
+        return new AccountTestServer(Files.createTempDirectory(name + "-"), metrics);
     }
 
     public ApplianceStore store() {

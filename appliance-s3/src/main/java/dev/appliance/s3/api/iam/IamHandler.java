@@ -57,6 +57,8 @@ public final class IamHandler {
 
     /** @param identity the users' store, or null where the store has none (every call then fails ServiceFailure) */
     private final dev.appliance.s3.audit.AuditSink audit;
+    /** How many calls refused at authentication the audit log takes. */
+    private final dev.appliance.s3.audit.RefusalAuditBudget refusalBudget;
 
     public IamHandler(IdentityStore identity, Authorizer authorizer, SigV4Verifier verifier) {
         this(identity, authorizer, verifier, dev.appliance.s3.audit.AuditSink.NONE);
@@ -68,10 +70,21 @@ public final class IamHandler {
             Authorizer authorizer,
             SigV4Verifier verifier,
             dev.appliance.s3.audit.AuditSink audit) {
+        this(identity, authorizer, verifier, audit, dev.appliance.s3.audit.RefusalAuditBudget.standard());
+    }
+
+    /** As above; calls refused at authentication are audited within {@code refusalBudget}. */
+    public IamHandler(
+            IdentityStore identity,
+            Authorizer authorizer,
+            SigV4Verifier verifier,
+            dev.appliance.s3.audit.AuditSink audit,
+            dev.appliance.s3.audit.RefusalAuditBudget refusalBudget) {
         this.identity = identity;
         this.authorizer = requireNonNull(authorizer, "authorizer");
         this.verifier = requireNonNull(verifier, "verifier");
         this.audit = requireNonNull(audit, "audit");
+        this.refusalBudget = requireNonNull(refusalBudget, "refusalBudget");
     }
 
     /**
@@ -102,9 +115,42 @@ public final class IamHandler {
                     outcome,
                     status,
                     r.requestId(),
-                    Map.of()));
+                    audited.details));
         }
         return response;
+    }
+
+    /**
+     * Prepares the audit event of a call the verifier refused: when it names a mutating action (read from its
+     * unverified parameters) and the refusal budget allows, its principal is the access key id it claims.
+     */
+    private void refusedAtAuthentication(S3Request r, byte[] body, Audited audited, S3Exception failure) {
+        if (audit == dev.appliance.s3.audit.AuditSink.NONE) {
+            return;
+        }
+        IamParams params;
+        try {
+            params = IamParams.of(r.query(), isForm(r) ? new String(body, StandardCharsets.UTF_8) : "");
+        } catch (RuntimeException e) {
+            return; // parameters that do not decode: nothing audited is named
+        }
+        String action = params.optional("Action");
+        if (action == null || !mutates(action)) {
+            return;
+        }
+        long leftOut = refusalBudget.take();
+        if (leftOut < 0) {
+            return;
+        }
+        audited.action = action;
+        audited.accessKey = verifier.auditedKey(SigV4Verifier.claimedAccessKey(rawQuery(r.query()), r.headers()));
+        audited.resource = resourceOf(params);
+        Map<String, String> details = new java.util.LinkedHashMap<>();
+        details.put("authentication", dev.appliance.s3.audit.AuditSink.authenticationFailure(failure));
+        if (leftOut > 0) {
+            details.put("unrecordedBefore", Long.toString(leftOut));
+        }
+        audited.details = details;
     }
 
     /** What an IAM call said of itself, for its audit event: filled as the call is read. */
@@ -113,6 +159,7 @@ public final class IamHandler {
         String accessKey = "";
         String resource = "";
         String errorCode = "";
+        Map<String, String> details = Map.of();
 
         S3Response error(String code, int status, String message, String requestId) {
             errorCode = code;
@@ -153,7 +200,13 @@ public final class IamHandler {
         String action = null;
         try {
             byte[] body = readBody(r.body());
-            AuthResult auth = verifier.verifyIam(r.method(), "/", rawQuery(r.query()), r.headers(), body);
+            AuthResult auth;
+            try {
+                auth = verifier.verifyIam(r.method(), "/", rawQuery(r.query()), r.headers(), body);
+            } catch (S3Exception e) {
+                refusedAtAuthentication(r, body, audited, e);
+                throw e;
+            }
             String form = isForm(r) ? new String(body, StandardCharsets.UTF_8) : "";
             IamParams params = IamParams.of(r.query(), form);
             action = params.optional("Action");
@@ -186,7 +239,9 @@ public final class IamHandler {
                 System.getLogger(IamHandler.class.getName())
                         .log(System.Logger.Level.WARNING, "IAM " + action + " " + r.requestId() + " failed", e);
             }
-            return audited.error(code, s3.code().status(), s3.getMessage(), r.requestId());
+            // a refusal of the verifier is counted as one thrown would be
+            return audited.error(code, s3.code().status(), s3.getMessage(), r.requestId())
+                    .refusal(s3);
         }
     }
 

@@ -13,6 +13,8 @@ import dev.appliance.s3.api.object.ObjectHandlers;
 import dev.appliance.s3.api.object.Tags;
 import dev.appliance.s3.api.objectlock.LockHeaders;
 import dev.appliance.s3.api.sosapi.SosApi;
+import dev.appliance.s3.audit.AuditSink;
+import dev.appliance.s3.audit.RefusalAuditBudget;
 import dev.appliance.s3.auth.AccessRequest;
 import dev.appliance.s3.auth.AuthResult;
 import dev.appliance.s3.auth.Authorizer;
@@ -20,6 +22,7 @@ import dev.appliance.s3.auth.PayloadVerification;
 import dev.appliance.s3.auth.SigV4Verifier;
 import dev.appliance.s3.auth.UriEncoding;
 import dev.appliance.s3.error.BodyException;
+import dev.appliance.s3.error.ErrorMapper;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
 import dev.appliance.s3.xml.XmlReader;
@@ -89,12 +92,46 @@ public final class PostObjectHandler {
     private final Authorizer authorizer;
     private final SigV4Verifier verifier;
     private final Clock clock;
+    private final AuditSink audit;
+    private final RefusalAuditBudget refusalBudget;
 
     public PostObjectHandler(ObjectStore store, Authorizer authorizer, SigV4Verifier verifier, Clock clock) {
+        this(store, authorizer, verifier, clock, AuditSink.NONE, RefusalAuditBudget.standard());
+    }
+
+    /**
+     * As {@link #PostObjectHandler(ObjectStore, Authorizer, SigV4Verifier, Clock)}; an upload whose fields set
+     * retention or a legal hold is told to {@code audit} as a PUT with those headers is (refusals at authentication
+     * within {@code refusalBudget}).
+     */
+    public PostObjectHandler(
+            ObjectStore store,
+            Authorizer authorizer,
+            SigV4Verifier verifier,
+            Clock clock,
+            AuditSink audit,
+            RefusalAuditBudget refusalBudget) {
         this.store = requireNonNull(store, "store");
         this.authorizer = requireNonNull(authorizer, "authorizer");
         this.verifier = requireNonNull(verifier, "verifier");
         this.clock = requireNonNull(clock, "clock");
+        this.audit = requireNonNull(audit, "audit");
+        this.refusalBudget = requireNonNull(refusalBudget, "refusalBudget");
+    }
+
+    /** The form fields that set retention or a legal hold: with any of them the upload is audited. */
+    private static final List<String> LOCK_FIELDS = List.of(
+            dev.appliance.core.objectlock.ObjectLock.MODE_KEY,
+            dev.appliance.core.objectlock.ObjectLock.RETAIN_UNTIL_KEY,
+            dev.appliance.core.objectlock.ObjectLock.LEGAL_HOLD_KEY);
+
+    /** The most characters of a lock field an unauthenticated upload's event keeps (as for a refused header). */
+    private static final int MAX_REFUSED_DETAIL = 64;
+
+    /** What an audited upload found out about itself as it went: who signed it, which key it wrote. */
+    private static final class Audited {
+        String accessKey;
+        String key;
     }
 
     /** The fields before the file part (lower-case names) and the file part's head; null head when there is none. */
@@ -118,9 +155,74 @@ public final class PostObjectHandler {
         }
         FormDataReader reader = new FormDataReader(r.body(), boundary, PRE_DATA_LIMIT);
         Form form = readFields(reader);
-        Map<String, String> fields = form.fields();
+        Map<String, String> lockFields = new LinkedHashMap<>();
+        for (String f : LOCK_FIELDS) {
+            String v = form.fields().get(f);
+            if (v != null) {
+                lockFields.put(f, v);
+            }
+        }
+        if (lockFields.isEmpty() || audit == AuditSink.NONE) {
+            return upload(r, reader, form, new Audited());
+        }
+        // Sets retention or a legal hold: audited as PutObject with these headers is, refusals included
+        Audited audited = new Audited();
+        S3Response response;
+        try {
+            response = upload(r, reader, form, audited);
+        } catch (IOException | RuntimeException e) {
+            recordRefused(r, form.fields(), lockFields, audited, ErrorMapper.map(e));
+            throw e;
+        }
+        record(r, audited, "allowed", response.status(), lockFields);
+        return response;
+    }
 
+    /** Records an audited upload that failed; one refused at authentication only within the refusal budget. */
+    private void recordRefused(
+            S3Request r, Map<String, String> fields, Map<String, String> lockFields, Audited audited, S3Exception e) {
+        String outcome =
+                e.code() == S3ErrorCode.AccessDenied ? "denied" : e.code().code();
+        if (audited.accessKey != null) {
+            record(r, audited, outcome, e.code().status(), lockFields);
+            return;
+        }
+        // not authenticated: the key id the form claims, as a refusal before routing is recorded
+        long leftOut = refusalBudget.take();
+        if (leftOut < 0) {
+            return;
+        }
+        String credential = fields.get("x-amz-credential");
+        audited.accessKey = credential == null ? "" : verifier.auditedKey(SigV4Verifier.claimedAccessKey(credential));
+        Map<String, String> details = new LinkedHashMap<>();
+        details.put("authentication", AuditSink.authenticationFailure(e));
+        if (leftOut > 0) {
+            details.put("unrecordedBefore", Long.toString(leftOut));
+        }
+        // unauthenticated values: cut short, whoever sends them pays nothing for the event
+        lockFields.forEach(
+                (k, v) -> details.put(k, v.length() > MAX_REFUSED_DETAIL ? v.substring(0, MAX_REFUSED_DETAIL) : v));
+        record(r, audited, outcome, e.code().status(), details);
+    }
+
+    private void record(S3Request r, Audited audited, String outcome, int status, Map<String, String> details) {
+        String key = audited.key == null ? "" : "/" + audited.key;
+        audit.record(new AuditSink.AuditedCall(
+                java.time.Instant.now(),
+                audited.accessKey,
+                r.sourceIp(),
+                "s3:PostObject",
+                r.bucket() + key,
+                outcome,
+                status,
+                r.requestId(),
+                details));
+    }
+
+    private S3Response upload(S3Request r, FormDataReader reader, Form form, Audited audited) throws IOException {
+        Map<String, String> fields = form.fields();
         AuthResult auth = authenticate(fields);
+        audited.accessKey = auth.accessKey();
         PostPolicy policy = PostPolicy.parse(fields.get("policy"));
         policy.checkNotExpired(clock.instant());
         if (form.file() == null) {
@@ -138,6 +240,7 @@ public final class PostObjectHandler {
         if (key.isEmpty()) {
             throw new S3Exception(S3ErrorCode.InvalidArgument, "User key must have a length greater than 0.");
         }
+        audited.key = key;
         AccessRequest write = r.access(auth.accessKey(), "s3:PutObject", r.bucket(), key)
                 .withConditionKey("s3:authtype", "POST")
                 .withConditionKey("s3:signatureversion", "AWS4-HMAC-SHA256");
