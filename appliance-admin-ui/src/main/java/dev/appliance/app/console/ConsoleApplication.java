@@ -97,6 +97,9 @@ public class ConsoleApplication {
                         Map.entry("server.servlet.session.tracking-modes", "cookie"),
                         Map.entry("server.servlet.session.timeout", "30m"),
                         Map.entry("logging.level.root", "WARN"),
+                        // springdoc warns at every start that its document is on; here it is on by design, behind the
+                        // console's authorization (docs/admin-api.md), so the warning would only alarm the operator
+                        Map.entry("logging.level.org.springdoc.core.events.SpringDocAppInitializer", "ERROR"),
                         // the appliance's registry is made before the context (ApplianceMetrics) and has meters when
                         // Boot adds its property filters; no property here configures them, so the warning is noise
                         Map.entry("logging.level.io.micrometer.prometheusmetrics.PrometheusMeterRegistry", "ERROR")))

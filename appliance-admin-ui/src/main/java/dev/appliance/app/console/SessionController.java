@@ -110,7 +110,7 @@ class SessionController {
             old.invalidate();
         }
         request.getSession(true);
-        csrfTokens.saveToken(null, request, response);
+        renewCsrfToken(request, response);
         AdminPrincipal principal = AdminPrincipal.session(nameOf.apply(login.accessKey()), login.accessKey());
         SecurityContext context = holder.createEmptyContext();
         context.setAuthentication(new AdminAuthentication(principal));
@@ -133,8 +133,17 @@ class SessionController {
             session.invalidate();
         }
         holder.clearContext();
-        csrfTokens.saveToken(null, request, response);
+        renewCsrfToken(request, response);
         return ResponseEntity.noContent().build();
+    }
+
+    /**
+     * A new CSRF token at every change of who the browser is, set as the cookie right away: the page reads it from
+     * there for its next change, and a token an attacker saw before the login is worthless after it.
+     */
+    private void renewCsrfToken(HttpServletRequest request, HttpServletResponse response) {
+        csrfTokens.saveToken(null, request, response);
+        csrfTokens.saveToken(csrfTokens.generateToken(request), request, response);
     }
 
     private static SessionView view(AdminPrincipal p) {

@@ -139,8 +139,11 @@ class SessionCookieTest {
         assertThat(JSON.readTree(forged.body()).get("code").asText()).isEqualTo("InvalidCsrfToken");
         assertThat(browser.cookies).doesNotContainKey(ConsoleSecurity.SESSION_COOKIE);
 
+        String before = browser.cookies.get("XSRF-TOKEN");
         HttpResponse<String> login = browser.login(ConsoleTestAppliance.ACCESS_KEY, SECRET);
         assertThat(login.statusCode()).as(login.body()).isEqualTo(200);
+        // a new token comes with the login, ready for the page's next change
+        assertThat(browser.cookies.get("XSRF-TOKEN")).isNotBlank().isNotEqualTo(before);
         assertThat(JSON.readTree(login.body()).get("name").asText()).isEqualTo(AdminPrincipal.ROOT);
         String session = browser.attributes.get(ConsoleSecurity.SESSION_COOKIE);
         assertThat(session).contains("HttpOnly").contains("SameSite=Strict");
@@ -153,11 +156,12 @@ class SessionCookieTest {
 
         // a state change rides on the cookie only with the token echoed
         String body = "{\"quotaBytes\":4096}";
-        HttpResponse<String> noToken = browser.send("PUT", "/api/v1/admin/buckets/bkt/settings", body, false);
-        assertThat(noToken.statusCode()).isEqualTo(403);
-        assertThat(app.store.bucketSettings("bkt").quotaBytes()).isNull();
         HttpResponse<String> withToken = browser.send("PUT", "/api/v1/admin/buckets/bkt/settings", body, true);
         assertThat(withToken.statusCode()).as(withToken.body()).isEqualTo(200);
+        assertThat(app.store.bucketSettings("bkt").quotaBytes()).isEqualTo(4096L);
+        HttpResponse<String> noToken =
+                browser.send("PUT", "/api/v1/admin/buckets/bkt/settings", "{\"quotaBytes\":1}", false);
+        assertThat(noToken.statusCode()).isEqualTo(403);
         assertThat(app.store.bucketSettings("bkt").quotaBytes()).isEqualTo(4096L);
 
         assertThat(browser.send("DELETE", "/api/v1/session", null, true).statusCode())
