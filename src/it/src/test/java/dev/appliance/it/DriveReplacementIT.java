@@ -203,7 +203,7 @@ class DriveReplacementIT {
                         appliance.consoleUri() + "/api/v1/admin/heal/drives"),
                 Map.of(),
                 30);
-        assertThat(unsigned.stdout().strip()).isEqualTo("403");
+        assertThat(unsigned.stdout().strip()).isEqualTo("401");
 
         // Every shard file is back, at the same path and size as on a drive that never left.
         assertThat(files(replaced, "backups")).isEqualTo(backupsBefore);
