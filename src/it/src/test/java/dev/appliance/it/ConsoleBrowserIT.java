@@ -1,0 +1,241 @@
+package dev.appliance.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.ObjectLockMode;
+import software.amazon.awssdk.services.s3.model.ObjectLockRetentionMode;
+
+/**
+ * The web console in a real headless Chromium (Debian's {@code chromium} and {@code chromium-driver}) against the
+ * packaged appliance: log in as root, see the four drives online on the dashboard, make a Veeam bucket with the wizard,
+ * use the key it shows from the AWS SDK to write an object under COMPLIANCE retention, see the bucket with its object
+ * in the list; a wrong secret shows the error; a session that ends sends the browser back to the login page; logout.
+ * Waits are explicit (WebDriverWait on what the page shows), never sleeps. Screenshots of the pages go to
+ * {@code target/console-screenshots/}. Skipped, with a message, where no Chromium is installed.
+ */
+class ConsoleBrowserIT {
+    private static final Path CHROMIUM = Path.of(System.getProperty("console.chromium", "/usr/bin/chromium"));
+    private static final Path CHROMEDRIVER =
+            Path.of(System.getProperty("console.chromedriver", "/usr/bin/chromedriver"));
+    private static final Path SCREENSHOTS = Path.of("target", "console-screenshots");
+    private static final String ROOT = "browser-it-admin";
+    private static final String SECRET = "browser-it-secret-" + UUID.randomUUID();
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    @RegisterExtension
+    static final DumpLogsOnFailure LOGS = new DumpLogsOnFailure();
+
+    @TempDir
+    static Path tmp;
+
+    private static ApplianceProcess appliance;
+    private static ChromeDriverService service;
+    private static WebDriver browser;
+
+    @BeforeAll
+    static void start() throws IOException {
+        Assumptions.assumeTrue(
+                Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
+                "no Chromium here (" + CHROMIUM + ", " + CHROMEDRIVER
+                        + "): install Debian's chromium and chromium-driver to run the console's browser tests");
+        appliance = LOGS.watch(ApplianceProcess.withRootCredentials(tmp.resolve("appliance"), ROOT, SECRET))
+                .start();
+        // the driver named explicitly, so Selenium Manager never looks for (or downloads) one
+        service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(CHROMEDRIVER.toFile())
+                .usingAnyFreePort()
+                .build();
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM.toFile());
+        options.addArguments(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-dev-shm-usage",
+                "--disable-gpu",
+                "--no-first-run",
+                "--window-size=1280,800",
+                "--user-data-dir=" + Files.createDirectories(tmp.resolve("chromium-profile")));
+        browser = new ChromeDriver(service, options);
+        Files.createDirectories(SCREENSHOTS);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (browser != null) {
+            browser.quit();
+        }
+        if (service != null) {
+            service.stop();
+        }
+        if (appliance != null) {
+            appliance.stop();
+        }
+    }
+
+    /** Each test starts logged out, on a freshly loaded console page (which finds no session and shows the login). */
+    @BeforeEach
+    void freshBrowser() {
+        browser.manage().deleteAllCookies();
+        browser.get(appliance.consoleUri() + "/");
+        visible(By.id("login-form"));
+    }
+
+    private static WebElement visible(By by) {
+        return new WebDriverWait(browser, WAIT).until(ExpectedConditions.visibilityOfElementLocated(by));
+    }
+
+    private static void textIs(By by, String text) {
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.textToBe(by, text));
+    }
+
+    private static void screenshot(String name) throws IOException {
+        Path shot = ((org.openqa.selenium.TakesScreenshot) browser)
+                .getScreenshotAs(OutputType.FILE)
+                .toPath();
+        Files.copy(shot, SCREENSHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    private static void logIn(String key, String secret) {
+        WebElement keyInput = visible(By.id("accessKey"));
+        keyInput.clear();
+        keyInput.sendKeys(key);
+        browser.findElement(By.id("secretKey")).sendKeys(secret);
+        browser.findElement(By.id("login-submit")).click();
+    }
+
+    @Test
+    void rootCreatesAVeeamBucket_writesALockedObjectWithItsKey_andSeesItListed() throws IOException {
+        screenshot("login");
+        assertThat(browser.findElement(By.id("first-start")).getText()).contains("./appliance server");
+        logIn(ROOT, SECRET);
+
+        // the dashboard: four drives online, from the admin API
+        textIs(By.id("drives-online"), "4");
+        assertThat(browser.findElement(By.id("drives-offline")).getText()).isEqualTo("0");
+        assertThat(browser.findElement(By.id("clock-state")).getText()).isIn("healthy", "attention");
+        assertThat(browser.findElement(By.id("who")).getText()).isEqualTo("Signed in as root");
+        screenshot("dashboard");
+
+        // the Veeam wizard, reached from the nav bar; a name breaking the rules is marked before anything is sent
+        browser.findElement(By.cssSelector("#nav a[data-route=veeam]")).click();
+        WebElement name = visible(By.id("name"));
+        name.sendKeys("Veeam_Repo");
+        assertThat(browser.findElements(By.cssSelector("#name-rules li.broken")))
+                .isNotEmpty();
+        browser.findElement(By.id("veeam-create")).click();
+        assertThat(visible(By.id("name-error")).getText()).contains("rule");
+        name.clear();
+        name.sendKeys("veeam-browser");
+        assertThat(browser.findElement(By.id("userName")).getAttribute("value")).isEqualTo("veeam-veeam-browser");
+        browser.findElement(By.id("quotaTiB")).sendKeys("2");
+        browser.findElement(By.id("veeam-create")).click();
+
+        String key = visible(By.id("veeam-access-key")).getText();
+        String secret = browser.findElement(By.id("veeam-secret-key")).getText();
+        assertThat(browser.findElement(By.id("veeam-bucket")).getText()).isEqualTo("veeam-browser");
+        assertThat(browser.findElement(By.id("veeam-once")).getText()).contains("shown only now");
+        assertThat(key).isNotBlank().isNotEqualTo(ROOT);
+        assertThat(secret).hasSizeGreaterThanOrEqualTo(20);
+        screenshot("veeam-created");
+
+        // the key it showed writes an object under COMPLIANCE retention
+        try (S3Client s3 = appliance.client(key, secret, b -> {})) {
+            s3.putObject(
+                    r -> r.bucket("veeam-browser")
+                            .key("Veeam/Backup/blocks/0001")
+                            .objectLockMode(ObjectLockMode.COMPLIANCE)
+                            .objectLockRetainUntilDate(Instant.now().plus(1, ChronoUnit.DAYS)),
+                    RequestBody.fromString("block"));
+            assertThat(s3.getObjectRetention(r -> r.bucket("veeam-browser").key("Veeam/Backup/blocks/0001"))
+                            .retention()
+                            .mode())
+                    .isEqualTo(ObjectLockRetentionMode.COMPLIANCE);
+        }
+
+        // the bucket list: the read after the write starts a recount, which a refresh shows within seconds
+        browser.findElement(By.id("veeam-done")).click();
+        By objects = By.cssSelector("tr[data-bucket='veeam-browser'] td[data-col=objects]");
+        visible(objects);
+        new WebDriverWait(browser, WAIT).until(b -> {
+            if ("1".equals(b.findElement(objects).getText())) {
+                return true;
+            }
+            b.findElement(By.id("buckets-refresh")).click();
+            return false;
+        });
+        WebElement row = browser.findElement(By.cssSelector("tr[data-bucket='veeam-browser']"));
+        assertThat(row.findElement(By.cssSelector("td[data-col=versioning]")).getText())
+                .isEqualTo("Enabled");
+        assertThat(row.findElement(By.cssSelector("td[data-col=lock]")).getText())
+                .isEqualTo("on");
+        assertThat(row.findElement(By.cssSelector("td[data-col=quota]")).getText())
+                .isEqualTo("2.0 TiB");
+        screenshot("buckets");
+
+        // the bucket's page
+        row.findElement(By.linkText("veeam-browser")).click();
+        textIs(By.id("bucket-name"), "veeam-browser");
+        assertThat(browser.findElement(By.id("bucket-protection")).getText()).contains("Object Lock\non");
+        screenshot("bucket");
+
+        // logout returns to the login page, and the session is gone
+        browser.findElement(By.id("logout")).click();
+        visible(By.id("login-form"));
+        assertThat(visible(By.id("login-notice")).getText()).contains("logged out");
+        browser.get(appliance.consoleUri() + "/#/buckets");
+        visible(By.id("login-form"));
+        assertThat(browser.findElement(By.id("shell-header")).isDisplayed()).isFalse();
+    }
+
+    @Test
+    void wrongSecret_showsTheError_andStaysOnTheLogin() throws IOException {
+        logIn(ROOT, "not-the-secret");
+        WebElement message = visible(By.id("login-message"));
+        new WebDriverWait(browser, WAIT).until(ExpectedConditions.textToBePresentInElement(message, "wrong"));
+        assertThat(message.getText()).isEqualTo("The access key or the secret key is wrong.");
+        assertThat(browser.findElement(By.id("secretKey")).getAttribute("value"))
+                .isEmpty();
+        assertThat(browser.findElement(By.id("shell-header")).isDisplayed()).isFalse();
+        screenshot("login-refused");
+        // the right secret still works after one failure
+        logIn(ROOT, SECRET);
+        textIs(By.id("drives-online"), "4");
+    }
+
+    @Test
+    void anEndedSession_sendsTheBrowserBackToTheLogin() {
+        logIn(ROOT, SECRET);
+        textIs(By.id("drives-online"), "4");
+        // the session ends on the appliance's side (as after 30 idle minutes): the cookie no longer opens it
+        browser.manage().deleteCookieNamed("APPLIANCE_SESSION");
+        browser.findElement(By.id("dashboard-refresh")).click();
+        assertThat(visible(By.id("login-notice")).getText()).contains("session ended");
+        assertThat(browser.getCurrentUrl()).endsWith("#/login?expired");
+    }
+}
