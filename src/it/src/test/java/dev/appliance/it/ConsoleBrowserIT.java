@@ -3,27 +3,19 @@ package dev.appliance.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
-import org.openqa.selenium.OutputType;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -37,16 +29,11 @@ import software.amazon.awssdk.services.s3.model.ObjectLockRetentionMode;
  * use the key it shows from the AWS SDK to write an object under COMPLIANCE retention, see the bucket with its object
  * in the list; a wrong secret shows the error; a session that ends sends the browser back to the login page; logout.
  * Waits are explicit (WebDriverWait on what the page shows), never sleeps. Screenshots of the pages go to
- * {@code target/console-screenshots/}. Skipped, with a message, where no Chromium is installed.
+ * {@code target/console-screenshots/}. Skipped, with a message, where no Chromium is installed ({@link ConsoleBrowser}).
  */
 class ConsoleBrowserIT {
-    private static final Path CHROMIUM = Path.of(System.getProperty("console.chromium", "/usr/bin/chromium"));
-    private static final Path CHROMEDRIVER =
-            Path.of(System.getProperty("console.chromedriver", "/usr/bin/chromedriver"));
-    private static final Path SCREENSHOTS = Path.of("target", "console-screenshots");
     private static final String ROOT = "browser-it-admin";
     private static final String SECRET = "browser-it-secret-" + UUID.randomUUID();
-    private static final Duration WAIT = Duration.ofSeconds(20);
 
     @RegisterExtension
     static final DumpLogsOnFailure LOGS = new DumpLogsOnFailure();
@@ -55,43 +42,22 @@ class ConsoleBrowserIT {
     static Path tmp;
 
     private static ApplianceProcess appliance;
-    private static ChromeDriverService service;
+    private static ConsoleBrowser chromium;
     private static WebDriver browser;
 
     @BeforeAll
     static void start() throws IOException {
-        Assumptions.assumeTrue(
-                Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
-                "no Chromium here (" + CHROMIUM + ", " + CHROMEDRIVER
-                        + "): install Debian's chromium and chromium-driver to run the console's browser tests");
+        ConsoleBrowser.assumeInstalled();
         appliance = LOGS.watch(ApplianceProcess.withRootCredentials(tmp.resolve("appliance"), ROOT, SECRET))
                 .start();
-        // the driver named explicitly, so Selenium Manager never looks for (or downloads) one
-        service = new ChromeDriverService.Builder()
-                .usingDriverExecutable(CHROMEDRIVER.toFile())
-                .usingAnyFreePort()
-                .build();
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(CHROMIUM.toFile());
-        options.addArguments(
-                "--headless=new",
-                "--no-sandbox",
-                "--disable-dev-shm-usage",
-                "--disable-gpu",
-                "--no-first-run",
-                "--window-size=1280,800",
-                "--user-data-dir=" + Files.createDirectories(tmp.resolve("chromium-profile")));
-        browser = new ChromeDriver(service, options);
-        Files.createDirectories(SCREENSHOTS);
+        chromium = ConsoleBrowser.open(tmp.resolve("chromium-profile"));
+        browser = chromium.driver;
     }
 
     @AfterAll
     static void stop() {
-        if (browser != null) {
-            browser.quit();
-        }
-        if (service != null) {
-            service.stop();
+        if (chromium != null) {
+            chromium.close();
         }
         if (appliance != null) {
             appliance.stop();
@@ -107,26 +73,19 @@ class ConsoleBrowserIT {
     }
 
     private static WebElement visible(By by) {
-        return new WebDriverWait(browser, WAIT).until(ExpectedConditions.visibilityOfElementLocated(by));
+        return chromium.visible(by);
     }
 
     private static void textIs(By by, String text) {
-        new WebDriverWait(browser, WAIT).until(ExpectedConditions.textToBe(by, text));
+        chromium.textIs(by, text);
     }
 
     private static void screenshot(String name) throws IOException {
-        Path shot = ((org.openqa.selenium.TakesScreenshot) browser)
-                .getScreenshotAs(OutputType.FILE)
-                .toPath();
-        Files.copy(shot, SCREENSHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
+        chromium.screenshot(name);
     }
 
     private static void logIn(String key, String secret) {
-        WebElement keyInput = visible(By.id("accessKey"));
-        keyInput.clear();
-        keyInput.sendKeys(key);
-        browser.findElement(By.id("secretKey")).sendKeys(secret);
-        browser.findElement(By.id("login-submit")).click();
+        chromium.logIn(key, secret);
     }
 
     @Test
@@ -182,7 +141,7 @@ class ConsoleBrowserIT {
         browser.findElement(By.id("veeam-done")).click();
         By objects = By.cssSelector("tr[data-bucket='veeam-browser'] td[data-col=objects]");
         visible(objects);
-        new WebDriverWait(browser, WAIT).until(b -> {
+        new WebDriverWait(browser, ConsoleBrowser.WAIT).until(b -> {
             if ("1".equals(b.findElement(objects).getText())) {
                 return true;
             }
@@ -217,7 +176,8 @@ class ConsoleBrowserIT {
     void wrongSecret_showsTheError_andStaysOnTheLogin() throws IOException {
         logIn(ROOT, "not-the-secret");
         WebElement message = visible(By.id("login-message"));
-        new WebDriverWait(browser, WAIT).until(ExpectedConditions.textToBePresentInElement(message, "wrong"));
+        new WebDriverWait(browser, ConsoleBrowser.WAIT)
+                .until(ExpectedConditions.textToBePresentInElement(message, "wrong"));
         assertThat(message.getText()).isEqualTo("The access key or the secret key is wrong.");
         assertThat(browser.findElement(By.id("secretKey")).getAttribute("value"))
                 .isEmpty();
