@@ -119,8 +119,10 @@ export async function render() {
       ['Trusted time', time(c.trustedTime)],
       ['System time', time(c.systemTime)],
       ['System clock believed', c.systemClockBelieved ? 'yes' : 'no'],
-      ['Host NTP', c.ntp],
-    ]));
+      ['Host NTP', String(c.ntp).toLowerCase()],
+    ]), c.healthy ? null : h('p', {class: 'muted', id: 'clock-why'}, !c.systemClockBelieved
+      ? 'The system clock is not believed (it jumped); retention runs on the trusted time. See docs/object-lock.md.'
+      : 'The host reports its clock as not synchronized (NTP): retention dates depend on it. Check chrony or timesyncd.'));
   } else {
     clockCard = card('clock', 'Retention clock', refused(status));
   }
