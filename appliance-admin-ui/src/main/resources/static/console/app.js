@@ -7,6 +7,7 @@ import * as dashboard from './pages/dashboard.js';
 import * as buckets from './pages/buckets.js';
 import * as bucket from './pages/bucket.js';
 import * as veeam from './pages/veeam.js';
+import * as newBucket from './pages/new-bucket.js';
 import * as users from './pages/users.js';
 
 /** Route patterns, first match wins; ":name" captures one decoded path segment. */
@@ -15,6 +16,7 @@ const ROUTES = [
   ['dashboard', dashboard],
   ['buckets', buckets],
   ['buckets/:bucket', bucket],
+  ['new-bucket', newBucket],
   ['veeam', veeam],
   ['users', users],
 ];

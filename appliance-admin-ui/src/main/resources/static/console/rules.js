@@ -24,3 +24,9 @@ export function markRules(list, name) {
 
 /** IAM user names: 1 to 64 of letters, digits and +=,.@_- (the identity store's rule). */
 export const USER_NAME = /^[A-Za-z0-9+=,.@_-]{1,64}$/;
+
+/** S3's wording for a taken name speaks of "your previous request"; the console says what it means. */
+export function explainBucketError(error, name) {
+  if (error.code === 'BucketAlreadyExists') error.message = 'A bucket named "' + name + '" already exists.';
+  return error;
+}

@@ -26,6 +26,7 @@ export async function render(params) {
     h('div', {class: 'actions'},
       h('h1', {}, 'Buckets'),
       h('button', {type: 'button', class: 'secondary', id: 'buckets-refresh', onclick: () => render(params)}, 'Refresh'),
+      h('a', {href: '#/new-bucket', id: 'buckets-new'}, 'New bucket…'),
       h('a', {href: '#/veeam', id: 'buckets-veeam'}, 'New Veeam bucket…')),
     h('p', {class: 'muted'}, 'Usage is as last counted: by the background scanner, or by a recount a few seconds after a write '
       + '(a read after a write starts it; refresh to see it).'),

@@ -3,7 +3,7 @@
 // settings to paste into Veeam's object storage repository wizard.
 import {post, showError, clearErrors} from '../api.js';
 import {h, show, field, bytes} from '../dom.js';
-import {BUCKET_RULES, markRules, USER_NAME} from '../rules.js';
+import {BUCKET_RULES, explainBucketError, markRules, USER_NAME} from '../rules.js';
 
 export const title = 'Veeam bucket wizard';
 
@@ -101,7 +101,7 @@ export async function render() {
     try {
       created(await post('/api/v1/admin/buckets', body));
     } catch (e) {
-      showError(form, e, message);
+      showError(form, explainBucketError(e, body.name), message);
     } finally {
       submit.disabled = false;
     }

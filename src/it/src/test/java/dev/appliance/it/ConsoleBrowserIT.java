@@ -27,7 +27,8 @@ import software.amazon.awssdk.services.s3.model.ObjectLockRetentionMode;
  * The web console in a real headless Chromium (Debian's {@code chromium} and {@code chromium-driver}) against the
  * packaged appliance: log in as root, see the four drives online on the dashboard, make a Veeam bucket with the wizard,
  * use the key it shows from the AWS SDK to write an object under COMPLIANCE retention, see the bucket with its object
- * in the list; a wrong secret shows the error; a session that ends sends the browser back to the login page; logout.
+ * in the list; create a bucket of one's own, the appliance's refusal of a taken name shown under the name field; a
+ * wrong secret shows the error; a session that ends sends the browser back to the login page; logout.
  * Waits are explicit (WebDriverWait on what the page shows), never sleeps. Screenshots of the pages go to
  * {@code target/console-screenshots/}. Skipped, with a message, where no Chromium is installed ({@link ConsoleBrowser}).
  */
@@ -162,6 +163,27 @@ class ConsoleBrowserIT {
         textIs(By.id("bucket-name"), "veeam-browser");
         assertThat(browser.findElement(By.id("bucket-protection")).getText()).contains("Object Lock\non");
         screenshot("bucket");
+
+        // a bucket of one's own: a name that is taken is refused by the appliance, shown under the field it names
+        browser.findElement(By.cssSelector("#nav a[data-route=buckets]")).click();
+        visible(By.id("buckets-new")).click();
+        WebElement newName = visible(By.id("name"));
+        newName.sendKeys("veeam-browser");
+        browser.findElement(By.id("new-bucket-create")).click();
+        WebElement nameError = visible(By.id("name-error"));
+        assertThat(nameError.getText()).isEqualTo("A bucket named \"veeam-browser\" already exists.");
+        assertThat(newName.getAttribute("aria-invalid")).isEqualTo("true");
+        screenshot("new-bucket-refused");
+        newName.clear();
+        newName.sendKeys("logs-browser");
+        browser.findElement(By.id("objectLock")).click();
+        assertThat(browser.findElement(By.id("versioning")).isSelected()).isTrue();
+        browser.findElement(By.id("new-bucket-create")).click();
+        textIs(By.id("bucket-name"), "logs-browser");
+        assertThat(browser.findElement(By.id("bucket-protection")).getText())
+                .contains("Versioning\nEnabled")
+                .contains("Object Lock\non")
+                .contains("Quota\nnone");
 
         // logout returns to the login page, and the session is gone
         browser.findElement(By.id("logout")).click();
