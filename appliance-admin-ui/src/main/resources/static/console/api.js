@@ -11,6 +11,9 @@ export class ApiError extends Error {
     this.code = problem.code || problem.title || String(status);
     this.field = problem.field || null;
     this.retryAfter = retryAfter;
+    if (status === 403 && this.code === 'AccessDenied') {
+      this.message = 'Your policies do not allow this (' + this.message + ').';
+    }
   }
 }
 

@@ -75,3 +75,22 @@ export function time(iso) {
   const d = new Date(iso);
   return isNaN(d) ? iso : d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC').replace(/Z$/, ' UTC');
 }
+
+/** A button that copies text (a key, a secret) to the clipboard, or selects the element id's text to copy by hand. */
+export function copyButton(id, text) {
+  const button = h('button', {type: 'button', class: 'secondary', id: id + '-copy', 'aria-label': 'Copy ' + id}, 'Copy');
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      button.textContent = 'Copied';
+    } catch (e) {
+      // no clipboard (not a secure context): select the text so that Ctrl+C copies it
+      const range = document.createRange();
+      range.selectNodeContents(document.getElementById(id));
+      getSelection().removeAllRanges();
+      getSelection().addRange(range);
+      button.textContent = 'Selected: press Ctrl+C';
+    }
+  });
+  return button;
+}

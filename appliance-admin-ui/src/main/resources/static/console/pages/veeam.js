@@ -2,30 +2,12 @@
 // each object's retention), SOSAPI on, an optional quota, and a least-privilege user whose key is shown once, with the
 // settings to paste into Veeam's object storage repository wizard.
 import {post, showError, clearErrors} from '../api.js';
-import {h, show, field, bytes} from '../dom.js';
+import {h, show, field, bytes, copyButton} from '../dom.js';
 import {BUCKET_RULES, explainBucketError, markRules, USER_NAME} from '../rules.js';
 
 export const title = 'Veeam bucket wizard';
 
 const TIB = 1024 ** 4;
-
-function copyButton(id, text) {
-  const button = h('button', {type: 'button', class: 'secondary', id: id + '-copy', 'aria-label': 'Copy ' + id}, 'Copy');
-  button.addEventListener('click', async () => {
-    try {
-      await navigator.clipboard.writeText(text);
-      button.textContent = 'Copied';
-    } catch (e) {
-      // no clipboard (not a secure context): select the text so that Ctrl+C copies it
-      const range = document.createRange();
-      range.selectNodeContents(document.getElementById(id));
-      getSelection().removeAllRanges();
-      getSelection().addRange(range);
-      button.textContent = 'Selected: press Ctrl+C';
-    }
-  });
-  return button;
-}
 
 function created(answer) {
   const v = answer.veeam;

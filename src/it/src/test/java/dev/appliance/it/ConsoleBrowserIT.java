@@ -17,6 +17,7 @@ import org.openqa.selenium.By;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
 import org.openqa.selenium.support.ui.WebDriverWait;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -27,8 +28,8 @@ import software.amazon.awssdk.services.s3.model.ObjectLockRetentionMode;
  * The web console in a real headless Chromium (Debian's {@code chromium} and {@code chromium-driver}) against the
  * packaged appliance: log in as root, see the four drives online on the dashboard, make a Veeam bucket with the wizard,
  * use the key it shows from the AWS SDK to write an object under COMPLIANCE retention, see the bucket with its object
- * in the list; create a bucket of one's own, the appliance's refusal of a taken name shown under the name field; a
- * wrong secret shows the error; a session that ends sends the browser back to the login page; logout.
+ * in the list; create a bucket of one's own, the appliance's refusal of a taken name shown under the name field; make
+ * an auditor on the Users page, who then reads the dashboard and is refused a bucket; a wrong secret shows the error; a session that ends sends the browser back to the login page; logout.
  * Waits are explicit (WebDriverWait on what the page shows), never sleeps. Screenshots of the pages go to
  * {@code target/console-screenshots/}. Skipped, with a message, where no Chromium is installed ({@link ConsoleBrowser}).
  */
@@ -192,6 +193,40 @@ class ConsoleBrowserIT {
         browser.get(appliance.consoleUri() + "/#/buckets");
         visible(By.id("login-form"));
         assertThat(browser.findElement(By.id("shell-header")).isDisplayed()).isFalse();
+    }
+
+    @Test
+    void anAuditorMadeInTheConsole_readsTheDashboard_andIsRefusedABucket() throws IOException {
+        logIn(ROOT, SECRET);
+        textIs(By.id("drives-online"), "4");
+        browser.findElement(By.cssSelector("#nav a[data-route=users]")).click();
+        visible(By.id("userName")).sendKeys("auditor-browser");
+        new Select(browser.findElement(By.id("userPolicy"))).selectByValue("auditor");
+        browser.findElement(By.id("new-user-create")).click();
+        String key = visible(By.id("new-user-access-key")).getText();
+        String secret = browser.findElement(By.id("new-user-secret-key")).getText();
+        assertThat(browser.findElement(By.cssSelector("tr[data-user='auditor-browser'] td[data-col=policies]"))
+                        .getText())
+                .isEqualTo("auditor");
+        screenshot("users");
+        browser.findElement(By.id("logout")).click();
+
+        logIn(key, secret);
+        textIs(By.id("drives-online"), "4");
+        assertThat(browser.findElement(By.id("who")).getText()).isEqualTo("Signed in as auditor-browser");
+        browser.findElement(By.cssSelector("#nav a[data-route=veeam]")).click();
+        visible(By.id("name")).sendKeys("auditor-bucket");
+        browser.findElement(By.id("veeam-create")).click();
+        new WebDriverWait(browser, ConsoleBrowser.WAIT)
+                .until(ExpectedConditions.textToBePresentInElementLocated(
+                        By.id("veeam-message"), "Your policies do not allow this"));
+        screenshot("auditor-refused");
+        browser.findElement(By.cssSelector("#nav a[data-route=buckets]")).click();
+        visible(By.cssSelector("h1"));
+        new WebDriverWait(browser, ConsoleBrowser.WAIT)
+                .until(ExpectedConditions.textToBe(By.cssSelector("main h1"), "Buckets"));
+        assertThat(browser.findElements(By.cssSelector("tr[data-bucket='auditor-bucket']")))
+                .isEmpty();
     }
 
     @Test
