@@ -78,6 +78,8 @@ async function route() {
   try {
     await found.page.render({...found.params, query: query || ''}, {
       session,
+      // shows the page again, errors handled as on any navigation (a 401 goes to the login page)
+      refresh: route,
       loggedIn(who) {
         session = who;
         location.hash = '#/dashboard';

@@ -10,7 +10,7 @@ function lock(b) {
   return r ? 'on, default ' + r.mode + ' ' + (r.days ? r.days + ' days' : r.years + ' years') : 'on';
 }
 
-export async function render(params) {
+export async function render(params, ctx) {
   const after = new URLSearchParams(params.query).get('after');
   const page = await get('/api/v1/admin/buckets?limit=100' + (after ? '&after=' + encodeURIComponent(after) : ''));
   const rows = page.buckets.map(b => h('tr', {'data-bucket': b.name},
@@ -25,7 +25,7 @@ export async function render(params) {
   show(
     h('div', {class: 'actions'},
       h('h1', {}, 'Buckets'),
-      h('button', {type: 'button', class: 'secondary', id: 'buckets-refresh', onclick: () => render(params)}, 'Refresh'),
+      h('button', {type: 'button', class: 'secondary', id: 'buckets-refresh', onclick: () => ctx.refresh()}, 'Refresh'),
       h('a', {href: '#/new-bucket', id: 'buckets-new'}, 'New bucket…'),
       h('a', {href: '#/veeam', id: 'buckets-veeam'}, 'New Veeam bucket…')),
     h('p', {class: 'muted'}, 'Usage is as last counted: by the background scanner, or by a recount a few seconds after a write '

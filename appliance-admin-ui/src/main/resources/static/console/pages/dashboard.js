@@ -51,7 +51,7 @@ function refused(result) {
   return h('p', {class: 'muted'}, e.status === 403 ? 'Your policies do not allow reading this.' : 'Not available: ' + e.message);
 }
 
-export async function render() {
+export async function render(params, ctx) {
   show(h('h1', {}, 'Dashboard'), h('p', {class: 'muted'}, 'Loading…'));
   const [status, sets, drives, alerts, buckets] = await Promise.allSettled([
     get('/api/v1/admin/status'),
@@ -148,7 +148,7 @@ export async function render() {
 
   show(
     h('div', {class: 'actions'}, h('h1', {}, 'Dashboard'),
-      h('button', {type: 'button', class: 'secondary', id: 'dashboard-refresh', onclick: () => render()}, 'Refresh')),
+      h('button', {type: 'button', class: 'secondary', id: 'dashboard-refresh', onclick: () => ctx.refresh()}, 'Refresh')),
     h('div', {class: 'cards'}, capacityCard, contentsCard, drivesCard, clockCard),
     alertsSection);
 }

@@ -5,6 +5,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.List;
+import java.util.logging.Level;
 import org.junit.jupiter.api.Assumptions;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
@@ -14,6 +16,9 @@ import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
@@ -68,6 +73,10 @@ final class ConsoleBrowser implements AutoCloseable {
                 "--no-first-run",
                 "--window-size=1280,800",
                 "--user-data-dir=" + Files.createDirectories(profile));
+        // the browser's console log, to find script errors and Content-Security-Policy refusals
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        options.setCapability("goog:loggingPrefs", logs);
         Files.createDirectories(SCREENSHOTS);
         return new ConsoleBrowser(new ChromeDriver(service, options), service);
     }
@@ -94,6 +103,20 @@ final class ConsoleBrowser implements AutoCloseable {
         secretInput.clear();
         secretInput.sendKeys(secret);
         driver.findElement(By.id("login-submit")).click();
+    }
+
+    /**
+     * What the pages logged as errors since the last call, leaving out the failed requests the console expects and
+     * handles (a 401 before the login or after a session ended, a 403 refusal, a 409 conflict): script errors and
+     * CSP refusals remain.
+     */
+    List<String> scriptErrors() {
+        return driver.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .filter(e -> e.getLevel().intValue() >= Level.SEVERE.intValue())
+                .map(LogEntry::getMessage)
+                .filter(m ->
+                        !m.matches("(?s).*Failed to load resource: the server responded with a status of 40[139].*"))
+                .toList();
     }
 
     @Override

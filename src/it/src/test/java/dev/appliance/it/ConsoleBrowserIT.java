@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -56,6 +57,12 @@ class ConsoleBrowserIT {
         browser = chromium.driver;
     }
 
+    /** No page threw, and the Content-Security-Policy refused nothing the console loads. */
+    @AfterEach
+    void noScriptErrors() {
+        assertThat(chromium.scriptErrors()).isEmpty();
+    }
+
     @AfterAll
     static void stop() {
         if (chromium != null) {
@@ -69,6 +76,7 @@ class ConsoleBrowserIT {
     /** Each test starts logged out, on a freshly loaded console page (which finds no session and shows the login). */
     @BeforeEach
     void freshBrowser() {
+        chromium.scriptErrors(); // what an earlier test logged is that test's
         browser.manage().deleteAllCookies();
         browser.get(appliance.consoleUri() + "/");
         visible(By.id("login-form"));
