@@ -9,6 +9,7 @@ import * as bucket from './pages/bucket.js';
 import * as veeam from './pages/veeam.js';
 import * as newBucket from './pages/new-bucket.js';
 import * as users from './pages/users.js';
+import * as alerts from './pages/alerts.js';
 
 /** Route patterns, first match wins; ":name" captures one decoded path segment. */
 const ROUTES = [
@@ -19,6 +20,7 @@ const ROUTES = [
   ['new-bucket', newBucket],
   ['veeam', veeam],
   ['users', users],
+  ['alerts', alerts],
 ];
 
 let session = null;

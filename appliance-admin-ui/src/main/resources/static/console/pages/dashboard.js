@@ -132,6 +132,7 @@ export async function render(params, ctx) {
     const a = alerts.value;
     alertsSection = h('section', {id: 'alerts', 'aria-labelledby': 'alerts-title'},
       h('h2', {id: 'alerts-title'}, 'Open alerts (' + a.active + ', ' + a.unacknowledged + ' unacknowledged, ' + a.critical + ' critical)'),
+      h('p', {}, h('a', {href: '#/alerts'}, 'All alerts, with their causes; acknowledge')),
       a.alerts.length === 0
         ? h('p', {class: 'state-ok', id: 'alerts-none'}, 'No open alerts.')
         : h('table', {},

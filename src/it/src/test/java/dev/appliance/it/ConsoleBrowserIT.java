@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -30,7 +32,8 @@ import software.amazon.awssdk.services.s3.model.ObjectLockRetentionMode;
  * packaged appliance: log in as root, see the four drives online on the dashboard, make a Veeam bucket with the wizard,
  * use the key it shows from the AWS SDK to write an object under COMPLIANCE retention, see the bucket with its object
  * in the list; create a bucket of one's own, the appliance's refusal of a taken name shown under the name field; make
- * an auditor on the Users page, who then reads the dashboard and is refused a bucket; a wrong secret shows the error; a session that ends sends the browser back to the login page; logout.
+ * an auditor on the Users page, who then reads the dashboard and is refused a bucket; a version alert shown with its
+ * remedy and acknowledged; a wrong secret shows the error; a session that ends sends the browser back to the login page; logout.
  * Waits are explicit (WebDriverWait on what the page shows), never sleeps. Screenshots of the pages go to
  * {@code target/console-screenshots/}. Skipped, with a message, where no Chromium is installed ({@link ConsoleBrowser}).
  */
@@ -51,7 +54,9 @@ class ConsoleBrowserIT {
     @BeforeAll
     static void start() throws IOException {
         ConsoleBrowser.assumeInstalled();
-        appliance = LOGS.watch(ApplianceProcess.withRootCredentials(tmp.resolve("appliance"), ROOT, SECRET))
+        // a scanner cycle a second: usage and alerts show within seconds of the writes
+        appliance = LOGS.watch(ApplianceProcess.withRootCredentials(tmp.resolve("appliance"), ROOT, SECRET)
+                        .withArgs("--scanner-interval", "1s"))
                 .start();
         chromium = ConsoleBrowser.open(tmp.resolve("chromium-profile"));
         browser = chromium.driver;
@@ -234,6 +239,67 @@ class ConsoleBrowserIT {
         new WebDriverWait(browser, ConsoleBrowser.WAIT)
                 .until(ExpectedConditions.textToBe(By.cssSelector("main h1"), "Buckets"));
         assertThat(browser.findElements(By.cssSelector("tr[data-bucket='auditor-bucket']")))
+                .isEmpty();
+    }
+
+    @Test
+    void aVersionAlert_isShownWithItsRemedy_andAcknowledged() throws IOException {
+        // a versioned bucket whose alert threshold is 2 versions per key, and a key with 4
+        try (S3Client s3 = appliance.client()) {
+            s3.createBucket(r -> r.bucket("churn"));
+            s3.putBucketVersioning(r -> r.bucket("churn").versioningConfiguration(v -> v.status("Enabled")));
+            Commands.Result set = Commands.run(
+                    tmp,
+                    List.of(
+                            "curl",
+                            "-sS",
+                            "-o",
+                            "/dev/null",
+                            "-w",
+                            "%{http_code}",
+                            "-X",
+                            "PUT",
+                            appliance.consoleUri() + "/api/v1/admin/buckets/churn/settings",
+                            "--aws-sigv4",
+                            "aws:amz:us-east-1:s3",
+                            "--user",
+                            ROOT + ":" + SECRET,
+                            "-H",
+                            "Content-Type: application/json",
+                            "--data-binary",
+                            "{\"versionAlertThreshold\":2}"),
+                    Map.of(),
+                    30);
+            assertThat(set.stdout()).isEqualTo("200");
+            for (int i = 0; i < 4; i++) {
+                s3.putObject(r -> r.bucket("churn").key("report.pdf"), RequestBody.fromString("edition " + i));
+            }
+        }
+        logIn(ROOT, SECRET);
+        textIs(By.id("drives-online"), "4");
+        browser.findElement(By.cssSelector("#nav a[data-route=alerts]")).click();
+        By alert = By.cssSelector("article[data-bucket='churn']");
+        visible(By.id("alerts-refresh"));
+        new WebDriverWait(browser, ConsoleBrowser.WAIT).until(b -> {
+            if (!b.findElements(alert).isEmpty()) {
+                return true;
+            }
+            b.findElement(By.id("alerts-refresh")).click();
+            return false;
+        });
+        WebElement card = browser.findElement(alert);
+        assertThat(card.findElement(By.cssSelector("[data-col=remedy]")).getText())
+                .isNotBlank();
+        assertThat(card.findElement(By.cssSelector("[data-col=cause]")).getText())
+                .contains("churn");
+        assertThat(card.findElement(By.cssSelector("[data-col=state]")).getText())
+                .isEqualTo("active");
+        screenshot("alerts");
+        card.findElement(By.cssSelector("button[data-ack]")).click();
+        new WebDriverWait(browser, ConsoleBrowser.WAIT)
+                .until(ExpectedConditions.textToBePresentInElementLocated(
+                        By.cssSelector("article[data-bucket='churn'] [data-col=state]"), "acknowledged"));
+        assertThat(browser.findElements(By.cssSelector("article[data-bucket='churn'] button[data-ack]")))
                 .isEmpty();
     }
 
