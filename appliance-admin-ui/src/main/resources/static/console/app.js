@@ -10,6 +10,7 @@ import * as veeam from './pages/veeam.js';
 import * as newBucket from './pages/new-bucket.js';
 import * as users from './pages/users.js';
 import * as alerts from './pages/alerts.js';
+import * as drives from './pages/drives.js';
 
 /** Route patterns, first match wins; ":name" captures one decoded path segment. */
 const ROUTES = [
@@ -21,6 +22,7 @@ const ROUTES = [
   ['veeam', veeam],
   ['users', users],
   ['alerts', alerts],
+  ['drives', drives],
 ];
 
 let session = null;
