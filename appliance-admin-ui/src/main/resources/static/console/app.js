@@ -11,6 +11,8 @@ import * as newBucket from './pages/new-bucket.js';
 import * as users from './pages/users.js';
 import * as alerts from './pages/alerts.js';
 import * as drives from './pages/drives.js';
+import * as audit from './pages/audit.js';
+import * as settings from './pages/settings.js';
 
 /** Route patterns, first match wins; ":name" captures one decoded path segment. */
 const ROUTES = [
@@ -23,6 +25,8 @@ const ROUTES = [
   ['users', users],
   ['alerts', alerts],
   ['drives', drives],
+  ['audit', audit],
+  ['settings', settings],
 ];
 
 let session = null;

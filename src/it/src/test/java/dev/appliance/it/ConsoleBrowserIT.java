@@ -199,6 +199,26 @@ class ConsoleBrowserIT {
                 .contains("Object Lock\non")
                 .contains("Quota\nnone");
 
+        // the audit log has root's creations and the refusal, filtered by principal and action
+        browser.findElement(By.cssSelector("#nav a[data-route=audit]")).click();
+        WebElement action = visible(By.id("audit-action"));
+        action.sendKeys("admin:POST /api/v1/admin/buckets");
+        // root's own: another test's auditor is refused a bucket too, whichever runs first
+        browser.findElement(By.id("audit-principal")).sendKeys(ROOT);
+        browser.findElement(By.id("audit-apply")).click();
+        new WebDriverWait(browser, ConsoleBrowser.WAIT)
+                .until(ExpectedConditions.textToBePresentInElementLocated(By.id("audit-count"), "3 event(s)"));
+        assertThat(browser.findElements(By.cssSelector("#audit-table td[data-col=status]")).stream()
+                        .map(WebElement::getText)
+                        .toList())
+                .containsExactly("201", "409", "201");
+        assertThat(browser.findElements(By.cssSelector("#audit-table td[data-col=action]")).stream()
+                        .map(WebElement::getText)
+                        .distinct()
+                        .toList())
+                .containsExactly("admin:POST /api/v1/admin/buckets");
+        screenshot("audit");
+
         // logout returns to the login page, and the session is gone
         browser.findElement(By.id("logout")).click();
         visible(By.id("login-form"));
@@ -234,6 +254,10 @@ class ConsoleBrowserIT {
                 .until(ExpectedConditions.textToBePresentInElementLocated(
                         By.id("veeam-message"), "Your policies do not allow this"));
         screenshot("auditor-refused");
+        // the auditor reads the settings: the scanner interval this appliance was started with
+        browser.findElement(By.cssSelector("#nav a[data-route=settings]")).click();
+        textIs(By.cssSelector("tr[data-option='appliance.scanner.interval'] td[data-col=value]"), "1s");
+        screenshot("settings");
         browser.findElement(By.cssSelector("#nav a[data-route=buckets]")).click();
         visible(By.cssSelector("h1"));
         new WebDriverWait(browser, ConsoleBrowser.WAIT)
