@@ -13,6 +13,7 @@ import * as alerts from './pages/alerts.js';
 import * as drives from './pages/drives.js';
 import * as audit from './pages/audit.js';
 import * as settings from './pages/settings.js';
+import * as checks from './pages/checks.js';
 
 /** Route patterns, first match wins; ":name" captures one decoded path segment. */
 const ROUTES = [
@@ -27,6 +28,7 @@ const ROUTES = [
   ['drives', drives],
   ['audit', audit],
   ['settings', settings],
+  ['checks', checks],
 ];
 
 let session = null;
