@@ -22,6 +22,8 @@ import org.springframework.web.util.ServletRequestPathUtils;
  *   <li>{@link #PUBLIC}: anyone unauthenticated (load balancers, monitoring). An authenticated caller is decided as
  *       below, so Actuator's health details show to admins only.
  *   <li>{@link #OPEN}: the session endpoints a browser needs before and around logging in.
+ *   <li>{@link #consoleShell}: the web console's static files (its page and scripts), which hold no data: a browser
+ *       must load them to show the login page.
  *   <li>{@link #SELF}: any authenticated caller (who am I, log out).
  *   <li>everything else: the authorization seam's yes for each appliance action the route performs
  *       ({@link AdminOperation}, e.g. {@code admin:ListUsers}), or for {@code admin:Route:<METHOD> <path>} (the path
@@ -39,6 +41,11 @@ final class AdminAuthorization implements AuthorizationManager<RequestAuthorizat
             Set.of("GET /api/v1/status", "HEAD /api/v1/status", "GET /actuator/health", "HEAD /actuator/health");
     /** Logging in and fetching the CSRF token to do it with. */
     static final Set<String> OPEN = Set.of("POST " + SessionController.PATH, "GET " + SessionController.CSRF_PATH);
+    /** The web console's page; its scripts and styles are under {@link #CONSOLE_ASSETS}. */
+    static final Set<String> CONSOLE_PAGE = Set.of("GET /", "HEAD /", "GET /index.html", "HEAD /index.html");
+    /** The folder of the web console's static files (classpath {@code static/console/}). */
+    static final String CONSOLE_ASSETS = "/console/";
+
     /** Who am I, and log out. */
     static final Set<String> SELF = Set.of("GET " + SessionController.PATH, "DELETE " + SessionController.PATH);
 
@@ -70,7 +77,7 @@ final class AdminAuthorization implements AuthorizationManager<RequestAuthorizat
             return true;
         }
         String route = request.getMethod() + " " + routed(request);
-        if (OPEN.contains(route)) {
+        if (OPEN.contains(route) || consoleShell(request.getMethod(), routed(request))) {
             return true;
         }
         AdminPrincipal caller = authentication instanceof AdminAuthentication a ? a.getPrincipal() : null;
@@ -90,6 +97,16 @@ final class AdminAuthorization implements AuthorizationManager<RequestAuthorizat
             }
         }
         return true;
+    }
+
+    /**
+     * The console's static files: GET or HEAD of its page or of a file under {@link #CONSOLE_ASSETS}. Only the
+     * static resource handler serves those paths (no controller maps them), and the files hold no data: every figure
+     * the console shows comes from the API, decided as any other request.
+     */
+    static boolean consoleShell(String method, String path) {
+        return CONSOLE_PAGE.contains(method + " " + path)
+                || (("GET".equals(method) || "HEAD".equals(method)) && path.startsWith(CONSOLE_ASSETS));
     }
 
     /**

@@ -1,0 +1,120 @@
+// The console's shell: hash routes (#/dashboard, #/buckets, #/buckets/NAME, ...), the nav bar, and the session. Every
+// page is a module exporting render(params, session); a page asks the API for what it shows, nothing is cached here.
+import {get, del, whenUnauthenticated} from './api.js';
+import {show, h} from './dom.js';
+import * as login from './pages/login.js';
+import * as dashboard from './pages/dashboard.js';
+import * as buckets from './pages/buckets.js';
+import * as bucket from './pages/bucket.js';
+import * as veeam from './pages/veeam.js';
+import * as newBucket from './pages/new-bucket.js';
+import * as users from './pages/users.js';
+import * as alerts from './pages/alerts.js';
+import * as drives from './pages/drives.js';
+import * as audit from './pages/audit.js';
+import * as settings from './pages/settings.js';
+import * as checks from './pages/checks.js';
+
+/** Route patterns, first match wins; ":name" captures one decoded path segment. */
+const ROUTES = [
+  ['login', login],
+  ['dashboard', dashboard],
+  ['buckets', buckets],
+  ['buckets/:bucket', bucket],
+  ['new-bucket', newBucket],
+  ['veeam', veeam],
+  ['users', users],
+  ['alerts', alerts],
+  ['drives', drives],
+  ['audit', audit],
+  ['settings', settings],
+  ['checks', checks],
+];
+
+let session = null;
+
+function match(path) {
+  const parts = path.split('/').filter(Boolean);
+  for (const [pattern, page] of ROUTES) {
+    const want = pattern.split('/');
+    if (want.length !== parts.length) continue;
+    const params = {};
+    if (want.every((w, i) => (w.startsWith(':') ? ((params[w.slice(1)] = decodeURIComponent(parts[i])), true) : w === parts[i]))) {
+      return {page, params, name: want[0]};
+    }
+  }
+  return null;
+}
+
+function markNav(name) {
+  for (const a of document.querySelectorAll('#nav a')) {
+    if (a.dataset.route === name) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+}
+
+function showShell(visible) {
+  document.getElementById('shell-header').hidden = !visible;
+  document.getElementById('who').textContent = visible && session ? 'Signed in as ' + session.name : '';
+}
+
+/** Asks the appliance who this browser is: null when there is no session (or it timed out). */
+async function whoAmI() {
+  try {
+    return await get('/api/v1/session');
+  } catch (e) {
+    if (e.status === 401) return null;
+    throw e;
+  }
+}
+
+async function route() {
+  const [path, query] = (location.hash || '#/dashboard').slice(1).split('?');
+  const found = match(path);
+  if (!found) {
+    location.replace('#/dashboard');
+    return;
+  }
+  if (found.name !== 'login' && !session) {
+    session = await whoAmI();
+    if (!session) {
+      location.replace('#/login');
+      return;
+    }
+  }
+  showShell(found.name !== 'login');
+  markNav(found.name);
+  document.title = (found.page.title || found.name) + ' · Appliance console';
+  try {
+    await found.page.render({...found.params, query: query || ''}, {
+      session,
+      // shows the page again, errors handled as on any navigation (a 401 goes to the login page)
+      refresh: route,
+      loggedIn(who) {
+        session = who;
+        location.hash = '#/dashboard';
+      },
+    });
+  } catch (e) {
+    if (e.status === 401) return; // whenUnauthenticated moved to the login already
+    show(h('h1', {}, found.page.title || found.name), h('p', {class: 'message error', role: 'alert'}, e.message));
+  }
+}
+
+// a session that ends (30 minutes idle, logged out in another tab) sends the browser back to the login page
+whenUnauthenticated(() => {
+  session = null;
+  if (!location.hash.startsWith('#/login')) location.hash = '#/login?expired';
+});
+
+document.getElementById('logout').addEventListener('click', async () => {
+  try {
+    await del('/api/v1/session');
+  } finally {
+    session = null;
+    location.hash = '#/login?loggedOut';
+  }
+});
+
+window.addEventListener('hashchange', route);
+route();
