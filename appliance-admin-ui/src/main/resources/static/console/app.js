@@ -14,6 +14,10 @@ import * as drives from './pages/drives.js';
 import * as audit from './pages/audit.js';
 import * as settings from './pages/settings.js';
 import * as checks from './pages/checks.js';
+import * as user from './pages/user.js';
+import * as groups from './pages/groups.js';
+import * as policies from './pages/policies.js';
+import * as tokens from './pages/tokens.js';
 
 /** Route patterns, first match wins; ":name" captures one decoded path segment. */
 const ROUTES = [
@@ -24,6 +28,10 @@ const ROUTES = [
   ['new-bucket', newBucket],
   ['veeam', veeam],
   ['users', users],
+  ['users/:user', user],
+  ['groups', groups],
+  ['policies', policies],
+  ['tokens', tokens],
   ['alerts', alerts],
   ['drives', drives],
   ['audit', audit],

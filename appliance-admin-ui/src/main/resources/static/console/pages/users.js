@@ -83,7 +83,7 @@ export async function render(params, ctx, notice) {
       : h('table', {id: 'users-table'},
           h('thead', {}, h('tr', {}, ['Name', 'Enabled', 'Policies', 'Groups', 'Created'].map(t => h('th', {scope: 'col'}, t)))),
           h('tbody', {}, users.map(u => h('tr', {'data-user': u.name},
-            h('th', {scope: 'row'}, u.name),
+            h('th', {scope: 'row'}, h('a', {href: '#/users/' + encodeURIComponent(u.name)}, u.name)),
             h('td', {class: u.enabled ? 'state-ok' : 'state-bad'}, u.enabled ? 'yes' : 'no'),
             h('td', {'data-col': 'policies'}, u.attachedPolicies.map(p => p.replace(/^arn:aws:iam::[^:]*:policy\//, '')).join(', ') || '—'),
             h('td', {}, u.groups.join(', ') || '—'),

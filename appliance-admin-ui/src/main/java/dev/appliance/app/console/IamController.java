@@ -295,7 +295,12 @@ class IamController {
     List<PolicyView> policies() {
         List<PolicyView> out = new ArrayList<>();
         for (String name : BuiltinPolicies.names()) {
-            out.add(new PolicyView(name, BUILT_IN_ARN_PREFIX + name, "builtin", null));
+            // the document too, so that the console shows what a built-in grants before it is attached
+            out.add(new PolicyView(
+                    name,
+                    BUILT_IN_ARN_PREFIX + name,
+                    "builtin",
+                    BuiltinPolicies.get(name).document().json()));
         }
         identity().policies().forEach(p -> out.add(customer(p)));
         return out;

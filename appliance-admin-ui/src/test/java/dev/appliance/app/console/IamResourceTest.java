@@ -111,8 +111,15 @@ class IamResourceTest {
                 201);
         String arn = policy.get("arn").asText();
         assertThat(policy.get("kind").asText()).isEqualTo("customer");
-        assertThat(ok(app.signed("GET", IAM + "/policies", null), 200).findValuesAsText("arn"))
-                .contains(arn, "arn:aws:iam::aws:policy/readonly");
+        JsonNode policies = ok(app.signed("GET", IAM + "/policies", null), 200);
+        assertThat(policies.findValuesAsText("arn")).contains(arn, "arn:aws:iam::aws:policy/readonly");
+        // a built-in policy comes with its document, read only, for the console to show what it grants
+        for (JsonNode p : policies) {
+            if (p.get("name").asText().equals("readonly")) {
+                assertThat(p.get("kind").asText()).isEqualTo("builtin");
+                assertThat(p.get("document").asText()).contains("\"s3:Get*\"");
+            }
+        }
         ok(app.signed("POST", IAM + "/users/alice/policies", "{\"policyArn\":\"" + arn + "\"}"), 200);
         problem(app.signed("DELETE", IAM + "/policies/read-backups", null), 409, "DeleteConflict", null);
         assertThat(ok(app.signed("DELETE", IAM + "/users/alice/policies?policyArn=" + arn, null), 200)
