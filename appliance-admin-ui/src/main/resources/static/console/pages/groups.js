@@ -120,7 +120,7 @@ export async function render(params, ctx, notice) {
     message,
     groups.value.length === 0
       ? h('p', {id: 'groups-empty'}, 'No groups yet.')
-      : h('div', {class: 'cards', id: 'groups'},
+      : h('div', {class: 'cards wide-cards', id: 'groups'},
           groups.value.map(g => groupCard(g, userList, policies.status === 'fulfilled' ? policies.value : null, reload, message))),
     h('h2', {}, 'New group'),
     newGroupForm(reload));
