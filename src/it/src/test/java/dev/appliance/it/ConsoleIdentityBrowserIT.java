@@ -32,8 +32,9 @@ import software.amazon.awssdk.services.s3.model.S3Object;
  * groups and tokens it counts are its own): a customer policy typed into the JSON editor is refused in the page with
  * the line of the mistake (nothing is sent), then by the appliance's policy parser, then created; a group gets it,
  * a user made on the Users page joins the group, its key is rotated on the user's page and the new key's secret, read
- * from the page, lists the bucket (the policy allows it) and is refused a write (it does not); the old key is
- * deleted, the new one disabled and refused. The attached policy's delete is refused with the reason. An admin token
+ * from the page, lists the bucket (the policy allows it) and is refused a write (it does not) until the built-in
+ * readwrite is attached on the user's page (and again once it is detached); the old key is deleted, the new one
+ * disabled and refused. The attached policy's delete is refused with the reason. An admin token
  * made on the Tokens page is used by java's HttpClient as a bearer, then revoked: 401. Waits are explicit.
  */
 class ConsoleIdentityBrowserIT {
@@ -173,11 +174,25 @@ class ConsoleIdentityBrowserIT {
                     .isInstanceOfSatisfying(
                             S3Exception.class, e -> assertThat(e.statusCode()).isEqualTo(403));
 
-            // the rotation's second step deletes the old key; then the new one is disabled and refused
+            // the rotation's second step deletes the old key
             browser.findElement(By.id("rotate-delete-old")).click();
             browser.findElement(By.id("rotate-delete-old-yes")).click();
             waitForText(By.id("user-notice"), "the old key " + firstKey + " is deleted");
             assertThat(browser.findElements(By.cssSelector("tr[data-key]"))).hasSize(1);
+            // the built-in readwrite attached on the user's page allows the write; detached, it is refused again;
+            // then the key is disabled and refused
+            new Select(browser.findElement(By.id("attach-policy"))).selectByVisibleText("readwrite");
+            browser.findElement(By.id("attach-submit")).click();
+            By readwrite = By.cssSelector("#user-policies li[data-policy='arn:aws:iam::aws:policy/readwrite']");
+            chromium.visible(readwrite);
+            s3.putObject(r -> r.bucket(BUCKET).key("b.txt"), RequestBody.fromString("b"));
+            browser.findElement(By.cssSelector("button[data-detach='arn:aws:iam::aws:policy/readwrite']"))
+                    .click();
+            chromium.textIs(By.id("user-policies"), "None attached directly.");
+            assertThatThrownBy(() -> s3.putObject(r -> r.bucket(BUCKET).key("c.txt"), RequestBody.fromString("c")))
+                    .isInstanceOfSatisfying(
+                            S3Exception.class, e -> assertThat(e.statusCode()).isEqualTo(403));
+
             browser.findElement(By.cssSelector("button[data-toggle='" + key + "']"))
                     .click();
             chromium.textIs(By.cssSelector("tr[data-key='" + key + "'] td[data-col=status]"), "Inactive");
