@@ -1,0 +1,83 @@
+// The bucket page's versioning and Object Lock default retention forms (PUT .../versioning, PUT .../object-lock).
+import {put} from '../api.js';
+import {h} from '../dom.js';
+import {control, input, select, sectionForm, wholeNumber} from './bucket-form.js';
+
+/** Versioning: Enabled or Suspended. An Object Lock bucket's versioning stays Enabled; the refusal says why. */
+export function versioningForm(path, bucket, onChange) {
+  const locked = bucket.objectLock && bucket.objectLock.enabled;
+  const status = select('versioning-status', [['Enabled', 'Enabled'], ['Suspended', 'Suspended']],
+    bucket.versioning === 'Unversioned' ? 'Enabled' : bucket.versioning);
+  const hint = locked
+    ? 'This bucket has Object Lock: its versioning stays Enabled for good, the appliance refuses Suspended.'
+    : 'Suspended keeps the versions already made but stores new writes as the one "null" version. '
+      + (bucket.versioning === 'Unversioned' ? 'Now: never versioned (a bucket cannot go back to that).' : '');
+  return sectionForm('versioning-form', [control(status, 'Versioning', {hint, field: 'status'})], {
+    async onSave() {
+      const answer = await put(path + '/versioning', {status: status.value});
+      onChange({versioning: answer.status});
+      return 'Versioning is ' + answer.status + '.';
+    },
+    explain(e) {
+      if (e.code === 'InvalidBucketState') {
+        e.field = 'status';
+        e.message = 'Refused: versioning cannot be suspended on an Object Lock bucket, so that locked versions '
+          + 'keep being protected (' + e.message + ').';
+      }
+      return e;
+    },
+  });
+}
+
+/**
+ * Object Lock's default retention: none, or a mode with a number of days or years. Only shown for a lock bucket
+ * (turning lock on is for good and goes through the API or the CLI).
+ */
+export function retentionForm(path, bucket, onChange) {
+  if (!(bucket.objectLock && bucket.objectLock.enabled)) {
+    return h('p', {id: 'retention-off', class: 'muted'},
+      'Object Lock is off for this bucket, so it has no default retention. Object Lock can only be chosen when a '
+      + 'bucket is made (or turned on, for good, through the admin API).');
+  }
+  const r = bucket.objectLock.defaultRetention;
+  const mode = select('retention-mode', [['', 'None: objects are locked only when a client asks'],
+    ['GOVERNANCE', 'GOVERNANCE: a permitted user may bypass it'], ['COMPLIANCE', 'COMPLIANCE: nobody can shorten it']],
+  r ? r.mode : '');
+  const period = input('retention-period', r ? (r.days || r.years) : '', {inputmode: 'numeric'});
+  const unit = select('retention-unit', [['days', 'days'], ['years', 'years']], r && r.years ? 'years' : 'days');
+  const syncDisabled = () => {
+    period.disabled = unit.disabled = mode.value === '';
+  };
+  mode.addEventListener('change', syncDisabled);
+  syncDisabled();
+  const form = sectionForm('retention-form', [
+    control(mode, 'Default retention mode', {field: 'defaultRetention.mode',
+      hint: 'Applied to each new object version that does not ask for its own retention. Veeam sets its own: '
+        + 'leave none for a Veeam bucket.'}),
+    control(period, 'Retention period', {field: 'defaultRetention.period', hint: '1 to 36500 days, or 1 to 100 years.'}),
+    control(unit, 'Unit'),
+  ], {
+    async onSave() {
+      let body = {};
+      if (mode.value) {
+        const years = unit.value === 'years';
+        const n = wholeNumber(period, 'a number of ' + unit.value, 1, years ? 100 : 36500);
+        if (n === null) throw {field: 'defaultRetention.period', message: 'Expected a number of ' + unit.value + '.'};
+        body = {defaultRetention: {mode: mode.value, [years ? 'years' : 'days']: n}};
+      }
+      const answer = await put(path + '/object-lock', body);
+      onChange({objectLock: answer});
+      const d = answer.defaultRetention;
+      return d ? 'Default retention: ' + d.mode + ' ' + (d.days ? d.days + ' days' : d.years + ' years') + '.'
+        : 'No default retention.';
+    },
+    explain(e) {
+      // the API names days or years; both are the one period input here
+      if (e.field === 'defaultRetention.days' || e.field === 'defaultRetention.years' || e.field === 'defaultRetention') {
+        e.field = 'defaultRetention.period';
+      }
+      return e;
+    },
+  });
+  return form;
+}
