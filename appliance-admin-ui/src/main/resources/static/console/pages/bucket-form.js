@@ -82,3 +82,9 @@ export function fieldFromMessage(error) {
   }
   return error;
 }
+
+/** A server message as a sentence of its own: capital first letter, one full stop. */
+export function sentence(text) {
+  const t = String(text).trim().replace(/\.+$/, '');
+  return t.charAt(0).toUpperCase() + t.slice(1) + '.';
+}

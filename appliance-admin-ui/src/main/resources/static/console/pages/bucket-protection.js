@@ -1,7 +1,7 @@
 // The bucket page's versioning and Object Lock default retention forms (PUT .../versioning, PUT .../object-lock).
 import {put} from '../api.js';
 import {h} from '../dom.js';
-import {control, input, select, sectionForm, wholeNumber} from './bucket-form.js';
+import {control, input, select, sectionForm, wholeNumber, sentence} from './bucket-form.js';
 
 /** Versioning: Enabled or Suspended. An Object Lock bucket's versioning stays Enabled; the refusal says why. */
 export function versioningForm(path, bucket, onChange) {
@@ -21,8 +21,8 @@ export function versioningForm(path, bucket, onChange) {
     explain(e) {
       if (e.code === 'InvalidBucketState') {
         e.field = 'status';
-        e.message = 'Refused: versioning cannot be suspended on an Object Lock bucket, so that locked versions '
-          + 'keep being protected (' + e.message + ').';
+        e.message = 'Refused: versioning cannot be suspended on an Object Lock bucket, so that every write keeps '
+          + 'its own protected version. The appliance says: ' + sentence(e.message);
       }
       return e;
     },

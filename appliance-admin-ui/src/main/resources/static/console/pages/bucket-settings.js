@@ -2,7 +2,7 @@
 // three), its usage with a Refresh (GET .../usage), and Delete bucket with a typed confirmation.
 import {get, put, del} from '../api.js';
 import {h, bytes, count, time} from '../dom.js';
-import {control, input, select, sectionForm, wholeNumber, fieldFromMessage} from './bucket-form.js';
+import {control, input, select, sectionForm, wholeNumber, fieldFromMessage, sentence} from './bucket-form.js';
 
 const GIB = 1024 ** 3;
 
@@ -51,7 +51,7 @@ function usageFigures(u) {
     ['Delete markers', count(u.deleteMarkers)],
     ['Size', bytes(u.bytes)],
     ['Counted at', time(u.countedAt)],
-  ].flatMap(([label, value]) => [h('dt', {}, label), h('dd', {}, value)]));
+  ].flatMap(([label, value]) => [h('dt', {}, label), h('dd', {'data-key': label.toLowerCase().replace(/ /g, '-')}, value)]));
 }
 
 /** Usage as last counted; Refresh asks again (a read after writes starts a recount within seconds). */
@@ -98,10 +98,10 @@ export function deleteForm(path, name) {
     },
     explain(e) {
       if (e.code === 'BucketHasLockedVersions') {
-        e.message = 'Refused: the bucket holds versions under Object Lock, which nobody can delete before their '
-          + 'retention ends (and their legal hold is off). ' + e.message + '.';
+        e.message = 'Refused: the bucket holds versions under Object Lock, which cannot be deleted while their '
+          + 'retention lasts or a legal hold is on. ' + sentence(e.message);
       } else if (e.code === 'BucketNotEmpty') {
-        e.message = 'Refused: the bucket is not empty. ' + e.message + '.';
+        e.message = 'Refused: the bucket is not empty. ' + sentence(e.message);
       }
       e.field = 'bucket';
       return e;

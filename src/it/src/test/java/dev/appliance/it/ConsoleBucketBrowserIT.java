@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -121,7 +122,7 @@ class ConsoleBucketBrowserIT {
     }
 
     @Test
-    void aQuotaSetOnTheBucketPage_showsInTheBucketList() {
+    void aQuotaSetOnTheBucketPage_showsInTheBucketList_andUsageRefreshes() throws IOException {
         openBucket("quota-bucket");
         type("quota-gib", "5");
         browser.findElement(By.id("settings-form-save")).click();
@@ -129,6 +130,20 @@ class ConsoleBucketBrowserIT {
         assertThat(browser.findElement(By.cssSelector("#bucket-protection dd[data-key=quota]"))
                         .getText())
                 .isEqualTo("5.0 GiB");
+        chromium.screenshot("bucket");
+
+        // usage with its Refresh: the read after the write starts a recount, which a refresh shows within seconds
+        s3.putObject(r -> r.bucket("quota-bucket").key("counted"), RequestBody.fromString("counted"));
+        By objects = By.cssSelector("#bucket-usage dd[data-key=objects]");
+        new WebDriverWait(browser, ConsoleBrowser.WAIT)
+                .ignoring(StaleElementReferenceException.class)
+                .until(b -> {
+                    if ("1".equals(b.findElement(objects).getText())) {
+                        return true;
+                    }
+                    b.findElement(By.id("usage-refresh")).click();
+                    return false;
+                });
 
         // a threshold that is not a whole number is refused under its field before anything is sent
         type("alert-threshold", "many");
