@@ -6,14 +6,17 @@ import {control, input, select, sectionForm, wholeNumber, sentence} from './buck
 /** Versioning: Enabled or Suspended. An Object Lock bucket's versioning stays Enabled; the refusal says why. */
 export function versioningForm(path, bucket, onChange) {
   const locked = bucket.objectLock && bucket.objectLock.enabled;
-  const status = select('versioning-status', [['Enabled', 'Enabled'], ['Suspended', 'Suspended']],
-    bucket.versioning === 'Unversioned' ? 'Enabled' : bucket.versioning);
+  const never = bucket.versioning === 'Unversioned';
+  const status = select('versioning-status',
+    [...(never ? [['', 'Unversioned: choose Enabled or Suspended']] : []), ['Enabled', 'Enabled'], ['Suspended', 'Suspended']],
+    never ? '' : bucket.versioning);
   const hint = locked
     ? 'This bucket has Object Lock: its versioning stays Enabled for good, the appliance refuses Suspended.'
     : 'Suspended keeps the versions already made but stores new writes as the one "null" version. '
-      + (bucket.versioning === 'Unversioned' ? 'Now: never versioned (a bucket cannot go back to that).' : '');
+      + (never ? 'Once turned on, a bucket cannot go back to unversioned.' : '');
   return sectionForm('versioning-form', [control(status, 'Versioning', {hint, field: 'status'})], {
     async onSave() {
+      if (status.value === '') throw {field: 'status', message: 'Choose Enabled or Suspended.'};
       const answer = await put(path + '/versioning', {status: status.value});
       onChange({versioning: answer.status});
       return 'Versioning is ' + answer.status + '.';

@@ -15,6 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -130,6 +131,7 @@ class ConsoleBucketBrowserIT {
         assertThat(browser.findElement(By.cssSelector("#bucket-protection dd[data-key=quota]"))
                         .getText())
                 .isEqualTo("5.0 GiB");
+        ((JavascriptExecutor) browser).executeScript("window.scrollTo(0, 0)");
         chromium.screenshot("bucket");
 
         // usage with its Refresh: the read after the write starts a recount, which a refresh shows within seconds
