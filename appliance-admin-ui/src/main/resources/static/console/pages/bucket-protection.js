@@ -33,15 +33,11 @@ export function versioningForm(path, bucket, onChange) {
 }
 
 /**
- * Object Lock's default retention: none, or a mode with a number of days or years. Only shown for a lock bucket
- * (turning lock on is for good and goes through the API or the CLI).
+ * Object Lock's default retention: none, or a mode with a number of days or years. A bucket without Object Lock gets
+ * the form that turns it on (for good, once ticked; versioning must be Enabled), then reload shows the page again.
  */
-export function retentionForm(path, bucket, onChange) {
-  if (!(bucket.objectLock && bucket.objectLock.enabled)) {
-    return h('p', {id: 'retention-off', class: 'muted'},
-      'Object Lock is off for this bucket, so it has no default retention. Object Lock can only be chosen when a '
-      + 'bucket is made (or turned on, for good, through the admin API).');
-  }
+export function retentionForm(path, bucket, onChange, reload) {
+  if (!(bucket.objectLock && bucket.objectLock.enabled)) return lockOnForm(path, bucket, onChange, reload);
   const r = bucket.objectLock.defaultRetention;
   const mode = select('retention-mode', [['', 'None: objects are locked only when a client asks'],
     ['GOVERNANCE', 'GOVERNANCE: a permitted user may bypass it'], ['COMPLIANCE', 'COMPLIANCE: nobody can shorten it']],
@@ -83,4 +79,33 @@ export function retentionForm(path, bucket, onChange) {
     },
   });
   return form;
+}
+
+function lockOnForm(path, bucket, onChange, reload) {
+  const confirm = h('input', {type: 'checkbox', id: 'lock-confirm', name: 'lock-confirm', 'data-field': 'enabled',
+    'aria-describedby': 'lock-confirm-hint lock-confirm-error'});
+  return sectionForm('lock-on-form', [
+    h('p', {id: 'retention-off', class: 'muted'}, 'Object Lock is off for this bucket, so it has no default retention.'),
+    h('div', {class: 'field'},
+      h('label', {class: 'check'}, confirm, 'Turn on Object Lock for good'),
+      h('p', {class: 'hint', id: 'lock-confirm-hint'}, 'Versions can then be locked against deletion (retention, legal '
+        + 'hold), and versioning stays Enabled. Object Lock can never be turned off. Versioning must be Enabled first.'),
+      h('p', {class: 'field-error', id: 'lock-confirm-error', role: 'alert'})),
+  ], {
+    submitLabel: 'Turn on Object Lock',
+    async onSave() {
+      if (!confirm.checked) throw {field: 'enabled', message: 'Tick the box first: Object Lock cannot be turned off.'};
+      onChange({objectLock: await put(path + '/object-lock', {})});
+      reload();
+      return null;
+    },
+    explain(e) {
+      if (e.code === 'InvalidBucketState') {
+        e.field = 'enabled';
+        e.message = 'Refused: Object Lock needs versioning Enabled; save versioning as Enabled first. The appliance '
+          + 'says: ' + sentence(e.message);
+      }
+      return e;
+    },
+  });
 }

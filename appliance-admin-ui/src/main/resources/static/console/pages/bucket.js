@@ -37,7 +37,7 @@ function orRefusal(result, build) {
   return result.status === 'rejected' ? h('p', {class: 'muted'}, result.reason.message) : build(result.value);
 }
 
-export async function render(params) {
+export async function render(params, ctx) {
   const name = params.bucket;
   const path = '/api/v1/admin/buckets/' + encodeURIComponent(name);
   const results = await Promise.allSettled(
@@ -64,7 +64,7 @@ export async function render(params) {
       usageCard(path, b.usage)),
     h('div', {class: 'bucket-forms'},
       section('versioning', 'Versioning', versioningForm(path, b, changed)),
-      section('retention', 'Object Lock default retention', retentionForm(path, b, changed)),
+      section('retention', 'Object Lock default retention', retentionForm(path, b, changed, ctx.refresh)),
       section('settings', 'Quota, SOSAPI and version alerts', orRefusal(settings, s => settingsForm(path, s,
         c => changed({quotaBytes: c.quotaBytes, sosapi: c.sosapi === null ? Boolean(b.objectLock && b.objectLock.enabled) : c.sosapi}))))),
     section('lifecycle', 'Lifecycle rules', orRefusal(lifecycle, l => lifecycleForm(path, l))),

@@ -62,7 +62,8 @@ class ConsoleBucketBrowserIT {
         appliance = LOGS.watch(ApplianceProcess.withRootCredentials(tmp.resolve("appliance"), ROOT, SECRET))
                 .start();
         s3 = appliance.client();
-        for (String plain : new String[] {"quota-bucket", "policy-bucket", "rules-bucket", "empty-bucket"}) {
+        for (String plain :
+                new String[] {"quota-bucket", "policy-bucket", "rules-bucket", "empty-bucket", "lock-later"}) {
             s3.createBucket(r -> r.bucket(plain));
         }
         for (String locked : new String[] {"lock-settings", "lock-delete"}) {
@@ -181,6 +182,31 @@ class ConsoleBucketBrowserIT {
         chromium.screenshot("bucket-versioning-refused");
         assertThat(s3.getBucketVersioning(r -> r.bucket("lock-settings")).status())
                 .isEqualTo(BucketVersioningStatus.ENABLED);
+    }
+
+    @Test
+    void objectLockIsTurnedOnForAnExistingBucket_onceItsVersioningIsEnabled() {
+        openBucket("lock-later");
+        browser.findElement(By.id("lock-on-form-save")).click();
+        assertThat(waitForText(By.id("lock-confirm-error"))).contains("cannot be turned off");
+        browser.findElement(By.id("lock-confirm")).click();
+        browser.findElement(By.id("lock-on-form-save")).click();
+        assertThat(waitForText(By.id("lock-confirm-error"))).contains("needs versioning Enabled");
+        assertThat(s3.getBucketVersioning(r -> r.bucket("lock-later")).status()).isNull();
+
+        new Select(browser.findElement(By.id("versioning-status"))).selectByValue("Enabled");
+        browser.findElement(By.id("versioning-form-save")).click();
+        assertThat(waitForText(By.id("versioning-form-message"))).isEqualTo("Versioning is Enabled.");
+        browser.findElement(By.id("lock-on-form-save")).click();
+        // the page shows again with the default retention form of a lock bucket
+        chromium.visible(By.id("retention-mode"));
+        assertThat(browser.findElement(By.cssSelector("#bucket-protection dd[data-key=lock]"))
+                        .getText())
+                .isEqualTo("on");
+        assertThat(s3.getObjectLockConfiguration(r -> r.bucket("lock-later"))
+                        .objectLockConfiguration()
+                        .objectLockEnabledAsString())
+                .isEqualTo("Enabled");
     }
 
     @Test
