@@ -1,59 +1,73 @@
-// One bucket, read only for now: versioning, Object Lock and its default retention, quota, SOSAPI, usage, lifecycle
-// rules and the bucket policy, each from its own admin API resource.
+// One bucket: a summary, then each of its settings as its own small form, sent to its own admin API resource
+// (versioning, Object Lock default retention, /settings, lifecycle, policy), usage with a Refresh, and Delete bucket.
+// The forms are in bucket-*.js; each shows the appliance's refusal under the field it names.
 import {get} from '../api.js';
-import {h, show, bytes, count, time} from '../dom.js';
+import {h, show, bytes, time} from '../dom.js';
+import {versioningForm, retentionForm} from './bucket-protection.js';
+import {settingsForm, usageCard, deleteForm} from './bucket-settings.js';
+import {policyForm} from './bucket-policy.js';
+import {lifecycleForm} from './bucket-lifecycle.js';
 
 export const title = 'Bucket';
 
-function figures(id, rows) {
-  return h('dl', {id}, rows.flatMap(([label, value]) => [h('dt', {}, label), h('dd', {}, value)]));
+function retentionText(r) {
+  return r ? r.mode + ' ' + (r.days ? r.days + ' days' : r.years + ' years') : 'none';
 }
 
-export async function render(params) {
+function summary(b) {
+  const rows = [
+    ['Versioning', b.versioning, 'versioning'],
+    ['Object Lock', b.objectLock && b.objectLock.enabled ? 'on' : 'off', 'lock'],
+    ['Default retention', retentionText(b.objectLock && b.objectLock.defaultRetention), 'retention'],
+    ['SOSAPI', b.sosapi ? 'on' : 'off', 'sosapi'],
+    ['Quota', b.quotaBytes === null ? 'none' : bytes(b.quotaBytes), 'quota'],
+    ['Created', time(b.created), 'created'],
+  ];
+  return h('dl', {id: 'bucket-protection'},
+    rows.flatMap(([label, value, key]) => [h('dt', {}, label), h('dd', {'data-key': key}, value)]));
+}
+
+function section(id, heading, ...children) {
+  return h('section', {class: 'bucket-section', id, 'aria-labelledby': id + '-title'},
+    h('h2', {id: id + '-title'}, heading), children);
+}
+
+/** A part the caller may not read (an auditor reads all; a token's scope may not) says so instead of its form. */
+function orRefusal(result, build) {
+  return result.status === 'rejected' ? h('p', {class: 'muted'}, result.reason.message) : build(result.value);
+}
+
+export async function render(params, ctx) {
   const name = params.bucket;
   const path = '/api/v1/admin/buckets/' + encodeURIComponent(name);
-  const [bucket, lifecycle, policy] = await Promise.allSettled([get(path), get(path + '/lifecycle'), get(path + '/policy')]);
-  const ended = [bucket, lifecycle, policy].find(r => r.status === 'rejected' && r.reason.status === 401);
+  const results = await Promise.allSettled(
+    [get(path), get(path + '/settings'), get(path + '/lifecycle'), get(path + '/policy')]);
+  const ended = results.find(r => r.status === 'rejected' && r.reason.status === 401);
   if (ended) throw ended.reason; // on the way to the login page
+  const [bucket, settings, lifecycle, policy] = results;
   if (bucket.status === 'rejected') throw bucket.reason;
   const b = bucket.value;
-  const r = b.objectLock && b.objectLock.defaultRetention;
+  let card = summary(b);
+  // a saved change updates the summary at the top
+  const changed = change => {
+    Object.assign(b, change);
+    const fresh = summary(b);
+    card.replaceWith(fresh);
+    card = fresh;
+  };
   show(
     h('p', {}, h('a', {href: '#/buckets'}, '← Buckets')),
     h('h1', {}, 'Bucket ', h('span', {id: 'bucket-name'}, b.name)),
     h('div', {class: 'cards'},
-      h('section', {class: 'card'}, h('h2', {}, 'Protection'), figures('bucket-protection', [
-        ['Versioning', b.versioning],
-        ['Object Lock', b.objectLock && b.objectLock.enabled ? 'on' : 'off'],
-        ['Default retention', r ? r.mode + ' ' + (r.days ? r.days + ' days' : r.years + ' years') : 'none'],
-        ['SOSAPI', b.sosapi ? 'on' : 'off'],
-        ['Quota', b.quotaBytes === null ? 'none' : bytes(b.quotaBytes)],
-        ['Created', time(b.created)],
-      ])),
-      h('section', {class: 'card'}, h('h2', {}, 'Usage'), b.usage ? figures('bucket-usage', [
-        ['Objects', count(b.usage.objects)],
-        ['Versions', count(b.usage.versions)],
-        ['Delete markers', count(b.usage.deleteMarkers)],
-        ['Size', bytes(b.usage.bytes)],
-        ['Counted at', time(b.usage.countedAt)],
-      ]) : h('p', {class: 'muted'}, 'Not counted yet.'))),
-    h('h2', {}, 'Lifecycle rules'),
-    lifecycle.status === 'rejected'
-      ? h('p', {class: 'muted'}, lifecycle.reason.message)
-      : lifecycle.value.rules.length === 0
-        ? h('p', {id: 'bucket-lifecycle-none'}, 'No lifecycle rules: nothing expires.')
-        : h('table', {id: 'bucket-lifecycle'},
-            h('thead', {}, h('tr', {}, ['Rule', 'Status', 'Applies to', 'Expires'].map(t => h('th', {scope: 'col'}, t)))),
-            h('tbody', {}, lifecycle.value.rules.map(rule => h('tr', {},
-              h('td', {}, rule.id || '—'),
-              h('td', {}, rule.status),
-              h('td', {}, rule.filter && rule.filter.prefix ? 'prefix ' + rule.filter.prefix : 'every object'),
-              h('td', {}, JSON.stringify({expiration: rule.expiration, noncurrentVersionExpiration: rule.noncurrentVersionExpiration,
-                abortIncompleteMultipartUploadDays: rule.abortIncompleteMultipartUploadDays})))))),
-    h('h2', {}, 'Bucket policy'),
-    policy.status === 'rejected'
-      ? h('p', {class: 'muted'}, policy.reason.message)
-      : policy.value.document === null
-        ? h('p', {id: 'bucket-policy-none'}, 'No bucket policy: access is what the users\' policies allow.')
-        : h('pre', {id: 'bucket-policy'}, JSON.stringify(JSON.parse(policy.value.document), null, 2)));
+      h('section', {class: 'card', 'aria-labelledby': 'protection-title'},
+        h('h2', {id: 'protection-title'}, 'Protection'), card),
+      usageCard(path, b.usage)),
+    h('div', {class: 'bucket-forms'},
+      section('versioning', 'Versioning', versioningForm(path, b, changed)),
+      section('retention', 'Object Lock default retention', retentionForm(path, b, changed, ctx.refresh)),
+      section('settings', 'Quota, SOSAPI and version alerts', orRefusal(settings, s => settingsForm(path, s,
+        c => changed({quotaBytes: c.quotaBytes, sosapi: c.sosapi === null ? Boolean(b.objectLock && b.objectLock.enabled) : c.sosapi}))))),
+    section('lifecycle', 'Lifecycle rules', orRefusal(lifecycle, l => lifecycleForm(path, l))),
+    section('policy', 'Bucket policy', orRefusal(policy, p => policyForm(path, b.name, p))),
+    section('delete', 'Delete bucket', deleteForm(path, b.name)));
 }
