@@ -124,4 +124,17 @@ final class ConsoleBrowser implements AutoCloseable {
         driver.quit();
         service.stop();
     }
+
+    /** Closes {@code chromium}, then stops {@code appliance}; either may be null (a start that failed or skipped). */
+    static void closeBoth(ConsoleBrowser chromium, ApplianceProcess appliance) {
+        try {
+            if (chromium != null) {
+                chromium.close();
+            }
+        } finally {
+            if (appliance != null) {
+                appliance.stop();
+            }
+        }
+    }
 }

@@ -70,12 +70,7 @@ class ConsoleBrowserIT {
 
     @AfterAll
     static void stop() {
-        if (chromium != null) {
-            chromium.close();
-        }
-        if (appliance != null) {
-            appliance.stop();
-        }
+        ConsoleBrowser.closeBoth(chromium, appliance);
     }
 
     /** Each test starts logged out, on a freshly loaded console page (which finds no session and shows the login). */

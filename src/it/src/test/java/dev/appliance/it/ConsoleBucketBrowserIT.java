@@ -90,15 +90,10 @@ class ConsoleBucketBrowserIT {
 
     @AfterAll
     static void stop() {
-        if (chromium != null) {
-            chromium.close();
-        }
         if (s3 != null) {
             s3.close();
         }
-        if (appliance != null) {
-            appliance.stop();
-        }
+        ConsoleBrowser.closeBoth(chromium, appliance);
     }
 
     /** Shows the bucket's page, by way of the list so that nothing of an earlier page of the same bucket remains. */

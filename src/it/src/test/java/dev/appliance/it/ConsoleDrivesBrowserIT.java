@@ -46,12 +46,7 @@ class ConsoleDrivesBrowserIT {
 
     @AfterAll
     static void stop() {
-        if (chromium != null) {
-            chromium.close();
-        }
-        if (appliance != null) {
-            appliance.stop();
-        }
+        ConsoleBrowser.closeBoth(chromium, appliance);
     }
 
     @Test

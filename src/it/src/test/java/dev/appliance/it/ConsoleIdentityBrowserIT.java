@@ -69,12 +69,7 @@ class ConsoleIdentityBrowserIT {
 
     @AfterAll
     static void stop() {
-        if (chromium != null) {
-            chromium.close();
-        }
-        if (appliance != null) {
-            appliance.stop();
-        }
+        ConsoleBrowser.closeBoth(chromium, appliance);
     }
 
     private static void nav(String route) {

@@ -43,12 +43,7 @@ class ConsoleLockoutBrowserIT {
 
     @AfterAll
     static void stop() {
-        if (chromium != null) {
-            chromium.close();
-        }
-        if (appliance != null) {
-            appliance.stop();
-        }
+        ConsoleBrowser.closeBoth(chromium, appliance);
     }
 
     @Test
