@@ -76,8 +76,9 @@ final class AdminAuthorization implements AuthorizationManager<RequestAuthorizat
                 || request.getDispatcherType() == DispatcherType.ASYNC) {
             return true;
         }
-        String route = request.getMethod() + " " + routed(request);
-        if (OPEN.contains(route) || consoleShell(request.getMethod(), routed(request))) {
+        String path = routed(request);
+        String route = request.getMethod() + " " + path;
+        if (OPEN.contains(route) || consoleShell(request.getMethod(), path)) {
             return true;
         }
         AdminPrincipal caller = authentication instanceof AdminAuthentication a ? a.getPrincipal() : null;

@@ -4,9 +4,7 @@ import dev.appliance.s3.auth.CredentialsProvider;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import jakarta.servlet.http.HttpSession;
-import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -97,7 +95,8 @@ class SessionController {
         }
         Optional<String> secret = credentials.secretKey(login.accessKey());
         // compare digests in constant time whether or not the key exists, so timing tells neither
-        boolean match = MessageDigest.isEqual(sha256(secret.orElse("\u0000no-such-key")), sha256(login.secretKey()))
+        boolean match = MessageDigest.isEqual(
+                        ScrapeToken.sha256(secret.orElse("\u0000no-such-key")), ScrapeToken.sha256(login.secretKey()))
                 && secret.isPresent();
         if (!match) {
             throttle.failed(login.accessKey(), source);
@@ -156,13 +155,5 @@ class SessionController {
 
     private static boolean blank(String s) {
         return s == null || s.isBlank();
-    }
-
-    private static byte[] sha256(String s) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every JDK", e);
-        }
     }
 }

@@ -540,10 +540,7 @@ public final class S3Dispatcher {
                     if (leftOut < 0) {
                         throw e;
                     }
-                    details.put("authentication", "anonymous");
-                    if (leftOut > 0) {
-                        details.put("unrecordedBefore", Long.toString(leftOut));
-                    }
+                    details.putAll(dev.appliance.s3.audit.RefusalAuditBudget.refusalDetails("anonymous", leftOut));
                 }
                 audit.answered(op, r, 0, failure, details);
             }
@@ -591,11 +588,8 @@ public final class S3Dispatcher {
     public S3Response refusedAtAuthentication(
             S3Request r, String claimedKey, S3Exception failure, String reason, long leftOut) {
         Operation op = route(r);
-        java.util.Map<String, String> details = new java.util.LinkedHashMap<>();
-        details.put("authentication", reason);
-        if (leftOut > 0) {
-            details.put("unrecordedBefore", Long.toString(leftOut));
-        }
+        java.util.Map<String, String> details =
+                dev.appliance.s3.audit.RefusalAuditBudget.refusalDetails(reason, leftOut);
         audit.refused(op, r, claimedKey, failure, details);
         throw failure;
     }

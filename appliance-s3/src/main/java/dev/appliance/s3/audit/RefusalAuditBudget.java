@@ -65,4 +65,19 @@ public final class RefusalAuditBudget {
         leftOut = 0;
         return before;
     }
+
+    /**
+     * The details of an audited refusal: why it was refused ({@code authentication}) and, when the budget left some
+     * out before it, how many ({@code unrecordedBefore}). A new map the caller may add to.
+     *
+     * @param leftOut what {@link #take} answered (0 and more)
+     */
+    public static java.util.Map<String, String> refusalDetails(String authentication, long leftOut) {
+        java.util.Map<String, String> details = new java.util.LinkedHashMap<>();
+        details.put("authentication", authentication);
+        if (leftOut > 0) {
+            details.put("unrecordedBefore", Long.toString(leftOut));
+        }
+        return details;
+    }
 }

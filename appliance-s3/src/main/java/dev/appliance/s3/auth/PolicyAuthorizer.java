@@ -101,11 +101,13 @@ public final class PolicyAuthorizer implements Authorizer {
         if (user == null || !user.enabled()) {
             return false;
         }
-        RequestContext context = RequestContext.builder(action, "*")
-                .user(account, user.name(), user.id())
-                .time(java.time.Instant.now())
-                .build();
-        return policies.evaluate(user.name(), context, null).allowed();
+        return policies.evaluate(
+                        user.name(),
+                        adminContext(action)
+                                .user(account, user.name(), user.id())
+                                .build(),
+                        null)
+                .allowed();
     }
 
     @Override
@@ -115,7 +117,7 @@ public final class PolicyAuthorizer implements Authorizer {
             return false;
         }
         // the scope's policies are evaluated as identity policies of the token's owner
-        RequestContext.Builder b = RequestContext.builder(action, "*").time(java.time.Instant.now());
+        RequestContext.Builder b = adminContext(action);
         if (AdminToken.ROOT_OWNER.equals(owner)) {
             b.root(account);
         } else {
@@ -126,6 +128,11 @@ public final class PolicyAuthorizer implements Authorizer {
             b.user(account, user.name(), user.id());
         }
         return policies.scopeSet(policyArns).evaluate(b.build()).allowed();
+    }
+
+    /** An appliance action on resource {@code *}, now, with no request context: the console's decisions. */
+    private static RequestContext.Builder adminContext(String action) {
+        return RequestContext.builder(action, "*").time(java.time.Instant.now());
     }
 
     private boolean allowedAnonymous(AccessRequest request) {

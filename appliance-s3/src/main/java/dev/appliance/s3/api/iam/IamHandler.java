@@ -145,11 +145,8 @@ public final class IamHandler {
         audited.action = action;
         audited.accessKey = verifier.auditedKey(SigV4Verifier.claimedAccessKey(rawQuery(r.query()), r.headers()));
         audited.resource = resourceOf(params);
-        Map<String, String> details = new java.util.LinkedHashMap<>();
-        details.put("authentication", dev.appliance.s3.audit.AuditSink.authenticationFailure(failure));
-        if (leftOut > 0) {
-            details.put("unrecordedBefore", Long.toString(leftOut));
-        }
+        Map<String, String> details = dev.appliance.s3.audit.RefusalAuditBudget.refusalDetails(
+                dev.appliance.s3.audit.AuditSink.authenticationFailure(failure), leftOut);
         audited.details = details;
     }
 

@@ -194,11 +194,7 @@ public final class PostObjectHandler {
         }
         String credential = fields.get("x-amz-credential");
         audited.accessKey = credential == null ? "" : verifier.auditedKey(SigV4Verifier.claimedAccessKey(credential));
-        Map<String, String> details = new LinkedHashMap<>();
-        details.put("authentication", AuditSink.authenticationFailure(e));
-        if (leftOut > 0) {
-            details.put("unrecordedBefore", Long.toString(leftOut));
-        }
+        Map<String, String> details = RefusalAuditBudget.refusalDetails(AuditSink.authenticationFailure(e), leftOut);
         // unauthenticated values: cut short, whoever sends them pays nothing for the event
         lockFields.forEach(
                 (k, v) -> details.put(k, v.length() > MAX_REFUSED_DETAIL ? v.substring(0, MAX_REFUSED_DETAIL) : v));
