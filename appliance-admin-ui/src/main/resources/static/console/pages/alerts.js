@@ -1,9 +1,38 @@
 // Alerts (today: the version-explosion alerts, docs/alerts.md): each with its cause, remedy and figures; acknowledge
 // an active one; with ?all, the recently cleared ones too.
 import {get, post} from '../api.js';
-import {h, show, time, count} from '../dom.js';
+import {h, show, time, count, bytes} from '../dom.js';
 
 export const title = 'Alerts';
+
+/** A duration in seconds as the largest whole unit an operator reads at a glance. */
+function span(seconds) {
+  if (seconds < 3600) return Math.max(1, Math.round(seconds / 60)) + ' min';
+  if (seconds < 172800) return Math.round(seconds / 3600) + ' h';
+  return Math.round(seconds / 86400) + ' days';
+}
+
+/** The numbers behind the alert: the worst keys, the rate, and where it leads in one horizon if nothing changes. */
+function projection(f) {
+  if (!f) return null;
+  const rows = [
+    ['Keys over ' + count(f.threshold) + ' versions', count(f.keysOverThreshold)],
+    ['New versions per hour', count(Math.round(f.versionsPerHour))],
+    ['Identical re-writes in the last hour', count(f.identicalLastHour) + ' of ' + count(f.newVersionsLastHour)],
+    ['Bounded by lifecycle', f.boundingRule ? f.boundingRule + ' (about ' + count(f.boundPerKey) + ' versions per key)' : 'no rule bounds it'],
+    ['Worst key in ' + span(f.horizonSeconds), count(f.projectedWorstKeyVersions) + ' versions (cap ' + count(f.maxVersionsPerKey) + ')'],
+    ['Bucket in ' + span(f.horizonSeconds), count(f.projectedBucketVersions) + ' versions, ' + bytes(f.projectedBucketMetadataBytes) + ' of metadata'],
+    ['Worst key reaches the cap', f.secondsToCap < 0 ? 'not at this rate' : 'in about ' + span(f.secondsToCap)],
+  ];
+  return h('div', {'data-col': 'projection'},
+    h('h3', {}, 'Projection'),
+    h('dl', {}, rows.flatMap(([label, value]) => [h('dt', {}, label), h('dd', {}, value)])),
+    f.worstKeys.length === 0 ? null : h('table', {},
+      h('caption', {}, 'Keys with the most versions'),
+      h('thead', {}, h('tr', {}, h('th', {scope: 'col'}, 'Key'), h('th', {scope: 'col'}, 'Versions'), h('th', {scope: 'col'}, 'Per hour'))),
+      h('tbody', {}, f.worstKeys.map(k => h('tr', {'data-key': k.key},
+        h('td', {}, k.key), h('td', {}, count(k.versions)), h('td', {}, count(Math.round(k.versionsPerHour))))))));
+}
 
 function alertCard(alert, ctx, message) {
   const active = alert.state === 'active';
@@ -33,6 +62,7 @@ function alertCard(alert, ctx, message) {
       h('dt', {}, 'Updated'), h('dd', {}, time(alert.updatedAt))),
     h('h3', {}, 'Cause'), h('p', {'data-col': 'cause'}, alert.cause),
     h('h3', {}, 'Remedy'), h('p', {'data-col': 'remedy'}, alert.remedy),
+    projection(alert.figures),
     ack ? h('div', {class: 'actions'}, ack) : null);
 }
 

@@ -313,6 +313,12 @@ class ConsoleBrowserIT {
                 .contains("churn");
         assertThat(card.findElement(By.cssSelector("[data-col=state]")).getText())
                 .isEqualTo("active");
+        // the projection names the worst key with its count, and when the hard cap would be reached
+        assertThat(card.findElement(By.cssSelector("[data-col=projection] tr[data-key='report.pdf']"))
+                        .getText())
+                .startsWith("report.pdf 4");
+        assertThat(card.findElement(By.cssSelector("[data-col=projection]")).getText())
+                .contains("Worst key reaches the cap");
         screenshot("alerts");
         card.findElement(By.cssSelector("button[data-ack]")).click();
         new WebDriverWait(browser, ConsoleBrowser.WAIT)
