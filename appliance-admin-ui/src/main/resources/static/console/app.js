@@ -64,6 +64,28 @@ function markNav(name) {
 function showShell(visible) {
   document.getElementById('shell-header').hidden = !visible;
   document.getElementById('who').textContent = visible && session ? 'Signed in as ' + session.name : '';
+  nudgeRoot(visible);
+}
+
+/**
+ * Root signed in and no admin user able to sign in yet: asks for one (everyday work under a named user, and root can
+ * then be turned off for S3). Asked on every page, so the note goes once the user exists.
+ */
+async function nudgeRoot(visible) {
+  const nudge = document.getElementById('root-nudge');
+  if (!visible || !session || session.name !== 'root') {
+    nudge.hidden = true;
+    return;
+  }
+  try {
+    const root = await get('/api/v1/admin/iam/root');
+    nudge.replaceChildren('You are signed in with the root credential. ',
+      h('a', {href: '#/users'}, 'Create an admin user'),
+      ' (a user with the built-in admin policy and an access key) for everyday work; root can then be turned off for S3.');
+    nudge.hidden = root.adminUserReady;
+  } catch (e) {
+    nudge.hidden = true;
+  }
 }
 
 /** Asks the appliance who this browser is: null when there is no session (or it timed out). */

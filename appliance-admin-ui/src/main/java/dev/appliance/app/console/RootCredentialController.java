@@ -28,10 +28,16 @@ class RootCredentialController {
     /** Whether the root credential signs S3 requests; in a PUT, null is refused (not read as false). */
     record RootView(Boolean s3Enabled) {}
 
+    /**
+     * The switch, and whether an enabled admin user with an active key exists: the console asks root to create one
+     * until it does, and the switch can be turned off only then.
+     */
+    record RootState(boolean s3Enabled, boolean adminUserReady) {}
+
     @AdminOperation(AdminAction.GET_CONFIG)
     @GetMapping
-    RootView root() {
-        return new RootView(store.identity().rootS3Enabled());
+    RootState root() {
+        return state();
     }
 
     @AdminOperation(AdminAction.PUT_CONFIG)
@@ -41,7 +47,11 @@ class RootCredentialController {
             throw new BadField(400, "s3Enabled", "s3Enabled: missing (expected true or false)");
         }
         store.identity().setRootS3Enabled(body.s3Enabled());
-        return new RootView(store.identity().rootS3Enabled());
+        return state();
+    }
+
+    private RootState state() {
+        return new RootState(store.identity().rootS3Enabled(), store.identity().adminUserCanSignIn());
     }
 
     @ExceptionHandler(IdentityException.class)

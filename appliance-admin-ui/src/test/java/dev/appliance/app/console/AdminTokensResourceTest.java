@@ -172,8 +172,9 @@ class AdminTokensResourceTest {
 
     @Test
     void rootIsTurnedOffForS3_onlyOnceAnotherAdminCanSignIn_andTheConsoleTurnsItBackOn() throws Exception {
-        assertThat(ok(app.signed("GET", ROOT, null), 200).get("s3Enabled").asBoolean())
-                .isTrue();
+        JsonNode before = ok(app.signed("GET", ROOT, null), 200);
+        assertThat(before.get("s3Enabled").asBoolean()).isTrue();
+        assertThat(before.get("adminUserReady").asBoolean()).isFalse();
         JsonNode refused =
                 problem(app.signed("PUT", ROOT, "{\"s3Enabled\":false}"), 409, "DeleteConflict", "s3Enabled");
         assertThat(refused.get("detail").asText()).contains("arn:aws:iam::aws:policy/admin");
@@ -188,6 +189,8 @@ class AdminTokensResourceTest {
         JsonNode key = ok(app.signed("POST", IAM + "/users/ops/keys", null), 201);
         String opsKey = key.get("accessKeyId").asText();
         String opsSecret = key.get("secretAccessKey").asText();
+        assertThat(ok(app.signed("GET", ROOT, null), 200).get("adminUserReady").asBoolean())
+                .isTrue();
 
         assertThat(ok(app.signed("PUT", ROOT, "{\"s3Enabled\":false}"), 200)
                         .get("s3Enabled")

@@ -605,7 +605,7 @@ final class IdentityState {
         rootS3Enabled = enabled;
     }
 
-    private boolean anotherAdminCanSignIn() {
+    boolean anotherAdminCanSignIn() {
         for (UserEntry e : users.values()) {
             User u = e.user();
             if (!u.enabled() || e.keys().stream().noneMatch(k -> k.key().status() == AccessKey.Status.Active)) {

@@ -399,6 +399,15 @@ public final class IdentityStore {
     }
 
     /**
+     * Whether an enabled user with an active access key has the built-in admin policy (directly or through a group):
+     * the way in that lets root be turned off for S3, and that the console nudges a first-time operator to create.
+     */
+    public boolean adminUserCanSignIn() {
+        IdentityState s = state;
+        return s != null && s.anotherAdminCanSignIn();
+    }
+
+    /**
      * Turns the root credential on or off for S3 (the console always accepts it). Turning it off is refused with
      * DELETE_CONFLICT unless another enabled user with an active access key has the built-in admin policy ({@code
      * arn:aws:iam::aws:policy/admin}) attached, directly or through a group; turning it on is always allowed.

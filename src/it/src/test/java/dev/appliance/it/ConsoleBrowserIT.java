@@ -296,6 +296,8 @@ class ConsoleBrowserIT {
         }
         logIn(ROOT, SECRET);
         textIs(By.id("drives-online"), "4");
+        // no admin user exists in this appliance: root is asked to make one
+        assertThat(visible(By.id("root-nudge")).getText()).contains("Create an admin user");
         browser.findElement(By.cssSelector("#nav a[data-route=alerts]")).click();
         By alert = By.cssSelector("article[data-bucket='churn']");
         visible(By.id("alerts-refresh"));
