@@ -42,7 +42,7 @@ class RootCredentialController {
 
     @AdminOperation(AdminAction.PUT_CONFIG)
     @PutMapping
-    RootView setRoot(@RequestBody RootView body) {
+    RootState setRoot(@RequestBody RootView body) {
         if (body.s3Enabled() == null) {
             throw new BadField(400, "s3Enabled", "s3Enabled: missing (expected true or false)");
         }
