@@ -143,7 +143,8 @@ public final class ApplianceMetrics implements AutoCloseable {
 
     /**
      * The registry and the per-bucket series as beans of the console's context: Spring Boot's Prometheus endpoint then
-     * serves this registry (its own is made only when none exists), and adds its JVM and process meters to it.
+     * serves this registry (its own is made only when none exists), and adds its JVM and process meters to it. The
+     * {@link #history()} too, for the dashboard's route.
      */
     public ApplicationContextInitializer<GenericApplicationContext> beans() {
         return context -> {
