@@ -4,11 +4,13 @@ import dev.appliance.app.cli.AlertsCommand;
 import dev.appliance.app.cli.CertsCommand;
 import dev.appliance.app.cli.HealCommand;
 import dev.appliance.app.cli.ServerOptions;
+import dev.appliance.app.config.ApplianceProperties;
 import dev.appliance.app.console.ConsoleApplication;
 import dev.appliance.app.credentials.CredentialStore;
 import dev.appliance.app.credentials.IdentityKeys;
 import dev.appliance.app.credentials.RootCredentials;
 import dev.appliance.app.metrics.ApplianceMetrics;
+import dev.appliance.app.metrics.TrafficHistory;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.admin.StoreAdmin;
@@ -206,6 +208,12 @@ public final class ApplianceMain {
         }
     }
 
+    /** The dashboard's history as configured (bounded there: a history too long for its interval is refused). */
+    private static TrafficHistory.Settings historySettings(ApplianceProperties.Metrics m) {
+        return new TrafficHistory.Settings(
+                m.sampleInterval(), m.trafficHistory(), m.capacityInterval(), m.capacityHistory(), m.forecastMinSpan());
+    }
+
     static void run(ServerOptions options, Map<String, String> env, PrintStream out)
             throws java.io.IOException, InterruptedException {
         // Everything that can refuse the start is checked before anything is written: the credentials from the
@@ -213,6 +221,7 @@ public final class ApplianceMain {
         Optional<RootCredentials> fromEnv = CredentialStore.fromEnvironment(env);
         ServerTls tls = options.certsDir() == null ? null : ServerTls.load(options.certsDir());
         String domain = options.domain(); // --domain, else APPLIANCE_DOMAIN (bound with the rest)
+        TrafficHistory.Settings history = historySettings(options.properties().metrics());
         probeListen(options.address(), "--address");
         probeListen(options.consoleAddress(), "--console-address");
         // Create missing drive directories only before the first format: later, a missing directory may be a disk
@@ -259,7 +268,8 @@ public final class ApplianceMain {
                 store.identity(),
                 new UserPolicies(store.identity(), new PolicySetCache(POLICY_SETS)),
                 new StoreBucketPolicies(store)); // and the bucket's policy; anonymous callers get only what it grants
-        ApplianceMetrics metrics = ApplianceMetrics.of(store); // before S3 starts: its first request is counted
+        // before S3 starts: its first request is counted
+        ApplianceMetrics metrics = ApplianceMetrics.of(store, history, Clock.systemUTC());
         S3Server s3;
         try {
             s3 = S3Server.start(

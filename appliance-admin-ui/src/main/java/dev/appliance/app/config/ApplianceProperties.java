@@ -34,6 +34,7 @@ public record ApplianceProperties(
     static final String POSITIVE_NUMBER = "expected a positive number";
     static final String ZERO_OR_MORE = "expected 0 or a positive number";
     static final String ZERO_OR_MORE_DURATION = "expected 0 or a positive duration such as 500ms, 10s, 5m or PT10S";
+    static final String AT_LEAST_A_SECOND = "expected a duration of at least 1s, such as 10s, 5m, 7d or PT10S";
 
     /**
      * The S3 endpoint.
@@ -143,15 +144,40 @@ public record ApplianceProperties(
             @Positive(message = POSITIVE_NUMBER) Integer maxVersionsPerKey) {}
 
     /**
-     * The Prometheus scrape at {@code /actuator/prometheus} on the console address (docs/metrics.md).
+     * The Prometheus scrape at {@code /actuator/prometheus} on the console address, and the short in-memory history the
+     * console's dashboard graphs (docs/metrics.md).
      *
      * @param token the bearer token a scrape must present ({@code APPLIANCE_METRICS_TOKEN}); null or blank: every
      *     scrape is refused
+     * @param sampleInterval how often the dashboard's traffic history samples the S3 meters (one graph point each)
+     * @param trafficHistory how much traffic history is kept in memory (trafficHistory / sampleInterval points)
+     * @param capacityInterval how often used capacity is recorded for the days-to-full forecast
+     * @param capacityHistory how much capacity history is kept in memory, and the forecast looks back on
+     * @param forecastMinSpan the capacity history must span this much before a days-to-full forecast is given
      */
-    public record Metrics(String token) {
+    public record Metrics(
+            String token,
+
+            @NotNull @DurationMin(seconds = 1, message = AT_LEAST_A_SECOND) @DefaultValue("10s")
+            Duration sampleInterval,
+
+            @NotNull @DurationMin(seconds = 1, message = AT_LEAST_A_SECOND) @DefaultValue("1h")
+            Duration trafficHistory,
+
+            @NotNull @DurationMin(seconds = 1, message = AT_LEAST_A_SECOND) @DefaultValue("5m")
+            Duration capacityInterval,
+
+            @NotNull @DurationMin(seconds = 1, message = AT_LEAST_A_SECOND) @DefaultValue("7d")
+            Duration capacityHistory,
+
+            @NotNull @DurationMin(millis = 0, message = ZERO_OR_MORE_DURATION) @DefaultValue("1h")
+            Duration forecastMinSpan) {
         @Override
         public String toString() {
-            return "Metrics[token=" + (token == null || token.isBlank() ? "unset" : "(set)") + "]"; // never the secret
+            return "Metrics[token=" + (token == null || token.isBlank() ? "unset" : "(set)") // never the secret
+                    + ", sampleInterval=" + sampleInterval + ", trafficHistory=" + trafficHistory
+                    + ", capacityInterval=" + capacityInterval + ", capacityHistory=" + capacityHistory
+                    + ", forecastMinSpan=" + forecastMinSpan + "]";
         }
     }
 

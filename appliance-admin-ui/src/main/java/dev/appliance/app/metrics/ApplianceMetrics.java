@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -38,7 +39,9 @@ import org.springframework.context.support.GenericApplicationContext;
  *       calls and errors, heal queue, scanner, capacity, alerts, the versions-per-key distribution), so the engine
  *       carries no metrics library and does nothing extra between scrapes;
  *   <li>per-bucket usage from the last scanner cycle, for the {@value #TOP_BUCKETS} largest buckets only (a bounded
- *       set of series however many buckets exist), refreshed every {@link #REFRESH} and by {@link #refresh()}.
+ *       set of series however many buckets exist), refreshed every {@link #REFRESH} and by {@link #refresh()};
+ *   <li>a short in-memory history of the S3 traffic and of used capacity ({@link #history()}), sampled on the same
+ *       thread, for the console's dashboard.
  * </ul>
  */
 public final class ApplianceMetrics implements AutoCloseable {
@@ -54,14 +57,16 @@ public final class ApplianceMetrics implements AutoCloseable {
     private final MultiGauge bucketObjects;
     private final MultiGauge bucketVersions;
     private final Memo<StorageCapacity> capacity;
+    private final TrafficHistory history;
     private volatile ScheduledExecutorService refresher;
 
-    private ApplianceMetrics(ApplianceStore store) {
+    private ApplianceMetrics(ApplianceStore store, TrafficHistory.Settings history, Clock clock) {
         this.store = requireNonNull(store, "store");
         this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         this.s3 = new S3RequestMeters(registry);
         // one statfs per drive for the three capacity gauges of a scrape, not three
         this.capacity = new Memo<>(store::capacity, Duration.ofSeconds(1));
+        this.history = new TrafficHistory(registry, capacity::get, clock, history);
         registerCapacity();
         registerDrives();
         registerHealing();
@@ -85,7 +90,12 @@ public final class ApplianceMetrics implements AutoCloseable {
 
     /** The meters over {@code store}; {@link #start} begins the periodic refresh of the per-bucket series. */
     public static ApplianceMetrics of(ApplianceStore store) {
-        return new ApplianceMetrics(store);
+        return of(store, TrafficHistory.Settings.DEFAULT, Clock.systemUTC());
+    }
+
+    /** As {@link #of(ApplianceStore)}, the traffic and capacity history kept as {@code history} says, on {@code clock}. */
+    public static ApplianceMetrics of(ApplianceStore store, TrafficHistory.Settings history, Clock clock) {
+        return new ApplianceMetrics(store, requireNonNull(history, "history"), requireNonNull(clock, "clock"));
     }
 
     /** What the S3 endpoint records into ({@link S3Server#start(dev.appliance.core.ObjectStore, dev.appliance.s3.S3ServerConfig, S3Metrics)}). */
@@ -95,6 +105,11 @@ public final class ApplianceMetrics implements AutoCloseable {
 
     public PrometheusMeterRegistry registry() {
         return registry;
+    }
+
+    /** The in-memory traffic and capacity history the dashboard shows; sampled once {@link #start} ran. */
+    public TrafficHistory history() {
+        return history;
     }
 
     /** Adds the S3 endpoint's admission figures: open connections, requests in flight and waiting. */
@@ -111,17 +126,25 @@ public final class ApplianceMetrics implements AutoCloseable {
                 .register(registry);
     }
 
-    /** Starts refreshing the per-bucket series every {@link #REFRESH}, on one daemon thread. */
+    /**
+     * Starts refreshing the per-bucket series every {@link #REFRESH} and sampling the history at its intervals, on one
+     * daemon thread (the first traffic sample is the baseline, the first capacity sample is taken now).
+     */
     public void start() {
         ScheduledExecutorService r = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().name("metrics-refresh").daemon().factory());
         r.scheduleWithFixedDelay(this::refreshQuietly, REFRESH.toMillis(), REFRESH.toMillis(), TimeUnit.MILLISECONDS);
+        long traffic = history.settings().sampleInterval().toMillis();
+        r.scheduleAtFixedRate(() -> quietly(history::sampleTraffic, "traffic"), 0, traffic, TimeUnit.MILLISECONDS);
+        long capacity = history.settings().capacityInterval().toMillis();
+        r.scheduleAtFixedRate(() -> quietly(history::sampleCapacity, "capacity"), 0, capacity, TimeUnit.MILLISECONDS);
         refresher = r;
     }
 
     /**
      * The registry and the per-bucket series as beans of the console's context: Spring Boot's Prometheus endpoint then
-     * serves this registry (its own is made only when none exists), and adds its JVM and process meters to it.
+     * serves this registry (its own is made only when none exists), and adds its JVM and process meters to it. The
+     * {@link #history()} too, for the dashboard's route.
      */
     public ApplicationContextInitializer<GenericApplicationContext> beans() {
         return context -> {
@@ -130,6 +153,8 @@ public final class ApplianceMetrics implements AutoCloseable {
                     PrometheusMeterRegistry.class,
                     () -> registry,
                     bd -> bd.setDestroyMethodName(""));
+            context.registerBean(
+                    "trafficHistory", TrafficHistory.class, () -> history, bd -> bd.setDestroyMethodName(""));
             context.registerBean(
                     "prometheusRegistry",
                     io.prometheus.metrics.model.registry.PrometheusRegistry.class,
@@ -169,6 +194,16 @@ public final class ApplianceMetrics implements AutoCloseable {
         } catch (RuntimeException e) {
             System.getLogger(ApplianceMetrics.class.getName())
                     .log(System.Logger.Level.WARNING, "refreshing the per-bucket metrics failed", e);
+        }
+    }
+
+    /** A failed sample is logged and the next one tried: a scheduled task that throws is never run again. */
+    private static void quietly(Runnable sample, String what) {
+        try {
+            sample.run();
+        } catch (RuntimeException e) {
+            System.getLogger(ApplianceMetrics.class.getName())
+                    .log(System.Logger.Level.WARNING, "sampling the " + what + " history failed", e);
         }
     }
 
