@@ -410,7 +410,7 @@ class ObjectsController {
             case INVALID_ARGUMENT, INVALID_REQUEST, BAD_DIGEST, INCOMPLETE_BODY ->
                 problem(400, "InvalidInput", null, message);
             case ENTITY_TOO_LARGE -> problem(413, "EntityTooLarge", null, message);
-            case QUOTA_EXCEEDED -> problem(403, "QuotaExceeded", null, message);
+            case QUOTA_EXCEEDED -> problem(409, "QuotaExceeded", null, message);
             case OBJECT_LOCKED -> problem(409, "ObjectLocked", null, message);
             case TOO_MANY_VERSIONS -> problem(409, "TooManyVersions", "key", message);
             case STORAGE_FULL -> problem(507, "StorageFull", null, message);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.appliance.core.BucketSettings;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.ObjectReader;
 import dev.appliance.core.PutRequest;
@@ -300,6 +301,22 @@ class ObjectsResourceTest {
                 store.headObject(DEFAULTS, "backup.vbk", null).userMetadata());
         assertThat(retention).isNotNull();
         assertThat(retention.mode()).isEqualTo(RetentionMode.COMPLIANCE);
+
+        // and the bucket's quota, as for an S3 PutObject
+        store.setBucketSettings(DEFAULTS, new BucketSettings(1L, null, null));
+        HttpResponse<byte[]> over = app.bytesAs(
+                "PUT",
+                objects(DEFAULTS) + "/content?key=more.vbk",
+                data,
+                "application/octet-stream",
+                ConsoleTestAppliance.ACCESS_KEY,
+                SECRET);
+        assertThat(over.statusCode()).isEqualTo(409);
+        assertThat(JSON.readTree(over.body()).get("code").asText()).isEqualTo("QuotaExceeded");
+        store.setBucketSettings(DEFAULTS, new BucketSettings(null, null, null));
+        assertThat(store.listObjectVersions(DEFAULTS, "more", null, null, null, 10)
+                        .versions())
+                .isEmpty();
 
         problem(
                 app.sendAs(
