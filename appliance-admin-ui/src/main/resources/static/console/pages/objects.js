@@ -184,7 +184,7 @@ function versionsSection(bucket, base, key, result, say, again) {
       confirm.focus();
     });
     row.append(
-      h('td', {'data-col': 'version'}, h('code', {}, v.versionId), v.latest ? h('span', {class: 'pill'}, 'latest') : null),
+      h('td', {'data-col': 'version'}, h('code', {}, v.versionId), v.latest ? [' ', h('span', {class: 'pill'}, 'latest')] : null),
       h('td', {'data-col': 'kind'}, v.deleteMarker ? 'delete marker' : 'object'),
       h('td', {class: 'num', 'data-col': 'size'}, v.deleteMarker ? '—' : bytes(v.size)),
       h('td', {'data-col': 'modified'}, time(v.modified)),

@@ -23,7 +23,9 @@ import dev.appliance.core.policy.BuiltinPolicies;
 import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.net.URI;
 import java.net.URLEncoder;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -31,7 +33,9 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -328,6 +332,110 @@ class ObjectsResourceTest {
                 400,
                 "InvalidInput",
                 "key");
+    }
+
+    /** A console session of root, as the browser holds it: the session cookie and the CSRF token to echo. */
+    private record Session(String cookies, String csrf) {
+        static Session ofRoot() throws Exception {
+            Map<String, String> jar = new LinkedHashMap<>();
+            HttpResponse<String> token = app.http.send(
+                    HttpRequest.newBuilder(URI.create(console("/api/v1/session/csrf")))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            keep(jar, token);
+            HttpResponse<String> login = app.http.send(
+                    HttpRequest.newBuilder(URI.create(console("/api/v1/session")))
+                            .header("Content-Type", "application/json")
+                            .header("Cookie", cookie(jar))
+                            .header("X-XSRF-TOKEN", jar.get("XSRF-TOKEN"))
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"accessKey\":\""
+                                    + ConsoleTestAppliance.ACCESS_KEY + "\",\"secretKey\":\"" + SECRET + "\"}"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(login.statusCode()).as(login.body()).isLessThan(300);
+            keep(jar, login);
+            return new Session(cookie(jar), jar.get("XSRF-TOKEN"));
+        }
+
+        HttpRequest.Builder put(String pathAndQuery) {
+            return HttpRequest.newBuilder(URI.create(console(pathAndQuery)))
+                    .header("Cookie", cookies)
+                    .header("X-XSRF-TOKEN", csrf)
+                    .header("Content-Type", "application/octet-stream");
+        }
+
+        private static void keep(Map<String, String> jar, HttpResponse<?> r) {
+            for (String set : r.headers().allValues("Set-Cookie")) {
+                String pair = set.split(";", 2)[0];
+                jar.put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
+            }
+        }
+
+        private static String cookie(Map<String, String> jar) {
+            return String.join(
+                    "; ",
+                    jar.entrySet().stream()
+                            .map(e -> e.getKey() + "=" + e.getValue())
+                            .toList());
+        }
+
+        private static String console(String pathAndQuery) {
+            return "http://127.0.0.1:" + app.console.port() + pathAndQuery;
+        }
+    }
+
+    @Test
+    void aSessionUploadsPastTheSignedBodyLimit_andOneOverTheCapIsRefusedBeforeItsBodyIsRead() throws Exception {
+        Session session = Session.ofRoot();
+        byte[] data = new byte[200 * 1024]; // over the 64 KiB a signed admin request may carry
+        new Random(16).nextBytes(data);
+        HttpResponse<String> made = app.http.send(
+                session.put(objects(BROWSE) + "/content?key=session/blob.bin")
+                        .PUT(HttpRequest.BodyPublishers.ofByteArray(data))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(made.statusCode()).as(made.body()).isEqualTo(200);
+        assertThat(read(BROWSE, "session/blob.bin", null)).isEqualTo(data);
+
+        // 64 MiB + 1 declared: refused from the headers, before any of the body is sent or read
+        long over = ObjectsController.DEFAULT_MAX_UPLOAD_BYTES + 1;
+        String status;
+        String body;
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", app.console.port())) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream()
+                    .write(("PUT " + objects(BROWSE) + "/content?key=session/huge.bin HTTP/1.1\r\n"
+                                    + "Host: 127.0.0.1:" + app.console.port() + "\r\n"
+                                    + "Cookie: " + session.cookies() + "\r\n"
+                                    + "X-XSRF-TOKEN: " + session.csrf() + "\r\n"
+                                    + "Content-Type: application/octet-stream\r\n"
+                                    + "Content-Length: " + over + "\r\n"
+                                    + "Expect: 100-continue\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            java.io.BufferedReader in = new java.io.BufferedReader(
+                    new java.io.InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+            String line = in.readLine();
+            while (line.startsWith("HTTP/1.1 100")) { // an interim answer, if the server sends one: skip it
+                while (!in.readLine().isEmpty()) {}
+                line = in.readLine();
+            }
+            status = line;
+            while (!in.readLine().isEmpty()) {} // the headers
+            // the problem, whole or as the one chunk of a chunked answer
+            String json = in.readLine();
+            while (!json.startsWith("{")) {
+                json = in.readLine();
+            }
+            body = json;
+        }
+        assertThat(status).startsWith("HTTP/1.1 413");
+        JsonNode p = JSON.readTree(body);
+        assertThat(p.get("code").asText()).isEqualTo("EntityTooLarge");
+        assertThat(p.get("detail").asText()).contains("64 MiB");
+        assertThat(store.listObjectVersions(BROWSE, "session/huge", null, null, null, 10)
+                        .versions())
+                .isEmpty();
     }
 
     @Test
