@@ -6,8 +6,10 @@ import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.ObjectReader;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.admin.ApplianceStore;
+import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.naming.ObjectKeys;
+import dev.appliance.core.naming.VersionIds;
 import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.objectlock.Retention;
 import dev.appliance.core.objectlock.RetentionMode;
@@ -18,10 +20,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.ResponseEntity;
@@ -160,7 +160,6 @@ class ObjectsController {
             ListVersionsResult page =
                     store.listObjectVersions(bucket, p, d.isEmpty() ? null : d, keyMarker, null, pageSize);
             TreeMap<String, ObjectInfo> items = new TreeMap<>(ObjectKeys.ORDER);
-            Set<String> pagePrefixes = new HashSet<>(page.commonPrefixes());
             page.commonPrefixes().forEach(cp -> items.put(cp, null));
             for (ObjectInfo v : page.versions()) {
                 items.putIfAbsent(v.key(), v);
@@ -170,7 +169,7 @@ class ObjectsController {
                     truncated = true;
                     break pages;
                 }
-                if (pagePrefixes.contains(e.getKey()) && e.getValue() == null) {
+                if (e.getValue() == null) {
                     prefixes.add(e.getKey());
                 } else {
                     objects.add(ObjectEntry.of(e.getValue()));
@@ -198,7 +197,7 @@ class ObjectsController {
         String marker = versionIdMarker == null || versionIdMarker.isEmpty() ? null : versionIdMarker;
         if (marker != null) {
             try {
-                dev.appliance.core.naming.VersionIds.parse(marker);
+                VersionIds.parse(marker);
             } catch (StorageException e) {
                 throw new BadField(400, "versionIdMarker", "versionIdMarker: '" + marker + "' is not a version id");
             }
@@ -292,7 +291,7 @@ class ObjectsController {
         try {
             result = store.deleteObject(bucket, key, target.versionId(), mayBypass);
         } catch (StorageException e) {
-            if (e.kind() == dev.appliance.core.error.ErrorKind.OBJECT_LOCKED) {
+            if (e.kind() == ErrorKind.OBJECT_LOCKED) {
                 return problem(409, "ObjectLocked", "versionId", whyLocked(target, bypassGovernance, mayBypass));
             }
             throw e;

@@ -467,6 +467,13 @@ class ObjectsResourceTest {
                 "ObjectLocked",
                 "versionId");
         assertThat(read(VAULT, "d/compliance", compliance.versionId())).isEqualTo("kept".getBytes());
+        // audited as every admin change, refused or not, with the version it named
+        JsonNode audit = ok(
+                root("GET", "/api/v1/admin/audit?outcome=status-409&action=" + q("admin:DELETE " + objects(VAULT))),
+                200);
+        assertThat(audit.get("events"))
+                .anySatisfy(e ->
+                        assertThat(e.path("details").path("query").asText()).contains(compliance.versionId()));
 
         JsonNode h = problem(
                 root("DELETE", objects(VAULT) + "?key=d/held&versionId=" + held.versionId()),
@@ -535,6 +542,30 @@ class ObjectsResourceTest {
         // an invalid bucket name is decided on no bucket, and refused as for any other bucket
         problem(as(veeam, "GET", objects("Bad_Name")), 403, "AccessDenied", null);
         assertThat(store.headObject(BROWSE, "top1", null).deleteMarker()).isFalse();
+    }
+
+    @Test
+    void anAdminToken_isRefusedOnData_evenRoots() throws Exception {
+        JsonNode token = ok(
+                app.signed(
+                        "POST",
+                        "/api/v1/admin/tokens",
+                        "{\"name\":\"objects\",\"policyArns\":[\"arn:aws:iam::aws:policy/admin\"],"
+                                + "\"expiresInDays\":1}"),
+                201);
+        HttpResponse<String> r = app.http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.console.port() + objects(BROWSE)))
+                        .header("Authorization", "Bearer " + token.get("secret").asText())
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        problem(r, 403, "AccessDenied", null);
+        // the same token is good for the appliance's own routes
+        HttpResponse<String> buckets = app.http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + app.console.port() + "/api/v1/admin/buckets"))
+                        .header("Authorization", "Bearer " + token.get("secret").asText())
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(buckets.statusCode()).as(buckets.body()).isEqualTo(200);
     }
 
     @Test
