@@ -32,7 +32,8 @@ import software.amazon.awssdk.services.s3.model.ObjectLockRetentionMode;
  * The web console in a real headless Chromium (Debian's {@code chromium} and {@code chromium-driver}) against the
  * packaged appliance: log in as root, see the four drives online on the dashboard, make a Veeam bucket with the wizard,
  * use the key it shows from the AWS SDK to write an object under COMPLIANCE retention, see the bucket with its object
- * in the list; create a bucket of one's own, the appliance's refusal of a taken name shown under the name field; make
+ * in the list, browse down to the object, see its version's retention, be refused its delete with the reason (the
+ * version still there for the SDK) and upload a small file; create a bucket of one's own, the appliance's refusal of a taken name shown under the name field; make
  * an auditor on the Users page, who then reads the dashboard and is refused a bucket; a version alert shown with its
  * remedy and acknowledged; a wrong secret shows the error; a session that ends sends the browser back to the login page; logout.
  * Waits are explicit (WebDriverWait on what the page shows), never sleeps. Screenshots of the pages go to
