@@ -40,14 +40,16 @@ async function csrfToken() {
 
 async function send(method, path, body) {
   const headers = {Accept: 'application/json, application/problem+json'};
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  // a file (upload) goes as it is, streamed by the browser; anything else as JSON
+  const raw = body instanceof Blob;
+  if (body !== undefined) headers['Content-Type'] = raw ? (body.type || 'application/octet-stream') : 'application/json';
   if (!SAFE.has(method)) headers['X-XSRF-TOKEN'] = await csrfToken();
   return fetch(path, {
     method,
     headers,
     credentials: 'same-origin',
     cache: 'no-store',
-    body: body === undefined ? undefined : JSON.stringify(body),
+    body: body === undefined ? undefined : raw ? body : JSON.stringify(body),
   });
 }
 
@@ -85,6 +87,8 @@ export const get = path => api('GET', path);
 export const post = (path, body) => api('POST', path, body === undefined ? {} : body);
 export const put = (path, body) => api('PUT', path, body);
 export const del = path => api('DELETE', path);
+/** PUTs a file (a Blob) as the request body, with its own type. */
+export const upload = (path, file) => api('PUT', path, file);
 
 /**
  * Shows an error on a form: next to the input its "field" names when the form has one (matched by the input's

@@ -18,6 +18,7 @@ import * as user from './pages/user.js';
 import * as groups from './pages/groups.js';
 import * as policies from './pages/policies.js';
 import * as tokens from './pages/tokens.js';
+import * as objects from './pages/objects.js';
 
 /** Route patterns, first match wins; ":name" captures one decoded path segment. */
 const ROUTES = [
@@ -25,6 +26,7 @@ const ROUTES = [
   ['dashboard', dashboard],
   ['buckets', buckets],
   ['buckets/:bucket', bucket],
+  ['buckets/:bucket/objects', objects],
   ['new-bucket', newBucket],
   ['veeam', veeam],
   ['users', users],

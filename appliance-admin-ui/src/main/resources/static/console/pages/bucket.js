@@ -58,6 +58,7 @@ export async function render(params, ctx) {
   show(
     h('p', {}, h('a', {href: '#/buckets'}, '← Buckets')),
     h('h1', {}, 'Bucket ', h('span', {id: 'bucket-name'}, b.name)),
+    h('p', {}, h('a', {href: '#/buckets/' + encodeURIComponent(b.name) + '/objects', id: 'bucket-browse'}, 'Browse objects')),
     h('div', {class: 'cards'},
       h('section', {class: 'card', 'aria-labelledby': 'protection-title'},
         h('h2', {id: 'protection-title'}, 'Protection'), card),

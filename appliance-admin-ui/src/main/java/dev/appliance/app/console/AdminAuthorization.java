@@ -1,9 +1,12 @@
 package dev.appliance.app.console;
 
+import dev.appliance.core.naming.BucketNames;
 import dev.appliance.core.policy.AdminAction;
+import dev.appliance.core.policy.S3Action;
 import dev.appliance.s3.auth.Authorizer;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.springframework.security.authorization.AuthorizationDecision;
@@ -12,6 +15,7 @@ import org.springframework.security.core.Authentication;
 import org.springframework.security.web.access.intercept.RequestAuthorizationContext;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerExecutionChain;
+import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 import org.springframework.web.util.ServletRequestPathUtils;
 
@@ -30,6 +34,8 @@ import org.springframework.web.util.ServletRequestPathUtils;
  *       as routed) on a route that names none, which only {@code admin:*} grants. A signature or a session is decided
  *       for its access key (so a disabled key or user is refused at once); a token for its owner and, on top, its
  *       scope: both must allow.
+ *   <li>a data route ({@link ObjectAccess}, the object browser): its S3 actions on the bucket and key it addresses,
+ *       for the caller's key, as the S3 front end decides them.
  * </ul>
  *
  * <p>The route is found the way the dispatcher will find it (the controllers' handler mapping), before any
@@ -88,7 +94,14 @@ final class AdminAuthorization implements AuthorizationManager<RequestAuthorizat
         if (SELF.contains(route)) {
             return caller.via() != AdminPrincipal.Via.SCRAPE;
         }
-        AdminAction[] actions = actions(request);
+        HandlerMethod handler = handler(request);
+        if (handler != null && handler.getMethodAnnotation(ObjectAccess.class) instanceof ObjectAccess data) {
+            return allowedOnData(caller, data, request);
+        }
+        AdminAction[] actions =
+                handler != null && handler.getMethodAnnotation(AdminOperation.class) instanceof AdminOperation operation
+                        ? operation.value()
+                        : null;
         if (actions == null) {
             return allowed(caller, ROUTE_ACTION + route);
         }
@@ -124,8 +137,52 @@ final class AdminAuthorization implements AuthorizationManager<RequestAuthorizat
         };
     }
 
-    /** The actions the controller method for {@code request} names, or null when it names none (or none routes). */
-    private AdminAction[] actions(HttpServletRequest request) {
+    /**
+     * A data route ({@link ObjectAccess}): its S3 actions on the resource the request names, as the S3 front end
+     * decides them for the caller's key. The target is validated first ({@link ObjectTarget}); an invalid key (or
+     * bucket name) is decided on the bucket (or on no resource), which the controller then refuses as invalid input
+     * before touching the store, so nothing is ever done to a target that was not the one decided. A token is refused:
+     * its owner's policies can be asked about resource {@code *} only, which would let a Deny on one bucket slip by.
+     */
+    private boolean allowedOnData(AdminPrincipal caller, ObjectAccess data, HttpServletRequest request) {
+        if (caller.via() != AdminPrincipal.Via.SIGNATURE && caller.via() != AdminPrincipal.Via.SESSION) {
+            return false;
+        }
+        String bucket = pathVariables(request).get("bucket");
+        ObjectTarget target;
+        try {
+            target = ObjectTarget.parse(bucket, request.getQueryString());
+        } catch (BadField e) {
+            target = null;
+        }
+        String decidedBucket = target != null ? target.bucket() : BucketNames.isValid(bucket) ? bucket : null;
+        String key = target == null ? null : target.key();
+        S3Action[] actions = target != null && target.versionId() != null && data.withVersionId().length > 0
+                ? data.withVersionId()
+                : data.value();
+        for (S3Action action : actions) {
+            String objectKey = action.scope() == S3Action.Scope.OBJECT ? key : null;
+            if (!allowedOn(caller, action.iamName(), decidedBucket, objectKey)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Whether {@code caller} may perform the S3 action {@code action} on {@code bucket} and {@code key} (null: the
+     * bucket; both null: no resource): a signature's or session's key decided as the S3 front end decides it; never a
+     * token.
+     */
+    boolean allowedOn(AdminPrincipal caller, String action, String bucket, String key) {
+        return switch (caller.via()) {
+            case SIGNATURE, SESSION -> authorizer.allowed(caller.accessKey(), action, bucket, key);
+            case TOKEN, SCRAPE -> false;
+        };
+    }
+
+    /** The controller method for {@code request}, or null when none routes. */
+    private HandlerMethod handler(HttpServletRequest request) {
         RequestMappingHandlerMapping mapping = routes.get();
         if (mapping == null) {
             return null;
@@ -134,17 +191,19 @@ final class AdminAuthorization implements AuthorizationManager<RequestAuthorizat
         try {
             ServletRequestPathUtils.parseAndCache(request);
             HandlerExecutionChain chain = mapping.getHandler(request);
-            if (chain != null
-                    && chain.getHandler() instanceof HandlerMethod method
-                    && method.getMethodAnnotation(AdminOperation.class) instanceof AdminOperation operation) {
-                return operation.value();
-            }
-            return null;
+            return chain != null && chain.getHandler() instanceof HandlerMethod method ? method : null;
         } catch (Exception e) { // no such method for the path, a media type it cannot answer: the dispatcher says so
             return null;
         } finally {
             request.setAttribute(ServletRequestPathUtils.PATH_ATTRIBUTE, before);
         }
+    }
+
+    /** The path variables the handler mapping matched for the request (set by {@link #handler}), decoded. */
+    @SuppressWarnings("unchecked")
+    private static Map<String, String> pathVariables(HttpServletRequest request) {
+        Object variables = request.getAttribute(HandlerMapping.URI_TEMPLATE_VARIABLES_ATTRIBUTE);
+        return variables instanceof Map<?, ?> map ? (Map<String, String>) map : Map.of();
     }
 
     /** The path as the container routed it; {@link ConsoleFirewall} refused any request where that differs. */

@@ -8,6 +8,7 @@ import dev.appliance.core.BucketSettings;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.policy.AdminAction;
+import dev.appliance.core.policy.S3Action;
 import dev.appliance.s3.auth.Authorizer;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
@@ -148,6 +149,7 @@ class ConsolePathSpellingTest {
             for (var entry : mapping.getHandlerMethods().entrySet()) {
                 RequestMappingInfo info = entry.getKey();
                 AdminOperation operation = entry.getValue().getMethodAnnotation(AdminOperation.class);
+                ObjectAccess data = entry.getValue().getMethodAnnotation(ObjectAccess.class);
                 Set<String> methods = new TreeSet<>();
                 info.getMethodsCondition().getMethods().forEach(m -> methods.add(m.name()));
                 if (methods.isEmpty()) {
@@ -160,11 +162,15 @@ class ConsolePathSpellingTest {
                                 method,
                                 path,
                                 mvc,
-                                operation == null
-                                        ? List.of("admin:Route:" + method + " " + path)
-                                        : Arrays.stream(operation.value())
-                                                .map(AdminAction::iamName)
-                                                .toList()));
+                                data != null
+                                        ? Arrays.stream(data.value())
+                                                .map(S3Action::iamName)
+                                                .toList()
+                                        : operation == null
+                                                ? List.of("admin:Route:" + method + " " + path)
+                                                : Arrays.stream(operation.value())
+                                                        .map(AdminAction::iamName)
+                                                        .toList()));
                     }
                 }
             }
@@ -358,7 +364,8 @@ class ConsolePathSpellingTest {
             // detaching names the policy in a required query parameter (an ARN's '/' cannot be in the path)
             String query = route.path().matches("/api/v1/admin/iam/(users|groups)/[^/]+/policies")
                     ? "?policyArn=arn:aws:iam::aws:policy/readonly"
-                    : "";
+                    // the object browser's routes name the object in a query parameter
+                    : route.path().contains("/objects") ? "?key=spelling-test-key" : "";
             String body = route.path().startsWith("/api/v1/admin/iam/")
                     ? IAM_BODY
                     : route.path().startsWith("/api/v1/admin/tokens")

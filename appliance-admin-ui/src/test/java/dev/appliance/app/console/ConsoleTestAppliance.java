@@ -163,7 +163,36 @@ final class ConsoleTestAppliance implements AutoCloseable {
     private HttpResponse<String> sendTo(
             int port, String method, String rawPathAndQuery, String body, String accessKey, String secret)
             throws Exception {
-        byte[] bytes = body == null ? new byte[0] : body.getBytes(StandardCharsets.UTF_8);
+        return http.send(
+                request(
+                        port,
+                        method,
+                        rawPathAndQuery,
+                        body == null ? null : body.getBytes(StandardCharsets.UTF_8),
+                        "application/json",
+                        accessKey,
+                        secret),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** As {@link #sendAs}, with a body of any bytes and type, answered as bytes (uploads, downloads). */
+    HttpResponse<byte[]> bytesAs(
+            String method, String rawPathAndQuery, byte[] body, String contentType, String accessKey, String secret)
+            throws Exception {
+        return http.send(
+                request(console.port(), method, rawPathAndQuery, body, contentType, accessKey, secret),
+                HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    private HttpRequest request(
+            int port,
+            String method,
+            String rawPathAndQuery,
+            byte[] body,
+            String contentType,
+            String accessKey,
+            String secret) {
+        byte[] bytes = body == null ? new byte[0] : body;
         int q = rawPathAndQuery.indexOf('?');
         String path = q < 0 ? rawPathAndQuery : rawPathAndQuery.substring(0, q);
         String query = q < 0 ? "" : rawPathAndQuery.substring(q + 1);
@@ -175,7 +204,7 @@ final class ConsoleTestAppliance implements AutoCloseable {
                                 ? HttpRequest.BodyPublishers.noBody()
                                 : HttpRequest.BodyPublishers.ofByteArray(bytes));
         if (body != null) {
-            b.header("Content-Type", "application/json");
+            b.header("Content-Type", contentType);
         }
         if (secret != null) {
             String amzDate =
@@ -197,7 +226,7 @@ final class ConsoleTestAppliance implements AutoCloseable {
                                     + ", SignedHeaders=" + String.join(";", headers.keySet()) + ", Signature="
                                     + signature);
         }
-        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return b.build();
     }
 
     /** As {@link #send(String, String, String, String)}, signed with the appliance's own secret. */

@@ -3,6 +3,7 @@ package dev.appliance.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -31,7 +32,8 @@ import software.amazon.awssdk.services.s3.model.ObjectLockRetentionMode;
  * The web console in a real headless Chromium (Debian's {@code chromium} and {@code chromium-driver}) against the
  * packaged appliance: log in as root, see the four drives online on the dashboard, make a Veeam bucket with the wizard,
  * use the key it shows from the AWS SDK to write an object under COMPLIANCE retention, see the bucket with its object
- * in the list; create a bucket of one's own, the appliance's refusal of a taken name shown under the name field; make
+ * in the list, browse down to the object, see its version's retention, be refused its delete with the reason (the
+ * version still there for the SDK) and upload a small file; create a bucket of one's own, the appliance's refusal of a taken name shown under the name field; make
  * an auditor on the Users page, who then reads the dashboard and is refused a bucket; a version alert shown with its
  * remedy and acknowledged; a wrong secret shows the error; a session that ends sends the browser back to the login page; logout.
  * Waits are explicit (WebDriverWait on what the page shows), never sleeps. Screenshots of the pages go to
@@ -134,13 +136,15 @@ class ConsoleBrowserIT {
         screenshot("veeam-created");
 
         // the key it showed writes an object under COMPLIANCE retention
+        String lockedVersion;
         try (S3Client s3 = appliance.client(key, secret, b -> {})) {
-            s3.putObject(
-                    r -> r.bucket("veeam-browser")
-                            .key("Veeam/Backup/blocks/0001")
-                            .objectLockMode(ObjectLockMode.COMPLIANCE)
-                            .objectLockRetainUntilDate(Instant.now().plus(1, ChronoUnit.DAYS)),
-                    RequestBody.fromString("block"));
+            lockedVersion = s3.putObject(
+                            r -> r.bucket("veeam-browser")
+                                    .key("Veeam/Backup/blocks/0001")
+                                    .objectLockMode(ObjectLockMode.COMPLIANCE)
+                                    .objectLockRetainUntilDate(Instant.now().plus(1, ChronoUnit.DAYS)),
+                            RequestBody.fromString("block"))
+                    .versionId();
             assertThat(s3.getObjectRetention(r -> r.bucket("veeam-browser").key("Veeam/Backup/blocks/0001"))
                             .retention()
                             .mode())
@@ -172,6 +176,64 @@ class ConsoleBrowserIT {
         textIs(By.id("bucket-name"), "veeam-browser");
         assertThat(browser.findElement(By.id("bucket-protection")).getText()).contains("Object Lock\non");
         screenshot("bucket");
+
+        // the object browser, from the bucket's page: down the folders to the object and its version under retention
+        browser.findElement(By.id("bucket-browse")).click();
+        textIs(By.id("objects-bucket"), "veeam-browser");
+        visible(By.cssSelector("tr[data-prefix='Veeam/'] a")).click();
+        visible(By.cssSelector("tr[data-prefix='Veeam/Backup/'] a")).click();
+        visible(By.cssSelector("tr[data-prefix='Veeam/Backup/blocks/'] a")).click();
+        visible(By.cssSelector("tr[data-key='Veeam/Backup/blocks/0001'] a")).click();
+        By lockedRow = By.cssSelector("#versions-table tr[data-version-id='" + lockedVersion + "']");
+        WebElement version = visible(lockedRow);
+        assertThat(version.findElement(By.cssSelector("td[data-col=retention]")).getText())
+                .startsWith("COMPLIANCE until ");
+        assertThat(version.findElement(By.cssSelector("td[data-col=legal-hold]"))
+                        .getText())
+                .isEqualTo("off");
+        assertThat(browser.findElement(By.id("objects-breadcrumb")).getText())
+                .contains("veeam-browser")
+                .contains("blocks/");
+        screenshot("objects-versions");
+
+        // deleting the locked version is refused, and the page says why
+        version.findElement(By.cssSelector("[data-action=delete]")).click();
+        visible(By.cssSelector(
+                        "#versions-table tr[data-version-id='" + lockedVersion + "'] [data-action=confirm-delete]"))
+                .click();
+        new WebDriverWait(browser, ConsoleBrowser.WAIT)
+                .until(ExpectedConditions.textToBePresentInElementLocated(
+                        By.id("objects-message"), "compliance retention until"));
+        WebElement refusal = browser.findElement(By.id("objects-message"));
+        assertThat(refusal.getText())
+                .contains("protected by Object Lock")
+                .contains("no one, the root user included, can delete it before then");
+        assertThat(refusal.getAttribute("data-code")).isEqualTo("ObjectLocked");
+        assertThat(refusal.getAttribute("role")).isEqualTo("alert");
+        screenshot("objects-delete-refused");
+
+        // a small file uploaded in the browser lands in the folder shown
+        Path notes = tmp.resolve("notes.txt");
+        Files.writeString(notes, "uploaded from the browser");
+        browser.findElement(By.id("objects-file")).sendKeys(notes.toString());
+        browser.findElement(By.id("objects-upload")).click();
+        new WebDriverWait(browser, ConsoleBrowser.WAIT)
+                .until(ExpectedConditions.textToBePresentInElementLocated(
+                        By.id("objects-message"), "Uploaded Veeam/Backup/blocks/notes.txt"));
+        visible(By.cssSelector("tr[data-key='Veeam/Backup/blocks/notes.txt']"));
+        screenshot("objects-uploaded");
+
+        // the SDK, with the wizard's key: the locked version is still there, and the upload reads back
+        try (S3Client s3 = appliance.client(key, secret, b -> {})) {
+            assertThat(s3.headObject(r -> r.bucket("veeam-browser")
+                                    .key("Veeam/Backup/blocks/0001")
+                                    .versionId(lockedVersion))
+                            .contentLength())
+                    .isEqualTo(5L);
+            assertThat(s3.getObjectAsBytes(r -> r.bucket("veeam-browser").key("Veeam/Backup/blocks/notes.txt"))
+                            .asUtf8String())
+                    .isEqualTo("uploaded from the browser");
+        }
 
         // a bucket of one's own: a name that is taken is refused by the appliance, shown under the field it names
         browser.findElement(By.cssSelector("#nav a[data-route=buckets]")).click();
