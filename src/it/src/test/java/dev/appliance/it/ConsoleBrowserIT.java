@@ -122,7 +122,8 @@ class ConsoleBrowserIT {
         assertThat(visible(By.id("name-error")).getText()).contains("rule");
         name.clear();
         name.sendKeys("veeam-browser");
-        assertThat(browser.findElement(By.id("userName")).getAttribute("value")).isEqualTo("veeam-veeam-browser");
+        // a bucket named veeam-... is suggested as the user's name as it is, and the policy's prefix does not double
+        assertThat(browser.findElement(By.id("userName")).getAttribute("value")).isEqualTo("veeam-browser");
         browser.findElement(By.id("quotaTiB")).sendKeys("2");
         browser.findElement(By.id("veeam-create")).click();
 
@@ -130,6 +131,9 @@ class ConsoleBrowserIT {
         String secret = browser.findElement(By.id("veeam-secret-key")).getText();
         assertThat(browser.findElement(By.id("veeam-bucket")).getText()).isEqualTo("veeam-browser");
         assertThat(browser.findElement(By.id("veeam-once")).getText()).contains("shown only now");
+        assertThat(browser.findElement(By.id("main")).getText())
+                .contains("User veeam-browser with policy veeam-browser:")
+                .doesNotContain("veeam-veeam");
         assertThat(key).isNotBlank().isNotEqualTo(ROOT);
         assertThat(secret).hasSizeGreaterThanOrEqualTo(20);
         screenshot("veeam-created");
