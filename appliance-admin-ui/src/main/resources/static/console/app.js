@@ -1,7 +1,7 @@
 // The console's shell: hash routes (#/dashboard, #/buckets, #/buckets/NAME, ...), the nav bar, and the session. Every
 // page is a module exporting render(params, session); a page asks the API for what it shows, nothing is cached here.
 import {get, del, whenUnauthenticated} from './api.js';
-import {show, h} from './dom.js';
+import {show, h, setAllowed, allows, applyNeeds, focusContentOnShow} from './dom.js';
 import * as login from './pages/login.js';
 import * as dashboard from './pages/dashboard.js';
 import * as buckets from './pages/buckets.js';
@@ -66,6 +66,9 @@ function markNav(name) {
 function showShell(visible) {
   document.getElementById('shell-header').hidden = !visible;
   document.getElementById('who').textContent = visible && session ? 'Signed in as ' + session.name : '';
+  // the controls this session may use (data-needs): nav entries are hidden, so a later login shows them again
+  setAllowed(session && session.allowed);
+  for (const el of document.querySelectorAll('#shell-header [data-needs]')) el.hidden = !allows(el.dataset.needs);
   nudgeRoot(visible);
 }
 
@@ -148,5 +151,22 @@ document.getElementById('logout').addEventListener('click', async () => {
   }
 });
 
-window.addEventListener('hashchange', route);
+// what a page adds after it is shown (a reload of its list, a confirmation) gets data-needs applied too
+new MutationObserver(changes => {
+  for (const change of changes) {
+    for (const node of change.addedNodes) {
+      if (node instanceof Element && node.isConnected && !applyNeeds(node)) node.remove();
+    }
+  }
+}).observe(document.getElementById('main'), {childList: true, subtree: true});
+
+window.addEventListener('hashchange', () => {
+  focusContentOnShow(true);
+  route();
+});
+// "Skip to content" moves focus to the page's content; followed as a link it would change the hash (the route)
+document.querySelector('.skip-link').addEventListener('click', event => {
+  event.preventDefault();
+  document.getElementById('main').focus();
+});
 route();

@@ -26,11 +26,21 @@ function append(el, children) {
   }
 }
 
+let focusOnShow = false;
+
+/**
+ * Whether show() moves focus to the content: after a navigation in the console (app.js turns it on), not when the
+ * console is first loaded, so that there the first Tab lands on "Skip to content" and the nav, as on any page.
+ */
+export function focusContentOnShow(on) {
+  focusOnShow = on;
+}
+
 /** Replaces the page content and moves focus to it, so keyboard and screen reader users start at the new page. */
 export function show(...children) {
   const main = document.getElementById('main');
-  main.replaceChildren(...children.flat().filter(Boolean));
-  main.focus();
+  main.replaceChildren(...children.flat().filter(Boolean).filter(c => !(c instanceof Element) || applyNeeds(c)));
+  if (focusOnShow) main.focus();
 }
 
 /**
@@ -93,4 +103,46 @@ export function copyButton(id, text) {
     }
   });
   return button;
+}
+
+// Controls by permission. An element rendered with data-needs="admin:CreateBucket admin:CreateUser" (space-separated:
+// all are needed) is left out when the session's policies do not allow one of them (GET /api/v1/session lists the
+// allowed actions). A form with data-edit-needs stays, read only (its buttons left out, its fields disabled, a textarea
+// read only), where the values it shows are worth reading (a bucket's lifecycle rules, its policy). A convenience, not
+// security: the appliance decides every request on its own.
+let allowedActions = new Set();
+
+/** The actions the session may perform (IAM names, e.g. admin:CreateBucket); none before the login. */
+export function setAllowed(actions) {
+  allowedActions = new Set((actions || []).map(a => String(a).toLowerCase()));
+}
+
+/** Whether the session may perform every action in `needs` (space-separated; IAM action names ignore case). */
+export function allows(needs) {
+  return String(needs || '').split(/\s+/).filter(Boolean).every(a => allowedActions.has(a.toLowerCase()));
+}
+
+/** Applies data-needs and data-edit-needs to `root` and what it holds; false when `root` itself is left out. */
+export function applyNeeds(root) {
+  for (const el of root.querySelectorAll('[data-needs]')) {
+    if (!allows(el.dataset.needs)) el.remove();
+  }
+  for (const form of root.querySelectorAll('form[data-edit-needs]')) {
+    if (!allows(form.dataset.editNeeds)) readOnly(form);
+  }
+  if (root.matches('[data-needs]') && !allows(root.dataset.needs)) {
+    root.remove();
+    return false;
+  }
+  if (root.matches('form[data-edit-needs]') && !allows(root.dataset.editNeeds)) readOnly(root);
+  return true;
+}
+
+function readOnly(form) {
+  for (const b of form.querySelectorAll('button, input[type="submit"], input[type="button"]')) b.remove();
+  for (const c of form.querySelectorAll('input, select, textarea')) {
+    if (c.tagName === 'TEXTAREA') c.readOnly = true;
+    else c.disabled = true;
+  }
+  form.dataset.readOnly = 'true';
 }

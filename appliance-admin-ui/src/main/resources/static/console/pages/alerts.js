@@ -37,7 +37,7 @@ function projection(f) {
 function alertCard(alert, ctx, message) {
   const active = alert.state === 'active';
   const ack = active && !alert.acknowledged
-    ? h('button', {type: 'button', class: 'secondary', 'data-ack': alert.id}, 'Acknowledge')
+    ? h('button', {type: 'button', class: 'secondary', 'data-ack': alert.id, 'data-needs': 'admin:AcknowledgeAlert'}, 'Acknowledge')
     : null;
   if (ack) {
     ack.addEventListener('click', async () => {

@@ -46,12 +46,13 @@ export function wholeNumber(el, what, min = 1, max = Number.MAX_SAFE_INTEGER) {
 /**
  * A small form (one section of the bucket page): its controls, a message line and a submit button. onSave(event)
  * sends the change and answers the text to show when it is done; a thrown error (a problem from the API, or one of
- * wholeNumber's) is shown under its field; explain(error) may reword it first (return the error).
+ * wholeNumber's) is shown under its field; explain(error) may reword it first (return the error). editNeeds: the
+ * actions its save takes; without them the form is shown read only (data-edit-needs).
  */
-export function sectionForm(id, children, {submitLabel, onSave, explain = e => e}) {
+export function sectionForm(id, children, {submitLabel, onSave, explain = e => e, editNeeds = 'admin:UpdateBucket'}) {
   const message = h('p', {class: 'message', role: 'alert', id: id + '-message'});
   const submit = h('button', {type: 'submit', id: id + '-save'}, submitLabel || 'Save');
-  const form = h('form', {class: 'stack', id, novalidate: true}, children, message, h('div', {class: 'actions'}, submit));
+  const form = h('form', {class: 'stack', id, novalidate: true, 'data-edit-needs': editNeeds}, children, message, h('div', {class: 'actions'}, submit));
   form.addEventListener('submit', async event => {
     event.preventDefault();
     clearErrors(form);

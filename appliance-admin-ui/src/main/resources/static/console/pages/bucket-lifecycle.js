@@ -91,7 +91,7 @@ export function lifecycleForm(path, lifecycle) {
   const addButton = h('button', {type: 'button', class: 'secondary', id: 'lifecycle-add'}, 'Add rule');
   addButton.addEventListener('click', () => add({status: 'Enabled'}).box.querySelector('input').focus());
   const submit = h('button', {type: 'submit', id: 'lifecycle-form-save'}, 'Save rules');
-  const form = h('form', {id: 'lifecycle-form', novalidate: true}, none, list, message,
+  const form = h('form', {id: 'lifecycle-form', novalidate: true, 'data-edit-needs': 'admin:UpdateBucket'}, none, list, message,
     h('div', {class: 'actions'}, addButton, submit));
   form.addEventListener('submit', async event => {
     event.preventDefault();

@@ -88,6 +88,7 @@ export function deleteForm(path, name) {
       hint: 'Only an empty bucket can be deleted: every version and delete marker must be gone first.'}),
   ], {
     submitLabel: 'Delete bucket',
+    editNeeds: 'admin:DeleteBucket',
     async onSave() {
       if (confirm.value !== name) {
         throw {field: 'bucket', message: 'Type "' + name + '" exactly to delete this bucket.'};

@@ -70,5 +70,5 @@ export async function render(params, ctx) {
         c => changed({quotaBytes: c.quotaBytes, sosapi: c.sosapi === null ? Boolean(b.objectLock && b.objectLock.enabled) : c.sosapi}))))),
     section('lifecycle', 'Lifecycle rules', orRefusal(lifecycle, l => lifecycleForm(path, l))),
     section('policy', 'Bucket policy', orRefusal(policy, p => policyForm(path, b.name, p))),
-    section('delete', 'Delete bucket', deleteForm(path, b.name)));
+    h('div', {'data-needs': 'admin:DeleteBucket'}, section('delete', 'Delete bucket', deleteForm(path, b.name))));
 }

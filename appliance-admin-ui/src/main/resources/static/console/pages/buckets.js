@@ -26,8 +26,8 @@ export async function render(params, ctx) {
     h('div', {class: 'actions'},
       h('h1', {}, 'Buckets'),
       h('button', {type: 'button', class: 'secondary', id: 'buckets-refresh', onclick: () => ctx.refresh()}, 'Refresh'),
-      h('a', {href: '#/new-bucket', id: 'buckets-new'}, 'New bucket…'),
-      h('a', {href: '#/veeam', id: 'buckets-veeam'}, 'New Veeam bucket…')),
+      h('a', {href: '#/new-bucket', id: 'buckets-new', 'data-needs': 'admin:CreateBucket'}, 'New bucket…'),
+      h('a', {href: '#/veeam', id: 'buckets-veeam', 'data-needs': 'admin:CreateBucket admin:CreateUser admin:CreatePolicy admin:AttachPolicy admin:CreateAccessKey'}, 'New Veeam bucket…')),
     h('p', {class: 'muted'}, 'Usage is as last counted: by the background scanner, or by a recount a few seconds after a write '
       + '(a read after a write starts it; refresh to see it).'),
     rows.length === 0

@@ -22,7 +22,7 @@ function groupCard(g, users, policies, reload, message) {
   });
 
   const members = g.members.map(m => {
-    const remove = h('button', {type: 'button', class: 'secondary', 'data-remove-member': m}, 'Remove');
+    const remove = h('button', {type: 'button', class: 'secondary', 'data-remove-member': m, 'data-needs': 'admin:UpdateGroup'}, 'Remove');
     action(remove, () => del(path + '/members/' + encodeURIComponent(m)));
     return h('li', {'data-member': m}, h('a', {href: '#/users/' + encodeURIComponent(m)}, m), ' ', remove);
   });
@@ -33,11 +33,11 @@ function groupCard(g, users, policies, reload, message) {
     const select = h('select', {id, name: id}, candidates.map(u => h('option', {value: u.name}, u.name)));
     const add = h('button', {type: 'button', 'data-add-member': g.name}, 'Add member');
     action(add, () => put(path + '/members/' + encodeURIComponent(select.value)));
-    addMember = h('div', {class: 'inline-form'}, h('div', {class: 'field inline'}, h('label', {for: id}, 'User'), select), add);
+    addMember = h('div', {class: 'inline-form', 'data-needs': 'admin:UpdateGroup'}, h('div', {class: 'field inline'}, h('label', {for: id}, 'User'), select), add);
   }
 
   const attached = g.attachedPolicies.map(arn => {
-    const detach = h('button', {type: 'button', class: 'secondary', 'data-detach': arn}, 'Detach');
+    const detach = h('button', {type: 'button', class: 'secondary', 'data-detach': arn, 'data-needs': 'admin:DetachPolicy'}, 'Detach');
     action(detach, () => del(path + '/policies?policyArn=' + encodeURIComponent(arn)));
     return h('li', {'data-policy': arn}, h('strong', {}, policyName(arn)), ' ', detach);
   });
@@ -46,11 +46,11 @@ function groupCard(g, users, policies, reload, message) {
   if (picker) {
     const button = h('button', {type: 'button', 'data-attach': g.name}, 'Attach policy');
     action(button, () => post(path + '/policies', {policyArn: picker.select.value}));
-    attach = h('div', {class: 'inline-form'}, picker.wrap, button);
+    attach = h('div', {class: 'inline-form', 'data-needs': 'admin:AttachPolicy'}, picker.wrap, button);
   }
 
   const remove = confirmButton({
-    id: 'delete-group-' + slug, label: 'Delete group',
+    id: 'delete-group-' + slug, label: 'Delete group', needs: 'admin:DeleteGroup',
     question: 'Delete the group ' + g.name + '?', yes: 'Yes, delete the group',
     act: async () => {
       try {
@@ -122,6 +122,5 @@ export async function render(params, ctx, notice) {
       ? h('p', {id: 'groups-empty'}, 'No groups yet.')
       : h('div', {class: 'cards wide-cards', id: 'groups'},
           groups.value.map(g => groupCard(g, userList, policies.status === 'fulfilled' ? policies.value : null, reload, message))),
-    h('h2', {}, 'New group'),
-    newGroupForm(reload));
+    h('section', {'data-needs': 'admin:CreateGroup'}, h('h2', {}, 'New group'), newGroupForm(reload)));
 }

@@ -32,9 +32,10 @@ export function policyPicker(id, label, policies, except = []) {
 /**
  * A button that asks before it acts: the first click shows the question with "Yes" and "Cancel" in its place, so a
  * key or a user is never deleted by one stray click. `act` runs on "Yes"; what it throws is the caller's to show.
+ * `needs`: the actions it takes (data-needs), so that it is left out for whoever may not.
  */
-export function confirmButton({id, label, question, yes, act}) {
-  const holder = h('span', {class: 'confirm'});
+export function confirmButton({id, label, question, yes, act, needs}) {
+  const holder = h('span', {class: 'confirm', 'data-needs': needs});
   const button = h('button', {type: 'button', class: 'secondary danger', id}, label);
   const ask = () => {
     const confirm = h('button', {type: 'button', class: 'danger', id: id + '-yes'}, yes || 'Yes, ' + label.toLowerCase());

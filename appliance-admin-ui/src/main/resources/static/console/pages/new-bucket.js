@@ -70,5 +70,5 @@ export async function render() {
   show(h('p', {}, h('a', {href: '#/buckets'}, '← Buckets')), h('h1', {}, 'New bucket'),
     h('p', {class: 'muted'}, 'For a Veeam repository use the ', h('a', {href: '#/veeam'}, 'Veeam bucket wizard'),
       ': it also makes the least-privilege key.'),
-    form);
+    h('div', {'data-needs': 'admin:CreateBucket'}, form));
 }

@@ -1,8 +1,9 @@
-// Policies: the built-in ones, read only, each with its document; the customer managed ones, with theirs, and deleting
+// Policies: the built-in ones, read only, each with its document; the customer managed ones, with theirs, editing one
+// in place (checked as a new one is), and deleting
 // one (refused while attached or named in an admin token's scope: the page says where to look); a new customer policy
 // from a JSON editor that is checked in the page before anything is sent (the error under the editor names the line)
 // and then by the appliance's policy parser (its problem shown in the same place).
-import {get, post, del, showError, clearErrors} from '../api.js';
+import {get, post, put, del, showError, clearErrors} from '../api.js';
 import {h, show, field} from '../dom.js';
 import {confirmButton, fail} from './identity-parts.js';
 
@@ -120,19 +121,87 @@ export function jsonProblem(text) {
   }
 }
 
-function documentView(id, documentText) {
-  let pretty = documentText || '';
+function pretty(documentText) {
   try {
-    pretty = JSON.stringify(JSON.parse(documentText), null, 2);
+    return JSON.stringify(JSON.parse(documentText), null, 2);
   } catch (e) {
-    // shown as stored
+    return documentText || ''; // shown as stored
   }
-  return h('details', {'data-document': id}, h('summary', {}, 'Document'), h('pre', {class: 'doc'}, pretty));
+}
+
+function documentView(id, documentText) {
+  return h('details', {'data-document': id}, h('summary', {}, 'Document'), h('pre', {class: 'doc'}, pretty(documentText)));
+}
+
+/**
+ * Checks the editor's JSON in the page: on a mistake shows "Line L, column C: ..." under the editor, puts the cursor
+ * there and answers false (nothing is to be sent).
+ */
+function checkJson(form, editor, message) {
+  const text = editor.value;
+  const problem = jsonProblem(text);
+  if (!problem) return true;
+  showError(form, {field: 'document', message: problem.message}, message);
+  editor.setSelectionRange(problem.at, Math.min(problem.at + 1, text.length));
+  return false;
+}
+
+/** A customer policy's document edited in place: a row under the policy's, with Save and Cancel. */
+function editRow(p, reload, close) {
+  const id = 'edit-policy-' + p.name.replace(/[^A-Za-z0-9_-]/g, '_');
+  const editor = h('textarea', {id, name: id, rows: 14, spellcheck: 'false', class: 'code',
+    'aria-describedby': id + '-error'});
+  editor.value = pretty(p.document);
+  editor.dataset.field = 'document';
+  const message = h('p', {class: 'message', role: 'alert', id: id + '-message'});
+  const save = h('button', {type: 'submit', id: id + '-save'}, 'Save policy');
+  const cancel = h('button', {type: 'button', class: 'secondary', id: id + '-cancel'}, 'Cancel');
+  const form = h('form', {class: 'stack wide', id: id + '-form', novalidate: true, 'data-needs': 'admin:UpdatePolicy'},
+    h('div', {class: 'field'},
+      h('label', {for: id}, 'Document of ' + p.name + ' (JSON)'),
+      editor,
+      h('p', {class: 'field-error', id: id + '-error', role: 'alert'})),
+    message,
+    h('div', {class: 'actions'}, save, cancel));
+  cancel.addEventListener('click', close);
+  form.addEventListener('submit', async event => {
+    event.preventDefault();
+    clearErrors(form);
+    message.textContent = '';
+    message.className = 'message';
+    if (!checkJson(form, editor, message)) return;
+    save.disabled = true;
+    try {
+      await put('/api/v1/admin/iam/policies/' + encodeURIComponent(p.name), {document: editor.value});
+      await reload(h('p', {class: 'message ok', role: 'status', id: 'policies-notice'}, 'Policy ' + p.name + ' saved.'));
+    } catch (e) {
+      save.disabled = false;
+      if (e.status !== 401) showError(form, e, message);
+    }
+  });
+  return {row: h('tr', {'data-policy-editor': p.name}, h('td', {colspan: 4}, form)), editor};
 }
 
 function customerRow(p, reload, message) {
+  const slug = p.name.replace(/[^A-Za-z0-9_-]/g, '_');
+  const edit = h('button', {type: 'button', class: 'secondary', id: 'edit-policy-' + slug + '-open',
+    'data-needs': 'admin:UpdatePolicy', 'aria-expanded': 'false'}, 'Edit');
+  let open = null;
+  const close = () => {
+    open.row.remove();
+    open = null;
+    edit.setAttribute('aria-expanded', 'false');
+    edit.focus();
+  };
+  edit.addEventListener('click', () => {
+    if (open) return close();
+    open = editRow(p, reload, close);
+    row.after(open.row);
+    edit.setAttribute('aria-expanded', 'true');
+    open.editor.focus();
+  });
   const remove = confirmButton({
-    id: 'delete-policy-' + p.name.replace(/[^A-Za-z0-9_-]/g, '_'), label: 'Delete',
+    id: 'delete-policy-' + slug, label: 'Delete', needs: 'admin:DeletePolicy',
     question: 'Delete the policy ' + p.name + '?', yes: 'Yes, delete the policy',
     act: async () => {
       try {
@@ -146,11 +215,12 @@ function customerRow(p, reload, message) {
       }
     },
   });
-  return h('tr', {'data-policy': p.name},
+  const row = h('tr', {'data-policy': p.name},
     h('th', {scope: 'row'}, p.name),
     h('td', {}, h('code', {}, p.arn)),
     h('td', {}, documentView(p.name, p.document)),
-    h('td', {}, remove));
+    h('td', {}, h('div', {class: 'actions'}, edit, remove)));
+  return row;
 }
 
 function newPolicyForm(reload) {
@@ -178,16 +248,10 @@ function newPolicyForm(reload) {
       showError(form, {field: 'name', message: 'Expected 1 to 128 letters, digits and +=,.@_-'}, message);
       return;
     }
-    const text = editor.value;
-    const problem = jsonProblem(text);
-    if (problem) {
-      showError(form, {field: 'document', message: problem.message}, message);
-      editor.setSelectionRange(problem.at, Math.min(problem.at + 1, text.length));
-      return;
-    }
+    if (!checkJson(form, editor, message)) return;
     submit.disabled = true;
     try {
-      await post('/api/v1/admin/iam/policies', {name: policyName, document: text});
+      await post('/api/v1/admin/iam/policies', {name: policyName, document: editor.value});
       await reload(h('p', {class: 'message ok', role: 'status', id: 'policies-notice'}, 'Policy ' + policyName + ' created.'));
     } catch (e) {
       submit.disabled = false;
@@ -222,6 +286,5 @@ export async function render(params, ctx, notice) {
       : h('table', {id: 'customer-policies'},
           h('thead', {}, h('tr', {}, ['Name', 'ARN', 'Document', 'Actions'].map(t => h('th', {scope: 'col'}, t)))),
           h('tbody', {}, customer.map(p => customerRow(p, reload, message)))),
-    h('h2', {}, 'New customer policy'),
-    newPolicyForm(reload));
+    h('section', {'data-needs': 'admin:CreatePolicy'}, h('h2', {}, 'New customer policy'), newPolicyForm(reload)));
 }

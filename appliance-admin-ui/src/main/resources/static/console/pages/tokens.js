@@ -18,7 +18,7 @@ function created(token) {
 
 function tokenRow(t, reload, message) {
   const revoke = confirmButton({
-    id: 'revoke-' + t.id, label: 'Revoke',
+    id: 'revoke-' + t.id, label: 'Revoke', needs: 'admin:RevokeToken',
     question: 'Revoke ' + t.name + '? Scripts using it are refused from now on.', yes: 'Yes, revoke it',
     act: async () => {
       try {
@@ -117,8 +117,8 @@ export async function render(params, ctx, notice) {
           h('thead', {}, h('tr', {}, ['Name', 'Owner', 'Scope', 'Created', 'Expires', 'Expired', 'Actions']
             .map(t => h('th', {scope: 'col'}, t)))),
           h('tbody', {}, tokens.value.map(t => tokenRow(t, reload, message)))),
-    h('h2', {}, 'New token'),
-    policies.status === 'fulfilled'
-      ? newTokenForm(policies.value, reload)
-      : h('p', {class: 'message error'}, 'The policies cannot be listed, so no scope can be chosen: ' + policies.reason.message));
+    h('section', {'data-needs': 'admin:CreateToken'}, h('h2', {}, 'New token'),
+      policies.status === 'fulfilled'
+        ? newTokenForm(policies.value, reload)
+        : h('p', {class: 'message error'}, 'The policies cannot be listed, so no scope can be chosen: ' + policies.reason.message)));
 }

@@ -17,7 +17,7 @@ function newKeyBox(key, oldKeyId, reload, message, keysPath) {
     box.append(h('p', {id: 'rotate-next'}, 'Rotation: once the clients use the new key, delete the old key ',
       h('code', {}, oldKeyId), ' (it works until then). '),
     h('div', {class: 'actions'}, confirmButton({
-      id: 'rotate-delete-old', label: 'Delete the old key',
+      id: 'rotate-delete-old', label: 'Delete the old key', needs: 'admin:DeleteAccessKey',
       question: 'Delete ' + oldKeyId + '? Clients still using it are refused from now on.', yes: 'Yes, delete it',
       act: async () => {
         try {
@@ -36,7 +36,7 @@ function newKeyBox(key, oldKeyId, reload, message, keysPath) {
 function keyRow(k, keysPath, reload, message) {
   const path = keysPath + '/' + encodeURIComponent(k.accessKeyId);
   const active = k.status === 'Active';
-  const toggle = h('button', {type: 'button', class: 'secondary', 'data-toggle': k.accessKeyId}, active ? 'Disable' : 'Enable');
+  const toggle = h('button', {type: 'button', class: 'secondary', 'data-toggle': k.accessKeyId, 'data-needs': 'admin:UpdateAccessKey'}, active ? 'Disable' : 'Enable');
   toggle.addEventListener('click', async () => {
     toggle.disabled = true;
     try {
@@ -47,7 +47,7 @@ function keyRow(k, keysPath, reload, message) {
       fail(message, e);
     }
   });
-  const rotate = h('button', {type: 'button', class: 'secondary', 'data-rotate': k.accessKeyId}, 'Rotate');
+  const rotate = h('button', {type: 'button', class: 'secondary', 'data-rotate': k.accessKeyId, 'data-needs': 'admin:CreateAccessKey'}, 'Rotate');
   rotate.addEventListener('click', async () => {
     rotate.disabled = true;
     try {
@@ -59,7 +59,7 @@ function keyRow(k, keysPath, reload, message) {
     }
   });
   const remove = confirmButton({
-    id: 'delete-key-' + k.accessKeyId, label: 'Delete',
+    id: 'delete-key-' + k.accessKeyId, label: 'Delete', needs: 'admin:DeleteAccessKey',
     question: 'Delete ' + k.accessKeyId + '? Clients using it are refused from now on.', yes: 'Yes, delete the key',
     act: async () => {
       try {
@@ -89,7 +89,7 @@ export async function render(params, ctx, notice) {
   const reload = n => render(params, ctx, n);
   const message = h('p', {class: 'message', role: 'alert', id: 'user-message'});
 
-  const enable = h('button', {type: 'button', class: 'secondary', id: 'user-toggle'}, u.enabled ? 'Disable user' : 'Enable user');
+  const enable = h('button', {type: 'button', class: 'secondary', id: 'user-toggle', 'data-needs': 'admin:UpdateUser'}, u.enabled ? 'Disable user' : 'Enable user');
   enable.addEventListener('click', async () => {
     enable.disabled = true;
     try {
@@ -101,7 +101,7 @@ export async function render(params, ctx, notice) {
     }
   });
   const removeUser = confirmButton({
-    id: 'user-delete', label: 'Delete user',
+    id: 'user-delete', label: 'Delete user', needs: 'admin:DeleteUser',
     question: 'Delete the user ' + u.name + '?', yes: 'Yes, delete the user',
     act: async () => {
       try {
@@ -115,7 +115,7 @@ export async function render(params, ctx, notice) {
   });
 
   const policyRows = u.attachedPolicies.map(arn => {
-    const detach = h('button', {type: 'button', class: 'secondary', 'data-detach': arn}, 'Detach');
+    const detach = h('button', {type: 'button', class: 'secondary', 'data-detach': arn, 'data-needs': 'admin:DetachPolicy'}, 'Detach');
     detach.addEventListener('click', async () => {
       detach.disabled = true;
       try {
@@ -132,7 +132,7 @@ export async function render(params, ctx, notice) {
   if (policies.status === 'fulfilled') {
     const picker = policyPicker('attach-policy', 'Policy to attach', policies.value, u.attachedPolicies);
     if (picker) {
-      attachForm = h('form', {class: 'inline-form', id: 'attach-form'}, picker.wrap,
+      attachForm = h('form', {class: 'inline-form', id: 'attach-form', 'data-needs': 'admin:AttachPolicy'}, picker.wrap,
         h('button', {type: 'submit', id: 'attach-submit'}, 'Attach'));
       attachForm.addEventListener('submit', async event => {
         event.preventDefault();
@@ -148,7 +148,7 @@ export async function render(params, ctx, notice) {
     attachForm = h('p', {class: 'muted'}, 'The policies cannot be listed: ' + policies.reason.message);
   }
 
-  const newKey = h('button', {type: 'button', id: 'key-create'}, 'Create access key');
+  const newKey = h('button', {type: 'button', id: 'key-create', 'data-needs': 'admin:CreateAccessKey'}, 'Create access key');
   newKey.addEventListener('click', async () => {
     newKey.disabled = true;
     try {

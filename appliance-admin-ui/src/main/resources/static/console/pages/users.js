@@ -88,6 +88,7 @@ export async function render(params, ctx, notice) {
             h('td', {'data-col': 'policies'}, u.attachedPolicies.map(p => p.replace(/^arn:aws:iam::[^:]*:policy\//, '')).join(', ') || '—'),
             h('td', {}, u.groups.join(', ') || '—'),
             h('td', {}, time(u.created)))))),
-    h('h2', {}, 'New user'),
-    newUserForm(created => render(params, ctx, created)));
+    h('section', {'data-needs': 'admin:CreateUser admin:AttachPolicy admin:CreateAccessKey'},
+      h('h2', {}, 'New user'),
+      newUserForm(created => render(params, ctx, created))));
 }

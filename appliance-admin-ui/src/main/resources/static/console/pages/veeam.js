@@ -50,7 +50,9 @@ export async function render() {
   user.input.addEventListener('input', () => (userEdited = true));
   name.input.addEventListener('input', () => {
     markRules(rules, name.input.value);
-    if (!userEdited) user.input.value = name.input.value ? 'veeam-' + name.input.value : '';
+    // a bucket already named veeam-... is the user's name as it is: no veeam-veeam-...
+    const bucketName = name.input.value;
+    if (!userEdited) user.input.value = !bucketName || /^veeam-/i.test(bucketName) ? bucketName : 'veeam-' + bucketName;
   });
   const message = h('p', {class: 'message', role: 'alert', id: 'veeam-message'});
   const submit = h('button', {type: 'submit', id: 'veeam-create'}, 'Create bucket and key');
@@ -94,5 +96,5 @@ export async function render() {
       + 'versioning and Object Lock on, no default retention (Veeam sets the retention of each object it writes), '
       + 'SOSAPI on (Veeam reads the capacity and the recommended settings from it), and a user with a key that may '
       + 'use this bucket only.'),
-    form);
+    h('div', {'data-needs': 'admin:CreateBucket admin:CreateUser admin:CreatePolicy admin:AttachPolicy admin:CreateAccessKey'}, form));
 }

@@ -139,6 +139,9 @@ class IamController {
 
     record NewPolicy(String name, String document) {}
 
+    /** A customer policy's new document. */
+    record PolicyDocumentBody(String document) {}
+
     record NewVeeamUser(String name, List<String> buckets) {}
 
     /** The Veeam user, its policy and its key with the secret, shown this once. */
@@ -312,6 +315,18 @@ class IamController {
     PolicyView createPolicy(@RequestBody NewPolicy body) {
         checkDocument(body.document());
         return customer(identity().createPolicy(body.name(), body.document()));
+    }
+
+    /** Replaces a customer policy's document (checked as on create); built-in policies cannot be changed. */
+    @AdminOperation(AdminAction.UPDATE_POLICY)
+    @PutMapping("/policies/{name}")
+    PolicyView updatePolicy(@PathVariable("name") String name, @RequestBody PolicyDocumentBody body) {
+        if (BuiltinPolicies.names().contains(name)
+                && identity().policies().stream().noneMatch(p -> p.name().equalsIgnoreCase(name))) {
+            throw new BadField(400, "name", "name: " + name + " is a built-in policy, which cannot be changed");
+        }
+        checkDocument(body == null ? null : body.document());
+        return customer(identity().updatePolicy(name, body.document()));
     }
 
     @AdminOperation(AdminAction.DELETE_POLICY)

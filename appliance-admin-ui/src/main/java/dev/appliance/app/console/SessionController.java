@@ -1,5 +1,6 @@
 package dev.appliance.app.console;
 
+import dev.appliance.core.policy.AdminAction;
 import dev.appliance.s3.auth.CredentialsProvider;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -7,6 +8,8 @@ import jakarta.servlet.http.HttpSession;
 import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import org.springframework.http.HttpHeaders;
@@ -41,6 +44,7 @@ class SessionController {
     private final LoginThrottle throttle;
     private final SecurityContextRepository contexts;
     private final CsrfTokenRepository csrfTokens;
+    private final AdminAuthorization authorization;
     private final SecurityContextHolderStrategy holder = SecurityContextHolder.getContextHolderStrategy();
 
     SessionController(
@@ -48,19 +52,25 @@ class SessionController {
             CallerNames names,
             LoginThrottle throttle,
             SecurityContextRepository contexts,
-            CsrfTokenRepository csrfTokens) {
+            CsrfTokenRepository csrfTokens,
+            AdminAuthorization authorization) {
         this.credentials = credentials;
         this.nameOf = names::of;
         this.throttle = throttle;
         this.contexts = contexts;
         this.csrfTokens = csrfTokens;
+        this.authorization = authorization;
     }
 
     /** The login body: an access key and its secret. */
     record Login(String accessKey, String secretKey) {}
 
-    /** Who a session (or any authenticated caller) is. */
-    record SessionView(String name, String accessKey, String via) {}
+    /**
+     * Who a session (or any authenticated caller) is, and the appliance actions its policies allow it now ({@code
+     * admin:CreateBucket}, ...): the console shows only the controls the caller can use. Names of actions, never a
+     * secret; every request is still decided on its own ({@link AdminAuthorization}).
+     */
+    record SessionView(String name, String accessKey, String via, List<String> allowed) {}
 
     /** The CSRF token to send back in {@code headerName} with every POST, PUT, PATCH and DELETE of a session. */
     record CsrfView(String headerName, String token) {}
@@ -145,8 +155,12 @@ class SessionController {
         csrfTokens.saveToken(csrfTokens.generateToken(request), request, response);
     }
 
-    private static SessionView view(AdminPrincipal p) {
-        return new SessionView(p.name(), p.accessKey(), p.via().name().toLowerCase(java.util.Locale.ROOT));
+    private SessionView view(AdminPrincipal p) {
+        List<String> allowed = Arrays.stream(AdminAction.values())
+                .map(AdminAction::iamName)
+                .filter(action -> authorization.allowed(p, action))
+                .toList();
+        return new SessionView(p.name(), p.accessKey(), p.via().name().toLowerCase(java.util.Locale.ROOT), allowed);
     }
 
     private static ResponseEntity<Problem> problem(int status, String code, String field, String detail) {

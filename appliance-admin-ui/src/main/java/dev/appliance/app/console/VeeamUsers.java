@@ -10,7 +10,7 @@ import java.util.List;
 
 /**
  * A least-privilege user for a Veeam repository, made in four identity changes (user, customer policy {@code
- * veeam-<name>} rendered from the built-in Veeam template, attachment, access key) that are not one transaction: when a
+ * veeam-<name>} ({@link #policyName}) rendered from the built-in Veeam template, attachment, access key) that are not one transaction: when a
  * later step fails, what the earlier ones made is removed again before the error is answered, so a refused request
  * leaves no user, policy or key behind. Used by {@code POST /iam/users/veeam} and the Veeam bucket preset.
  */
@@ -20,8 +20,16 @@ final class VeeamUsers {
     /** What was made; the key's secret is in it this once. */
     record Made(User user, ManagedPolicy policy, NewAccessKey key) {}
 
+    static final String POLICY_PREFIX = "veeam-";
+
+    /**
+     * The user's policy: {@code veeam-<user>}, or the user's own name when it already starts with {@code veeam-} (the
+     * wizard suggests {@code veeam-<bucket>} as the user), so the prefix never stacks ({@code veeam-veeam-...}).
+     */
     static String policyName(String userName) {
-        return "veeam-" + userName;
+        return userName != null && userName.regionMatches(true, 0, POLICY_PREFIX, 0, POLICY_PREFIX.length())
+                ? userName
+                : POLICY_PREFIX + userName;
     }
 
     /**

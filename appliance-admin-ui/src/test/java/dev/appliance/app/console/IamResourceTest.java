@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.engine.Stores;
 import dev.appliance.core.identity.IdentityStore;
+import dev.appliance.core.policy.AdminAction;
 import dev.appliance.core.policy.BuiltinPolicies;
 import dev.appliance.core.policy.MalformedPolicyException;
 import dev.appliance.core.testing.TestStore;
@@ -333,6 +334,120 @@ class IamResourceTest {
                 null);
         assertThat(app.store.identity().findUser("vbr-many")).isEmpty();
         assertThat(app.store.identity().policies()).noneMatch(p -> p.name().equals("veeam-vbr-many"));
+    }
+
+    @Test
+    void aVeeamUserWhoseNameStartsWithVeeam_getsAPolicyWithoutTheStackedPrefix() throws Exception {
+        // the wizard suggests veeam-<bucket> as the user: its policy is not veeam-veeam-<bucket>
+        JsonNode made = ok(
+                app.signed("POST", IAM + "/users/veeam", "{\"name\":\"veeam-backups\",\"buckets\":[\"backups\"]}"),
+                201);
+        assertThat(made.get("policy").get("name").asText()).isEqualTo("veeam-backups");
+        assertThat(app.store.identity().policies()).noneMatch(p -> p.name().startsWith("veeam-veeam-"));
+        JsonNode other =
+                ok(app.signed("POST", IAM + "/users/veeam", "{\"name\":\"Veeam-Two\",\"buckets\":[\"backups\"]}"), 201);
+        assertThat(other.get("policy").get("name").asText()).isEqualTo("Veeam-Two");
+    }
+
+    @Test
+    void aCustomerPolicyIsEditedInPlace_checkedAsOnCreate_builtInsAndAuditorsRefused() throws Exception {
+        String readOnly = "{\"Version\":\"2012-10-17\",\"Statement\":[{\"Effect\":\"Allow\","
+                + "\"Action\":\"s3:GetObject\",\"Resource\":\"arn:aws:s3:::backups/*\"}]}";
+        String readWrite = readOnly.replace("\"s3:GetObject\"", "[\"s3:GetObject\",\"s3:PutObject\"]");
+        ok(app.signed("POST", IAM + "/policies", body("edit-me", readOnly)), 201);
+        ok(app.signed("POST", IAM + "/users", "{\"name\":\"editor-user\"}"), 201);
+        JsonNode attached = ok(app.signed("GET", IAM + "/policies", null), 200);
+        String arn = null;
+        for (JsonNode p : attached) {
+            if (p.get("name").asText().equals("edit-me")) {
+                arn = p.get("arn").asText();
+            }
+        }
+        ok(app.signed("POST", IAM + "/users/editor-user/policies", "{\"policyArn\":\"" + arn + "\"}"), 200);
+        JsonNode key = ok(app.signed("POST", IAM + "/users/editor-user/keys", null), 201);
+        String keyId = key.get("accessKeyId").asText();
+        String secret = key.get("secretAccessKey").asText();
+        store("backups", "edited", keyId, secret, 403);
+
+        // a malformed document is refused as on create, naming the field, and the policy stays as it was
+        JsonNode malformed = problem(
+                app.signed("PUT", IAM + "/policies/edit-me", "{\"document\":\"{\\\"Statement\\\":7}\"}"),
+                400,
+                "InvalidInput",
+                "document");
+        assertThat(malformed.get("detail").asText()).startsWith("document: ");
+        assertThat(app.store.identity().policy("edit-me").document()).isEqualTo(readOnly);
+
+        // the new document is in force at once for the user it is attached to
+        JsonNode updated = ok(
+                app.signed(
+                        "PUT",
+                        IAM + "/policies/edit-me",
+                        JSON.writeValueAsString(JSON.createObjectNode().put("document", readWrite))),
+                200);
+        assertThat(updated.get("kind").asText()).isEqualTo("customer");
+        assertThat(updated.get("arn").asText()).isEqualTo(arn);
+        assertThat(updated.get("document").asText()).isEqualTo(readWrite);
+        store("backups", "edited", keyId, secret, 200);
+
+        problem(app.signed("PUT", IAM + "/policies/auditor", body(null, readOnly)), 400, "InvalidInput", "name");
+        problem(app.signed("PUT", IAM + "/policies/no-such", body(null, readOnly)), 404, "NoSuchEntity", null);
+
+        // an auditor reads policies but may not change one
+        ok(app.signed("POST", IAM + "/users", "{\"name\":\"policy-auditor\"}"), 201);
+        ok(
+                app.signed(
+                        "POST",
+                        IAM + "/users/policy-auditor/policies",
+                        "{\"policyArn\":\"arn:aws:iam::aws:policy/auditor\"}"),
+                200);
+        JsonNode auditorKey = ok(app.signed("POST", IAM + "/users/policy-auditor/keys", null), 201);
+        HttpResponse<String> refused = app.sendAs(
+                "PUT",
+                IAM + "/policies/edit-me",
+                body(null, readOnly),
+                auditorKey.get("accessKeyId").asText(),
+                auditorKey.get("secretAccessKey").asText());
+        assertThat(refused.statusCode()).as(refused.body()).isEqualTo(403);
+        assertThat(app.store.identity().policy("edit-me").document()).isEqualTo(readWrite);
+    }
+
+    @Test
+    void whoAmI_listsTheActionsTheCallerIsAllowed_soTheConsoleShowsOnlyItsControls() throws Exception {
+        ok(app.signed("POST", IAM + "/users", "{\"name\":\"who-auditor\"}"), 201);
+        ok(
+                app.signed(
+                        "POST",
+                        IAM + "/users/who-auditor/policies",
+                        "{\"policyArn\":\"arn:aws:iam::aws:policy/auditor\"}"),
+                200);
+        JsonNode key = ok(app.signed("POST", IAM + "/users/who-auditor/keys", null), 201);
+        String keyId = key.get("accessKeyId").asText();
+        String secret = key.get("secretAccessKey").asText();
+        JsonNode auditor = ok(app.sendAs("GET", "/api/v1/session", null, keyId, secret), 200);
+        assertThat(auditor.get("name").asText()).isEqualTo("who-auditor");
+        List<String> allowed = new ArrayList<>();
+        for (JsonNode a : auditor.get("allowed")) {
+            allowed.add(a.asText());
+        }
+        // every read but those revealing a secret, no change
+        List<String> reads = Arrays.stream(AdminAction.values())
+                .filter(a -> a.read() && !a.revealsSecret())
+                .map(AdminAction::iamName)
+                .toList();
+        assertThat(allowed).containsExactlyInAnyOrderElementsOf(reads);
+        assertThat(auditor.toString()).doesNotContain(secret);
+
+        JsonNode root = ok(app.signed("GET", "/api/v1/session", null), 200);
+        assertThat(root.get("allowed")).hasSize(AdminAction.values().length);
+    }
+
+    private static String body(String name, String document) throws Exception {
+        var node = JSON.createObjectNode();
+        if (name != null) {
+            node.put("name", name);
+        }
+        return JSON.writeValueAsString(node.put("document", document));
     }
 
     /** A PutObject on the S3 port signed by {@code accessKey}. */

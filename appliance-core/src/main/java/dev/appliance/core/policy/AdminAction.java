@@ -30,6 +30,7 @@ public enum AdminAction {
     LIST_POLICIES("ListPolicies", true, false),
     GET_POLICY("GetPolicy", true, false),
     CREATE_POLICY("CreatePolicy", false, false),
+    UPDATE_POLICY("UpdatePolicy", false, false),
     DELETE_POLICY("DeletePolicy", false, false),
     ATTACH_POLICY("AttachPolicy", false, false),
     DETACH_POLICY("DetachPolicy", false, false),
