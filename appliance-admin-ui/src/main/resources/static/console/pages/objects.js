@@ -92,7 +92,8 @@ export async function render(params, ctx) {
       ? h('p', {}, h('a', {href: hashOf(bucket, {prefix, marker: listing.nextMarker}), id: 'objects-next'}, 'Next page'))
       : null,
     marker ? h('p', {}, h('a', {href: hashOf(bucket, {prefix}), id: 'objects-first'}, 'First page')) : null,
-    uploadForm(bucket, base, prefix, say, again),
+    // offered only where the caller's policies allow it (the appliance decides each request again)
+    listing.mayUpload ? uploadForm(bucket, base, prefix, say, again) : null,
     key ? versionsSection(bucket, base, key, versions, say, again) : null);
 }
 
@@ -141,6 +142,7 @@ function versionsSection(bucket, base, key, result, say, again) {
       heading, h('p', {class: 'message error', id: 'versions-error'}, result.reason.message));
   }
   const page = result.value;
+  const may = page.may;
   const bypass = h('input', {type: 'checkbox', id: 'objects-bypass'});
   const remove = async (versionId, row) => {
     const q = new URLSearchParams({key});
@@ -166,7 +168,7 @@ function versionsSection(bucket, base, key, result, say, again) {
     const cell = h('td', {class: 'actions'},
       v.deleteMarker ? null : h('a', {href: base + '/content?' + q, download: '', 'data-action': 'download',
         'aria-label': 'Download version ' + v.versionId}, 'Download'),
-      deleteButton);
+      may.deleteVersion ? deleteButton : null);
     // a version removed is gone for good: the first click asks, the second deletes
     deleteButton.addEventListener('click', () => {
       const confirm = h('button', {type: 'button', class: 'danger', 'data-action': 'confirm-delete',
@@ -205,9 +207,9 @@ function versionsSection(bucket, base, key, result, say, again) {
         .map(t => h('th', {scope: 'col'}, t)))),
       h('tbody', {}, rows)),
     page.truncated ? h('p', {class: 'muted'}, 'Only the newest ' + page.versions.length + ' versions are shown.') : null,
-    h('div', {class: 'field'},
+    may.deleteVersion && may.bypassGovernance ? h('div', {class: 'field'},
       h('label', {class: 'check', for: 'objects-bypass'}, bypass,
-        'Bypass governance retention (needs s3:BypassGovernanceRetention; compliance retention and legal hold never yield)')),
-    h('div', {class: 'actions'}, markerButton,
-      h('span', {class: 'muted'}, 'A delete marker hides the object; its versions stay.')));
+        'Bypass governance retention (needs s3:BypassGovernanceRetention; compliance retention and legal hold never yield)')) : null,
+    may.placeDeleteMarker ? h('div', {class: 'actions'}, markerButton,
+      h('span', {class: 'muted'}, 'A delete marker hides the object; its versions stay.')) : null);
 }

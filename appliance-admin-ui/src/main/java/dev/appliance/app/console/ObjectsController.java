@@ -89,6 +89,8 @@ class ObjectsController {
      * One page of a listing.
      *
      * @param nextMarker the {@code marker} of the next page; null on the last page
+     * @param mayUpload whether the caller may write under {@code prefix} (so the page offers the upload); each upload
+     *     is decided again
      */
     record ObjectsPage(
             String bucket,
@@ -97,7 +99,8 @@ class ObjectsController {
             List<String> prefixes,
             List<ObjectEntry> objects,
             boolean truncated,
-            String nextMarker) {}
+            String nextMarker,
+            boolean mayUpload) {}
 
     /**
      * One version of a key with its Object Lock state.
@@ -121,6 +124,7 @@ class ObjectsController {
     /**
      * @param now the trusted time the {@code retentionActive} flags were judged at
      * @param nextVersionIdMarker the {@code versionIdMarker} of the next page; null on the last page
+     * @param may what the caller may do to this key (so the page offers only that); each delete is decided again
      */
     record VersionsPage(
             String bucket,
@@ -128,7 +132,15 @@ class ObjectsController {
             String now,
             List<VersionView> versions,
             boolean truncated,
-            String nextVersionIdMarker) {}
+            String nextVersionIdMarker,
+            KeyPermissions may) {}
+
+    /**
+     * @param deleteVersion remove a version ({@code s3:DeleteObjectVersion})
+     * @param placeDeleteMarker hide the key behind a delete marker ({@code s3:DeleteObject})
+     * @param bypassGovernance remove a version under governance retention ({@code s3:BypassGovernanceRetention})
+     */
+    record KeyPermissions(boolean deleteVersion, boolean placeDeleteMarker, boolean bypassGovernance) {}
 
     /** What a delete did: removed {@code versionId}, or placed a delete marker with that version id. */
     record Deleted(String bucket, String key, String versionId, boolean deleteMarker) {}
@@ -140,7 +152,8 @@ class ObjectsController {
             @RequestParam(name = "prefix", required = false) String prefix,
             @RequestParam(name = "delimiter", required = false) String delimiter,
             @RequestParam(name = "marker", required = false) String marker,
-            @RequestParam(name = "limit", required = false) String limit) {
+            @RequestParam(name = "limit", required = false) String limit,
+            @AuthenticationPrincipal AdminPrincipal caller) {
         ObjectTarget.parse(bucket, null);
         int max = limit(limit);
         String p = prefix == null ? "" : prefix;
@@ -182,7 +195,8 @@ class ObjectsController {
             // a page cut inside a key's versions resumes after that key: its latest was taken already
             keyMarker = page.nextKeyMarker();
         }
-        return new ObjectsPage(bucket, p, d, prefixes, objects, truncated, truncated ? last : null);
+        boolean mayUpload = may(caller, S3Action.PUT_OBJECT, bucket, p.isEmpty() ? null : p);
+        return new ObjectsPage(bucket, p, d, prefixes, objects, truncated, truncated ? last : null, mayUpload);
     }
 
     @ObjectAccess(S3Action.LIST_BUCKET_VERSIONS)
@@ -191,6 +205,7 @@ class ObjectsController {
             @PathVariable("bucket") String bucket,
             @RequestParam(name = "versionIdMarker", required = false) String versionIdMarker,
             @RequestParam(name = "limit", required = false) String limit,
+            @AuthenticationPrincipal AdminPrincipal caller,
             HttpServletRequest request) {
         String key = ObjectTarget.parse(bucket, request.getQueryString()).requireKey();
         int max = limit(limit);
@@ -227,7 +242,16 @@ class ObjectsController {
                 now.toString(),
                 versions,
                 truncated,
-                truncated ? versions.getLast().versionId() : null);
+                truncated ? versions.getLast().versionId() : null,
+                new KeyPermissions(
+                        may(caller, S3Action.DELETE_OBJECT_VERSION, bucket, key),
+                        may(caller, S3Action.DELETE_OBJECT, bucket, key),
+                        may(caller, S3Action.BYPASS_GOVERNANCE_RETENTION, bucket, key)));
+    }
+
+    /** What the page may offer: the same decision a request for {@code action} on the object would get. */
+    private boolean may(AdminPrincipal caller, S3Action action, String bucket, String key) {
+        return caller != null && authorization.allowedOn(caller, action.iamName(), bucket, key);
     }
 
     @ObjectAccess(value = S3Action.GET_OBJECT, withVersionId = S3Action.GET_OBJECT_VERSION)

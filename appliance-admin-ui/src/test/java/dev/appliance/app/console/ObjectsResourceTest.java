@@ -571,10 +571,20 @@ class ObjectsResourceTest {
     @Test
     void theAuditor_readsAndDownloads_butNeitherUploadsNorDeletes() throws Exception {
         ObjectInfo top2 = store.headObject(BROWSE, "top2", null);
-        assertThat(ok(as(auditor, "GET", objects(BROWSE)), 200).get("prefixes")).isNotEmpty();
-        assertThat(ok(as(auditor, "GET", objects(BROWSE) + "/versions?key=top2"), 200)
-                        .get("versions"))
-                .hasSize(1);
+        JsonNode listing = ok(as(auditor, "GET", objects(BROWSE)), 200);
+        assertThat(listing.get("prefixes")).isNotEmpty();
+        // the page is told what it may offer: nothing that changes data, for an auditor
+        assertThat(listing.get("mayUpload").asBoolean()).isFalse();
+        JsonNode versions = ok(as(auditor, "GET", objects(BROWSE) + "/versions?key=top2"), 200);
+        assertThat(versions.get("versions")).hasSize(1);
+        assertThat(versions.get("may").toString())
+                .isEqualTo("{\"deleteVersion\":false,\"placeDeleteMarker\":false,\"bypassGovernance\":false}");
+        assertThat(ok(root("GET", objects(BROWSE)), 200).get("mayUpload").asBoolean())
+                .isTrue();
+        assertThat(ok(root("GET", objects(BROWSE) + "/versions?key=top2"), 200)
+                        .get("may")
+                        .toString())
+                .isEqualTo("{\"deleteVersion\":true,\"placeDeleteMarker\":true,\"bypassGovernance\":true}");
         assertThat(as(auditor, "GET", objects(BROWSE) + "/content?key=top2").body())
                 .isEqualTo("data of top2");
 
