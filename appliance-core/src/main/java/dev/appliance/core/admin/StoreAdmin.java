@@ -74,6 +74,9 @@ public interface StoreAdmin {
     /** The heals of buckets started on request since start: queued, running and the newest ended, newest first. */
     List<BucketHealStatus> bucketHeals();
 
+    /** Completes with the final status once the bucket heal {@code id} has ended; null for an id no longer listed. */
+    java.util.concurrent.CompletableFuture<BucketHealStatus> bucketHealEnd(long id);
+
     /** The retention clock Object Lock is evaluated against. */
     RetentionClock retentionClock();
 

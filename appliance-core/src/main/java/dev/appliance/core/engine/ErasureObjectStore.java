@@ -343,7 +343,12 @@ public final class ErasureObjectStore implements ApplianceStore {
         return healing.bucketHealer().status();
     }
 
-    /** The heals of buckets started on request (tests await their completion). */
+    @Override
+    public java.util.concurrent.CompletableFuture<BucketHealStatus> bucketHealEnd(long id) {
+        return healing.bucketHealer().completion(id);
+    }
+
+    /** The heals of buckets started on request (tests hook into them). */
     BucketHealer bucketHealer() {
         return healing.bucketHealer();
     }

@@ -188,7 +188,7 @@ public final class BucketHealer implements Agent {
     public synchronized CompletableFuture<BucketHealStatus> completion(long id) {
         for (Job j : jobs) {
             if (j.id == id) {
-                return j.done;
+                return j.done.copy(); // callers cannot complete it
             }
         }
         return null;
