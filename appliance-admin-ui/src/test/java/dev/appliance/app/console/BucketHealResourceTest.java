@@ -3,16 +3,23 @@ package dev.appliance.app.console;
 import static dev.appliance.app.console.ProblemAssertions.ok;
 import static dev.appliance.app.console.ProblemAssertions.problem;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.appliance.app.cli.HealCommand;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.heal.BucketHealStatus;
 import dev.appliance.s3.auth.Authorizer;
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -22,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code POST /api/v1/admin/heal/buckets} and {@code GET /api/v1/admin/heal/buckets} over a real store on four temp
  * drives: a prefix heal started through the API rebuilds a deleted shard file under the prefix and not outside it, its
- * figures are listed, and bad input is a problem naming the field.
+ * figures are listed, {@code appliance heal start} starts one the same way, and bad input is a problem naming the field.
  */
 class BucketHealResourceTest {
     private static final String SECRET = "root-secret-for-the-bucket-heal-test";
@@ -93,6 +100,43 @@ class BucketHealResourceTest {
                     store.bucketHealEnd(whole.path("id").asLong()).get(60, TimeUnit.SECONDS);
             assertThat(wholeEnd.objectsScanned()).isEqualTo(5);
             assertThat(outside).as("now healed too").exists();
+
+            // the CLI starts one the same way, signed with the root credentials
+            var printed = new ByteArrayOutputStream();
+            JsonNode fromCli = HealCommand.run(
+                    HealCommand.parse(
+                            List.of(
+                                    "start",
+                                    "bkt/vm2/",
+                                    "--console",
+                                    "127.0.0.1:" + app.console.port(),
+                                    "--user",
+                                    ConsoleTestAppliance.ACCESS_KEY,
+                                    "--password",
+                                    SECRET),
+                            Map.of()),
+                    new PrintStream(printed, true, StandardCharsets.UTF_8));
+            assertThat(printed.toString(StandardCharsets.UTF_8))
+                    .startsWith("Heal " + fromCli.path("id").asLong() + " of bkt/vm2/: ");
+            assertThat(store.bucketHealEnd(fromCli.path("id").asLong())
+                            .get(60, TimeUnit.SECONDS)
+                            .objectsScanned())
+                    .isEqualTo(1);
+            // an unknown bucket: the server's problem, named
+            var noSuch = HealCommand.parse(
+                    List.of(
+                            "start",
+                            "nope",
+                            "--console",
+                            "127.0.0.1:" + app.console.port(),
+                            "--user",
+                            ConsoleTestAppliance.ACCESS_KEY,
+                            "--password",
+                            SECRET),
+                    Map.of());
+            assertThatThrownBy(() -> HealCommand.run(noSuch, new PrintStream(new ByteArrayOutputStream())))
+                    .hasMessageContaining("answered 404")
+                    .hasMessageContaining("bucket: nope does not exist");
         }
     }
 
