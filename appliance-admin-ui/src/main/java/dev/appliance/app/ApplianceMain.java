@@ -189,7 +189,7 @@ public final class ApplianceMain {
         store.startScanner();
     }
 
-    /** {@code appliance heal status}: asks the running server; returns the exit status. */
+    /** {@code appliance heal status} and {@code heal start}: asks the running server; returns the exit status. */
     static int heal(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
         HealCommand.Options options;
         try {

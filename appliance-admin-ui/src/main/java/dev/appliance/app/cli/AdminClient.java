@@ -78,31 +78,43 @@ public final class AdminClient {
 
     /** Sends a request with an empty body; {@code rawPath} is already encoded, {@code rawQuery} may be empty. */
     Answer send(String method, String rawPath, String rawQuery) throws Unreachable {
+        return send(method, rawPath, rawQuery, null);
+    }
+
+    /** As {@link #send(String, String, String)}, with {@code json} (null: none) as the body, signed with it. */
+    Answer send(String method, String rawPath, String rawQuery, String json) throws Unreachable {
+        byte[] body = json == null ? new byte[0] : json.getBytes(StandardCharsets.UTF_8);
+        String payload = json == null ? SigV4.EMPTY_SHA256 : SigV4.sha256Hex(body);
         String amzDate = DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'").format(ZonedDateTime.now(ZoneOffset.UTC));
         String date = amzDate.substring(0, 8);
         String host = console.getPort() < 0 ? console.getHost() : console.getHost() + ":" + console.getPort();
         TreeMap<String, List<String>> headers = new TreeMap<>();
         headers.put("host", List.of(host));
-        headers.put("x-amz-content-sha256", List.of(SigV4.EMPTY_SHA256));
+        headers.put("x-amz-content-sha256", List.of(payload));
         headers.put("x-amz-date", List.of(amzDate));
         String region = S3ServerConfig.DEFAULT_REGION;
-        String signature =
-                SigV4.sign(password, date, region, amzDate, method, rawPath, rawQuery, headers, SigV4.EMPTY_SHA256);
+        String signature = SigV4.sign(password, date, region, amzDate, method, rawPath, rawQuery, headers, payload);
         String authorization = SigV4.ALGORITHM + " Credential=" + user + "/" + SigV4.scope(date, region, "s3")
                 + ", SignedHeaders=" + String.join(";", headers.keySet()) + ", Signature=" + signature;
-        HttpRequest request = HttpRequest.newBuilder(
+        HttpRequest.Builder request = HttpRequest.newBuilder(
                         URI.create(console + rawPath + (rawQuery.isEmpty() ? "" : "?" + rawQuery)))
                 .timeout(Duration.ofSeconds(30))
-                .header("x-amz-content-sha256", SigV4.EMPTY_SHA256)
+                .header("x-amz-content-sha256", payload)
                 .header("x-amz-date", amzDate)
                 .header("Authorization", authorization)
-                .method(method, HttpRequest.BodyPublishers.noBody())
-                .build();
+                .method(
+                        method,
+                        json == null
+                                ? HttpRequest.BodyPublishers.noBody()
+                                : HttpRequest.BodyPublishers.ofByteArray(body));
+        if (json != null) {
+            request.header("Content-Type", "application/json");
+        }
         try (HttpClient client = HttpClient.newBuilder()
                 .connectTimeout(Duration.ofSeconds(5))
                 .version(HttpClient.Version.HTTP_1_1)
                 .build()) {
-            HttpResponse<String> r = client.send(request, HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
             return new Answer(r.statusCode(), r.body());
         } catch (ConnectException | HttpConnectTimeoutException e) {
             throw new Unreachable("cannot reach the appliance console at " + console
@@ -118,14 +130,19 @@ public final class AdminClient {
 
     /** Sends and parses a JSON answer; a status other than 200 becomes {@link Unreachable} with the server's reason. */
     JsonNode json(String method, String rawPath, String rawQuery) throws Unreachable {
-        Answer a = send(method, rawPath, rawQuery);
+        return json(method, rawPath, rawQuery, null);
+    }
+
+    /** As {@link #json(String, String, String)} with a JSON body (null: none); 202 Accepted is an answer too. */
+    JsonNode json(String method, String rawPath, String rawQuery, String body) throws Unreachable {
+        Answer a = send(method, rawPath, rawQuery, body);
         JsonNode root;
         try {
             root = JSON.readTree(a.body());
         } catch (IOException e) {
             root = null;
         }
-        if (a.status() != 200) {
+        if (a.status() != 200 && a.status() != 202) {
             String detail = root != null && root.has("code")
                     ? root.path("code").asText() + ": " + root.path("message").asText()
                     : abbreviate(a.body());

@@ -12,11 +12,16 @@ import java.util.Set;
 /**
  * {@code appliance heal status [--json] [--console URL] [--user KEY --password SECRET]}: asks the running appliance
  * (its console port, the SigV4-signed admin API) which drives are in service and how the heal of replaced drives is
- * going: objects and bytes, rate, ETA, failures by name.
+ * going: objects and bytes, rate, ETA, failures by name. {@code appliance heal start BUCKET[/PREFIX]} starts the heal of
+ * a bucket, or of the keys under a prefix in it, in the background ({@code POST /api/v1/admin/heal/buckets}).
  */
 public final class HealCommand {
     public static final String USAGE = """
             usage: appliance heal status [--json] [--console URL] [--user KEY] [--password SECRET]
+                   appliance heal start BUCKET[/PREFIX] [--json] [--console URL] [--user KEY] [--password SECRET]
+              status      drives in service and the heals of replaced drives
+              start       heal every version of every object of BUCKET, or under PREFIX in it (e.g. backups/vm1/),
+                          in the background; follow it on the console's Drives page
               --json      print the server's JSON answer as is
               --console   the appliance's console address (default http://127.0.0.1:9001)
               --user      access key of the root user (default: environment APPLIANCE_ROOT_USER)
@@ -24,19 +29,40 @@ public final class HealCommand {
             exit status: 0 answered, 1 server not reachable or refused, 2 bad arguments""";
 
     static final String PATH = "/api/v1/admin/heal/drives";
+    static final String BUCKETS_PATH = "/api/v1/admin/heal/buckets";
 
-    /** The parsed arguments of {@code heal status}. */
-    public record Options(boolean json, URI console, String user, String password) {}
+    /**
+     * The parsed arguments of {@code heal status} and {@code heal start}.
+     *
+     * @param bucket the bucket to heal ({@code start}), else null
+     * @param prefix the prefix in it, "" for the whole bucket ({@code start}), else null
+     */
+    public record Options(boolean json, URI console, String user, String password, String bucket, String prefix) {
+        public Options(boolean json, URI console, String user, String password) {
+            this(json, console, user, password, null, null);
+        }
+
+        /** Whether this is {@code heal start}. */
+        public boolean start() {
+            return bucket != null;
+        }
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper();
 
     private HealCommand() {}
 
     public static Options parse(List<String> args, Map<String, String> env) {
-        if (args.isEmpty() || !args.getFirst().equals("status")) {
+        if (args.isEmpty()
+                || !(args.getFirst().equals("status") || args.getFirst().equals("start"))) {
             throw new IllegalArgumentException(
                     args.isEmpty()
-                            ? "missing subcommand (expected 'status')"
-                            : "unknown subcommand '" + args.getFirst() + "' (expected 'status')");
+                            ? "missing subcommand (expected 'status' or 'start')"
+                            : "unknown subcommand '" + args.getFirst() + "' (expected 'status' or 'start')");
         }
+        boolean start = args.getFirst().equals("start");
+        List<String> target = new java.util.ArrayList<>();
         boolean[] json = {false};
         String[] console = {AdminClient.DEFAULT_CONSOLE};
         String[] user = {env.get("APPLIANCE_ROOT_USER")};
@@ -58,16 +84,53 @@ public final class HealCommand {
 
                     @Override
                     public void positional(String arg) {
-                        throw new IllegalArgumentException("unexpected argument '" + arg + "'");
+                        if (!start || !target.isEmpty()) {
+                            throw new IllegalArgumentException("unexpected argument '" + arg + "'");
+                        }
+                        target.add(arg);
                     }
                 });
+        String bucket = null;
+        String prefix = null;
+        if (start) {
+            if (target.isEmpty()
+                    || target.getFirst().isEmpty()
+                    || target.getFirst().startsWith("/")) {
+                throw new IllegalArgumentException(
+                        "'start' needs BUCKET or BUCKET/PREFIX, e.g. backups or backups/vm1/");
+            }
+            String t = target.getFirst();
+            int slash = t.indexOf('/');
+            bucket = slash < 0 ? t : t.substring(0, slash);
+            prefix = slash < 0 ? "" : t.substring(slash + 1);
+        }
         String[] credentials = AdminClient.credentials(user[0], password[0], Map.of());
-        return new Options(json[0], AdminClient.consoleUri(console[0]), credentials[0], credentials[1]);
+        return new Options(json[0], AdminClient.consoleUri(console[0]), credentials[0], credentials[1], bucket, prefix);
     }
 
     /** Fetches the drives' heal status and prints it; the JSON answer is returned for callers that want figures. */
     public static JsonNode run(Options o, PrintStream out) throws AdminClient.Unreachable {
-        JsonNode root = new AdminClient(o.console(), o.user(), o.password()).json("GET", PATH, "");
+        AdminClient client = new AdminClient(o.console(), o.user(), o.password());
+        if (o.start()) {
+            var body = JSON.createObjectNode().put("bucket", o.bucket()).put("prefix", o.prefix());
+            JsonNode heal = client.json("POST", BUCKETS_PATH, "", body.toString());
+            if (o.json()) {
+                out.println(heal);
+            } else {
+                out.printf(
+                        "Heal %d of %s: %s (started %s)%n",
+                        heal.path("id").asLong(),
+                        heal.path("prefix").asText().isEmpty()
+                                ? "bucket " + heal.path("bucket").asText()
+                                : heal.path("bucket").asText() + "/"
+                                        + heal.path("prefix").asText(),
+                        heal.path("state").asText(),
+                        heal.path("started").asText());
+                out.println("Its progress: the console's Drives page, or GET " + BUCKETS_PATH + ".");
+            }
+            return heal;
+        }
+        JsonNode root = client.json("GET", PATH, "");
         if (o.json()) {
             out.println(root);
         } else {

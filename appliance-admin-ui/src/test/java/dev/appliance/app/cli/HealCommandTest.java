@@ -31,6 +31,25 @@ class HealCommandTest {
     }
 
     @Test
+    void parse_start_takesTheBucketAndPrefix() {
+        HealCommand.Options prefix = HealCommand.parse(List.of("start", "backups/vm1/", "--json"), ENV);
+        assertThat(prefix.start()).isTrue();
+        assertThat(prefix.bucket()).isEqualTo("backups");
+        assertThat(prefix.prefix()).isEqualTo("vm1/");
+        assertThat(prefix.json()).isTrue();
+        HealCommand.Options bucket = HealCommand.parse(List.of("start", "--console", "h:1", "backups"), ENV);
+        assertThat(bucket.bucket()).isEqualTo("backups");
+        assertThat(bucket.prefix()).isEmpty();
+        assertThat(HealCommand.parse(List.of("status"), ENV).start()).isFalse();
+        assertThatThrownBy(() -> HealCommand.parse(List.of("start", "/vm1/"), ENV))
+                .hasMessageContaining("'start' needs BUCKET or BUCKET/PREFIX");
+        assertThatThrownBy(() -> HealCommand.parse(List.of("start", "a", "b"), ENV))
+                .hasMessageContaining("unexpected argument 'b'");
+        assertThatThrownBy(() -> HealCommand.parse(List.of("status", "a"), ENV))
+                .hasMessageContaining("unexpected argument 'a'");
+    }
+
+    @Test
     void parse_namesWhatIsWrong() {
         assertThatThrownBy(() -> HealCommand.parse(List.of(), ENV)).hasMessageContaining("missing subcommand");
         assertThatThrownBy(() -> HealCommand.parse(List.of("start"), ENV)).hasMessageContaining("'start'");

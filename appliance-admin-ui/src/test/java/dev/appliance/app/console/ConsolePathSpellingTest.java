@@ -65,6 +65,7 @@ class ConsolePathSpellingTest {
             "POST /api/v1/admin/buckets", "{\"name\":\"made-by-the-spelling-test\"}",
             "PUT /api/v1/admin/buckets/bkt/versioning", "{\"status\":\"Enabled\"}",
             "PUT /api/v1/admin/buckets/bkt/object-lock", "{}",
+            "POST /api/v1/admin/heal/buckets", "{\"bucket\":\"bkt\"}",
             "PUT /api/v1/admin/buckets/bkt/lifecycle",
                     "{\"rules\":[{\"id\":\"r\",\"status\":\"Enabled\",\"expiration\":{\"days\":1}}]}",
             "PUT /api/v1/admin/buckets/bkt/policy",

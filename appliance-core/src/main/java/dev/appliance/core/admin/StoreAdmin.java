@@ -2,6 +2,7 @@ package dev.appliance.core.admin;
 
 import dev.appliance.core.alerts.VersionAlerts;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.heal.BucketHealStatus;
 import dev.appliance.core.heal.DriveHealStatus;
 import dev.appliance.core.heal.HealQueueStatus;
 import dev.appliance.core.identity.IdentityStore;
@@ -60,6 +61,21 @@ public interface StoreAdmin {
 
     /** The heal queue's figures: pending, retrying, healed, failed, the last failures. */
     HealQueueStatus healStatus();
+
+    /**
+     * Starts a heal of every version of every key of {@code bucket} under {@code prefix} (null or empty: the whole
+     * bucket) in the background, or answers the heal of the same bucket and prefix already queued or running.
+     *
+     * @throws dev.appliance.core.error.StorageException {@code BUCKET_NOT_FOUND} for a bucket that does not exist,
+     *     {@code INVALID_ARGUMENT} for a prefix no key can have (longer than a key, NUL)
+     */
+    BucketHealStatus startBucketHeal(String bucket, String prefix);
+
+    /** The heals of buckets started on request since start: queued, running and the newest ended, newest first. */
+    List<BucketHealStatus> bucketHeals();
+
+    /** Completes with the final status once the bucket heal {@code id} has ended; null for an id no longer listed. */
+    java.util.concurrent.CompletableFuture<BucketHealStatus> bucketHealEnd(long id);
 
     /** The retention clock Object Lock is evaluated against. */
     RetentionClock retentionClock();

@@ -36,6 +36,8 @@ import dev.appliance.core.erasure.Topology;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.heal.BackgroundHealer;
+import dev.appliance.core.heal.BucketHealStatus;
+import dev.appliance.core.heal.BucketHealer;
 import dev.appliance.core.heal.DriveHealStatus;
 import dev.appliance.core.heal.DriveHealer;
 import dev.appliance.core.heal.HealQueue;
@@ -167,6 +169,7 @@ public final class ErasureObjectStore implements ApplianceStore {
                 new DriveHealerStore(),
                 driveHealSettings,
                 setOfKey,
+                this::estimatedKeys,
                 clock);
         List<LocalDrive.ChangeMark> interrupted = healing.reportInterruptedChanges(allDrives);
         healing.checkDrives();
@@ -308,6 +311,46 @@ public final class ErasureObjectStore implements ApplianceStore {
             }
             return (keys + sets.size() - 1) / sets.size();
         }
+    }
+
+    /** Keys a bucket holds by its usage counts, delete-marker-only keys included (0: unknown). */
+    private long estimatedKeys(String bucket) {
+        try {
+            BucketUsage u = usage.usage(bucket);
+            return u.objects() + u.deleteMarkers();
+        } catch (RuntimeException e) {
+            return 0;
+        }
+    }
+
+    @Override
+    public BucketHealStatus startBucketHeal(String bucket, String prefix) {
+        requireBucket(bucket);
+        String p = prefix == null ? "" : prefix;
+        if (p.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > ObjectKeys.MAX_KEY_BYTES) {
+            throw new StorageException(
+                    ErrorKind.INVALID_ARGUMENT,
+                    "prefix: longer than a key may be (at most " + ObjectKeys.MAX_KEY_BYTES + " bytes)");
+        }
+        if (p.indexOf('\0') >= 0) {
+            throw new StorageException(ErrorKind.INVALID_ARGUMENT, "prefix: must not contain NUL");
+        }
+        return healing.bucketHealer().start(bucket, p);
+    }
+
+    @Override
+    public List<BucketHealStatus> bucketHeals() {
+        return healing.bucketHealer().status();
+    }
+
+    @Override
+    public java.util.concurrent.CompletableFuture<BucketHealStatus> bucketHealEnd(long id) {
+        return healing.bucketHealer().completion(id);
+    }
+
+    /** The heals of buckets started on request (tests hook into them). */
+    BucketHealer bucketHealer() {
+        return healing.bucketHealer();
     }
 
     /** The fill of every replaced drive since start (and of drives whose tracker says a fill is unfinished). */

@@ -71,6 +71,9 @@ public final class DriveHealer implements Agent {
         final HealTracker tracker;
         volatile String state = "queued";
         long runStartNanos;
+        /** When this run ended (done or stopped), 0 while it runs: a finished fill keeps the rate of its last run. */
+        long runEndNanos;
+
         long scannedAtRunStart;
         long bytesAtRunStart;
         int bucketsTotal;
@@ -185,6 +188,12 @@ public final class DriveHealer implements Agent {
                 jobs.remove(job.drive, job);
                 LOG.log(Level.WARNING, "healing drive " + job.drive.root() + " stopped", e);
             } finally {
+                job.lock.lock();
+                try {
+                    job.runEndNanos = System.nanoTime();
+                } finally {
+                    job.lock.unlock();
+                }
                 current = null;
                 outstanding.decrementAndGet();
             }
@@ -424,9 +433,11 @@ public final class DriveHealer implements Agent {
             try {
                 HealTracker t = j.tracker;
                 boolean active = "healing".equals(j.state);
-                double seconds = active ? Math.max(1e-3, (System.nanoTime() - j.runStartNanos) / 1e9) : 0;
-                double rate = active ? (t.objectsScanned - j.scannedAtRunStart) / seconds : 0;
-                double byteRate = active ? (t.bytesHealed - j.bytesAtRunStart) / seconds : 0;
+                boolean ran = j.runStartNanos != 0;
+                long end = active || j.runEndNanos == 0 ? System.nanoTime() : j.runEndNanos;
+                double seconds = ran ? Math.max(1e-3, (end - j.runStartNanos) / 1e9) : 0;
+                double rate = ran ? (t.objectsScanned - j.scannedAtRunStart) / seconds : 0;
+                double byteRate = ran ? (t.bytesHealed - j.bytesAtRunStart) / seconds : 0;
                 long left = t.objectsEstimated - t.objectsScanned;
                 long eta = t.finished() ? 0 : active && rate > 0 && left >= 0 ? (long) Math.ceil(left / rate) : -1;
                 out.add(new DriveHealStatus(

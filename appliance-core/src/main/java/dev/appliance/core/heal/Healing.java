@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.ToIntFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * Everything that repairs the store, built in one place: the heal queue (what the read and write paths reported) with
@@ -31,6 +32,7 @@ public final class Healing {
     private final DriveHealer driveHealer;
     private final DriveMonitor driveMonitor;
     private final BackgroundHealer healer;
+    private final BucketHealer bucketHealer;
     private final ToIntFunction<String> setOfKey;
 
     /**
@@ -48,6 +50,7 @@ public final class Healing {
             DriveHealer.Store store,
             DriveHealer.Settings driveHealSettings,
             ToIntFunction<String> setOfKey,
+            ToLongFunction<String> estimatedKeys,
             Clock clock) {
         this.queue = queue;
         this.setOfKey = setOfKey;
@@ -70,6 +73,7 @@ public final class Healing {
         driveHealer.settings(driveHealSettings);
         this.driveMonitor = new DriveMonitor(topology, objectHealers, driveHealer, clock, calls, queue::makeAllDue);
         this.healer = new BackgroundHealer(queue, objectHealers, setOfKey, foreground, clock);
+        this.bucketHealer = new BucketHealer(objectHealers, setOfKey, queue, foreground, clock, estimatedKeys);
     }
 
     /**
@@ -164,13 +168,19 @@ public final class Healing {
         return driveHealer.filling(drive) ? "healing" : "online";
     }
 
-    /** The agents to run: the heal queue's healer and the drive filler. */
-    public List<Agent> agents() {
-        return List.of(healer, driveHealer);
+    /** Heals of a bucket or prefix started on request. */
+    public BucketHealer bucketHealer() {
+        return bucketHealer;
     }
 
-    /** Ends the journal's writer (after the agents were stopped). */
+    /** The agents to run: the heal queue's healer, the drive filler and the heals of buckets started on request. */
+    public List<Agent> agents() {
+        return List.of(healer, driveHealer, bucketHealer);
+    }
+
+    /** Ends the journal's writer (after the agents were stopped) and the bucket heals still queued. */
     public void close() {
+        bucketHealer.cancelQueued();
         journal.close();
     }
 }

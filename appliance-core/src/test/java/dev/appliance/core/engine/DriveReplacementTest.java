@@ -184,6 +184,10 @@ class DriveReplacementTest {
         assertThat(st.bytesHealed()).isGreaterThan((5L << 20) / 2 / 2);
         assertThat(st.bucketsDone()).isEqualTo(2);
         assertThat(st.finished()).isNotNull();
+        // a finished fill keeps the rates of its run (the console shows them beside the figures), and no ETA
+        assertThat(st.objectsPerSecond()).isPositive();
+        assertThat(st.bytesPerSecond()).isPositive();
+        assertThat(st.etaSeconds()).isZero();
         assertThat(s.driveState(s.drives().get(1))).isEqualTo("online");
         assertThat(Files.readAllBytes(s.drives().get(1).bucketMetaFile(V))).isEqualTo(bucketRecord);
         assertSameFiles(before, snapshots(s, keys));
