@@ -153,7 +153,7 @@ function healForm(live) {
       submit.disabled = false;
     }
   });
-  return h('section', {id: 'bucket-heal', 'aria-labelledby': 'bucket-heal-title'},
+  return h('section', {id: 'bucket-heal', 'aria-labelledby': 'bucket-heal-title', 'data-needs': 'admin:StartHeal'},
     h('h2', {id: 'bucket-heal-title'}, 'Heal a bucket or prefix'), form);
 }
 
