@@ -315,6 +315,9 @@ class ConsoleBucketBrowserIT {
         assertThat(browser.findElement(By.cssSelector("#version-counts-table caption"))
                         .getText())
                 .startsWith("5 keys, as of ");
+        ((JavascriptExecutor) browser)
+                .executeScript("document.getElementById('version-counts').scrollIntoView({block: 'center'})");
+        chromium.screenshot("bucket-version-counts");
 
         browser.findElement(By.id("lifecycle-add")).click();
         fillLastRule("tidy-old", "old/", "1", "1", "");
