@@ -665,13 +665,13 @@ public final class DataScanner implements Agent {
             if (read == null) {
                 return;
             }
-            keys++;
             boolean act = Lifecycle.mayApply(config, key);
             boolean tags = act && config.usesTags();
             Lifecycle.KeyPass pass = act ? rules.pass(config, key, now) : null;
             long count = 0;
             long removed = 0;
             String currentMarkerId = null;
+            boolean reached = false;
             MergedVersions walk = new MergedVersions(read.files().hot(), read.archive());
             for (XlMeta.Pick p = walk.next(); p != null; p = walk.next()) {
                 if (examined >= cap) {
@@ -679,6 +679,10 @@ public final class DataScanner implements Agent {
                     return; // the key's rest is not examined, so its lone marker is not decided either
                 }
                 examined++;
+                if (!reached) {
+                    reached = true;
+                    keys++;
+                }
                 VersionHeader h = p.file().header(p.index());
                 ObjectVersion v;
                 try {

@@ -217,6 +217,7 @@ class LifecyclePreviewTest {
 
         assertThat(p.stopped()).isTrue();
         assertThat(p.versionsExamined()).isEqualTo(3);
+        assertThat(p.keysExamined()).isEqualTo(1); // "many" (before "other"), not all of its versions
         assertThat(p.versionCap()).isEqualTo(3);
         assertThat(p.removedNoncurrent().count()).isEqualTo(2);
         assertThat(store.previewLifecycle("versioned", config, 100).stopped()).isFalse();
