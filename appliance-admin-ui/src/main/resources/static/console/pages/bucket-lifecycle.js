@@ -1,8 +1,9 @@
 // The bucket page's lifecycle rule editor: rules added and removed in the page, saved together (PUT .../lifecycle
 // replaces them; no rules left: DELETE). The appliance's refusal names the rule (rules[i]) and is shown under it.
 // What a rule has that the editor does not show (tags, sizes, a date, newer noncurrent versions) is kept as it was.
-import {put, del, clearErrors} from '../api.js';
-import {h} from '../dom.js';
+// Preview sends the editor's rules, unsaved, to POST .../lifecycle/preview and shows what they would do today.
+import {put, del, post, clearErrors} from '../api.js';
+import {h, bytes, count, time} from '../dom.js';
 import {control, input, select, wholeNumber} from './bucket-form.js';
 
 let nextRow = 0;
@@ -91,16 +92,18 @@ export function lifecycleForm(path, lifecycle) {
   const addButton = h('button', {type: 'button', class: 'secondary', id: 'lifecycle-add'}, 'Add rule');
   addButton.addEventListener('click', () => add({status: 'Enabled'}).box.querySelector('input').focus());
   const submit = h('button', {type: 'submit', id: 'lifecycle-form-save'}, 'Save rules');
+  const previewButton = h('button', {type: 'button', class: 'secondary', id: 'lifecycle-preview'}, 'Preview');
+  const previewArea = h('div', {id: 'lifecycle-preview-result', 'aria-live': 'polite'});
   const form = h('form', {id: 'lifecycle-form', novalidate: true, 'data-edit-needs': 'admin:UpdateBucket'}, none, list, message,
-    h('div', {class: 'actions'}, addButton, submit));
-  form.addEventListener('submit', async event => {
-    event.preventDefault();
+    h('div', {class: 'actions'}, addButton, previewButton, submit), previewArea);
+
+  /** The rules as the editor holds them, or null after showing what is wrong under the rule at fault. */
+  function editedRules() {
     clearErrors(form);
     message.textContent = '';
     message.className = 'message';
-    let rules;
     try {
-      rules = rows.map((row, i) => {
+      return rows.map((row, i) => {
         try {
           return row.toRule();
         } catch (e) {
@@ -109,8 +112,32 @@ export function lifecycleForm(path, lifecycle) {
       });
     } catch (e) {
       showRuleError(e);
+      return null;
+    }
+  }
+
+  previewButton.addEventListener('click', async () => {
+    const rules = editedRules();
+    if (rules === null) return;
+    previewArea.replaceChildren();
+    if (rules.length === 0) {
+      message.textContent = 'Add a rule to preview what it would do.';
       return;
     }
+    previewButton.disabled = true;
+    try {
+      previewArea.replaceChildren(previewTable(await post(path + '/lifecycle/preview', {rules})));
+    } catch (e) {
+      if (e.status !== 401) showRuleError(e);
+    } finally {
+      previewButton.disabled = false;
+    }
+  });
+
+  form.addEventListener('submit', async event => {
+    event.preventDefault();
+    const rules = editedRules();
+    if (rules === null) return;
     submit.disabled = true;
     try {
       if (rules.length === 0) {
@@ -141,4 +168,41 @@ export function lifecycleForm(path, lifecycle) {
     }
   }
   return form;
+}
+
+/** What a preview would do, one row per kind of action: how many, and the first sample keys. */
+const PREVIEW_ROWS = [
+  ['expiredCurrent', 'expire current versions (a delete marker placed; removed in an unversioned bucket)'],
+  ['removedNoncurrent', 'remove noncurrent versions'],
+  ['removedDeleteMarkers', 'remove expired delete markers'],
+  ['abortedUploads', 'abort incomplete multipart uploads'],
+  ['keptByLock', 'leave versions it matches in place, kept by Object Lock (retention or legal hold)'],
+];
+
+function sampleText(s) {
+  return s.key + (s.versionId && s.versionId !== 'null' ? ' (' + s.versionId + ')' : '') + (s.ruleId ? ' — rule ' + s.ruleId : '');
+}
+
+function previewTable(p) {
+  const body = PREVIEW_ROWS.map(([kind, label]) => {
+    const a = p[kind];
+    const more = a.count - a.samples.length;
+    return h('tr', {'data-kind': kind},
+      h('th', {scope: 'row'}, label),
+      h('td', {class: 'num', 'data-key': 'count'}, count(a.count)),
+      h('td', {'data-key': 'samples'}, a.samples.length === 0 ? '—' : h('ul', {class: 'sample-keys'},
+        a.samples.map(s => h('li', {}, sampleText(s))),
+        more > 0 ? h('li', {class: 'muted'}, 'and ' + count(more) + ' more') : null)));
+  });
+  return h('section', {class: 'preview', 'aria-labelledby': 'lifecycle-preview-title'},
+    h('h3', {id: 'lifecycle-preview-title'}, 'Today these rules would ...'),
+    h('table', {id: 'lifecycle-preview-table'},
+      h('caption', {}, 'Evaluated at ' + time(p.asOf) + ' over ' + count(p.versionsExamined) + ' versions of '
+        + count(p.keysExamined) + ' keys; nothing was saved or deleted.'),
+      h('thead', {}, h('tr', {}, h('th', {scope: 'col'}, 'Action'), h('th', {scope: 'col'}, 'How many'),
+        h('th', {scope: 'col'}, 'Sample keys'))),
+      h('tbody', {}, body)),
+    h('p', {id: 'lifecycle-preview-bytes'}, 'Space freed: ' + bytes(p.bytesFreed) + ' (' + count(p.bytesFreed) + ' bytes).'),
+    p.stopped ? h('p', {id: 'lifecycle-preview-stopped', class: 'message error'}, 'Stopped after '
+      + count(p.versionCap) + ' versions: the figures cover only the keys before that point.') : null);
 }

@@ -7,6 +7,7 @@ import {versioningForm, retentionForm} from './bucket-protection.js';
 import {settingsForm, usageCard, deleteForm} from './bucket-settings.js';
 import {policyForm} from './bucket-policy.js';
 import {lifecycleForm} from './bucket-lifecycle.js';
+import {versionCountsCard} from './bucket-usage.js';
 
 export const title = 'Bucket';
 
@@ -62,7 +63,8 @@ export async function render(params, ctx) {
     h('div', {class: 'cards'},
       h('section', {class: 'card', 'aria-labelledby': 'protection-title'},
         h('h2', {id: 'protection-title'}, 'Protection'), card),
-      usageCard(path, b.usage)),
+      usageCard(path, b.usage),
+      versionCountsCard(b.usage)),
     h('div', {class: 'bucket-forms'},
       section('versioning', 'Versioning', versioningForm(path, b, changed)),
       section('retention', 'Object Lock default retention', retentionForm(path, b, changed, ctx.refresh)),

@@ -14,6 +14,7 @@ import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.identity.IdentityException;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
+import dev.appliance.core.lifecycle.LifecyclePreview;
 import dev.appliance.core.naming.BucketNames;
 import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.objectlock.ObjectLockConfiguration;
@@ -23,6 +24,7 @@ import dev.appliance.core.policy.AdminAction;
 import dev.appliance.core.policy.BuiltinPolicies;
 import dev.appliance.core.policy.MalformedPolicyException;
 import dev.appliance.core.policy.PolicyDocument;
+import dev.appliance.core.scanner.ScanReport;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
 import jakarta.servlet.http.HttpServletRequest;
@@ -114,17 +116,90 @@ class BucketsController {
         }
     }
 
-    /** What the bucket holds, as last counted ({@code countedAt}, ISO-8601). */
-    record UsageView(long objects, long versions, long deleteMarkers, long bytes, String countedAt) {
-        static UsageView of(BucketUsage u) {
+    /**
+     * What the bucket holds, as last counted ({@code countedAt}, ISO-8601); {@code versionCounts} from the last scanner
+     * cycle, null before one has counted the bucket.
+     */
+    record UsageView(
+            long objects,
+            long versions,
+            long deleteMarkers,
+            long bytes,
+            String countedAt,
+            VersionCounts versionCounts) {
+        static UsageView of(BucketUsage u, VersionCounts counts) {
             return new UsageView(
                     u.objects(),
                     u.versions(),
                     u.deleteMarkers(),
                     u.bytes(),
-                    u.computedAt().toString());
+                    u.computedAt().toString(),
+                    counts);
         }
     }
+
+    /**
+     * How many keys have how many versions (delete markers counted as versions), as the scanner counted them in its
+     * cycle that finished {@code asOf}: {@code classes} from one version up, the last without an upper bound ({@code
+     * maxVersions} null); {@code mostVersions}: the key with the most, null in an empty bucket.
+     */
+    record VersionCounts(String asOf, long keys, List<VersionClass> classes, KeyVersionsView mostVersions) {}
+
+    /** Keys with {@code minVersions} to {@code maxVersions} versions (null: no upper bound). */
+    record VersionClass(long minVersions, Long maxVersions, long keys) {}
+
+    record KeyVersionsView(String key, long versions) {}
+
+    /** The upper bounds of the classes {@link VersionCounts} shows (each also a bound of the scanner's classes). */
+    static final List<Long> VERSION_CLASS_BOUNDS = List.of(1L, 10L, 100L, 1_000L, 10_000L);
+
+    /**
+     * What a rules body would do to the bucket today, deleting nothing ({@code POST .../lifecycle/preview}): counts and
+     * up to {@link LifecyclePreview#SAMPLES} sample versions of each action; {@code stopped}: the walk reached {@code
+     * versionCap} and the figures cover the versions before it.
+     */
+    record LifecyclePreviewView(
+            String bucket,
+            String asOf,
+            long keysExamined,
+            long versionsExamined,
+            int versionCap,
+            boolean stopped,
+            PreviewAction expiredCurrent,
+            PreviewAction removedNoncurrent,
+            PreviewAction removedDeleteMarkers,
+            PreviewAction abortedUploads,
+            PreviewAction keptByLock,
+            long bytesFreed) {
+        static LifecyclePreviewView of(LifecyclePreview p) {
+            return new LifecyclePreviewView(
+                    p.bucket(),
+                    p.asOf().toString(),
+                    p.keysExamined(),
+                    p.versionsExamined(),
+                    p.versionCap(),
+                    p.stopped(),
+                    PreviewAction.of(p.expiredCurrent()),
+                    PreviewAction.of(p.removedNoncurrent()),
+                    PreviewAction.of(p.removedDeleteMarkers()),
+                    PreviewAction.of(p.abortedUploads()),
+                    PreviewAction.of(p.keptByLock()),
+                    p.bytesFreed());
+        }
+    }
+
+    record PreviewAction(long count, List<PreviewSample> samples) {
+        static PreviewAction of(LifecyclePreview.Action a) {
+            return new PreviewAction(
+                    a.count(),
+                    a.samples().stream()
+                            .map(s -> new PreviewSample(s.key(), s.versionId(), s.size(), s.ruleId()))
+                            .toList());
+        }
+    }
+
+    /** A version a rule would act on; for an upload, {@code versionId} is its upload id. */
+    record PreviewSample(String key, String versionId, long size, String ruleId) {}
 
     /**
      * A bucket. {@code versioning}: {@code Unversioned}, {@code Enabled} or {@code Suspended}; {@code sosapi}: whether
@@ -503,6 +578,23 @@ class BucketsController {
     @AdminOperation(AdminAction.UPDATE_BUCKET)
     @PutMapping("/{bucket}/lifecycle")
     LifecycleView putLifecycle(@PathVariable("bucket") String bucket, @RequestBody LifecycleView body) {
+        store.setLifecycleConfiguration(bucket, configuration(body));
+        return lifecycle(bucket);
+    }
+
+    /**
+     * A dry run of unsaved rules, checked exactly as the PUT checks them: what the scanner would do with them today,
+     * over at most {@link LifecyclePreview#DEFAULT_VERSION_CAP} versions. A read: nothing is saved or removed.
+     */
+    @AdminOperation(AdminAction.PREVIEW_LIFECYCLE)
+    @PostMapping("/{bucket}/lifecycle/preview")
+    LifecyclePreviewView previewLifecycle(@PathVariable("bucket") String bucket, @RequestBody LifecycleView body) {
+        LifecycleConfiguration config = configuration(body);
+        return LifecyclePreviewView.of(store.previewLifecycle(bucket, config, LifecyclePreview.DEFAULT_VERSION_CAP));
+    }
+
+    /** A rules body in the engine's model; what its records refuse is answered naming the rule. */
+    private static LifecycleConfiguration configuration(LifecycleView body) {
         if (body.rules() == null || body.rules().isEmpty()) {
             throw invalid("rules", "none (expected at least one rule; DELETE removes the configuration)");
         }
@@ -510,14 +602,11 @@ class BucketsController {
         for (int i = 0; i < body.rules().size(); i++) {
             rules.add(rule("rules[" + i + "]", body.rules().get(i)));
         }
-        LifecycleConfiguration config;
         try {
-            config = new LifecycleConfiguration(rules);
+            return new LifecycleConfiguration(rules);
         } catch (StorageException e) {
             throw invalid("rules", e.getMessage());
         }
-        store.setLifecycleConfiguration(bucket, config);
-        return lifecycle(bucket);
     }
 
     @AdminOperation(AdminAction.UPDATE_BUCKET)
@@ -574,7 +663,7 @@ class BucketsController {
     @AdminOperation(AdminAction.GET_BUCKET)
     @GetMapping("/{bucket}/usage")
     UsageView usage(@PathVariable("bucket") String bucket) {
-        return UsageView.of(store.bucketUsage(bucket));
+        return UsageView.of(store.bucketUsage(bucket), versionCounts(bucket));
     }
 
     // ------------------------------------------------------------------------------------------------------ helpers
@@ -589,7 +678,43 @@ class BucketsController {
                 lockView(lock),
                 settings.quotaBytes(),
                 settings.sosapi() != null ? settings.sosapi() : lock != null,
-                UsageView.of(store.bucketUsage(b.name())));
+                UsageView.of(store.bucketUsage(b.name()), versionCounts(b.name())));
+    }
+
+    /** The bucket's versions per key from the last scanner cycle (no walk of its own); null before one counted it. */
+    private VersionCounts versionCounts(String bucket) {
+        ScanReport report = store.lastScan();
+        ScanReport.BucketScan scan = report == null ? null : report.buckets().get(bucket);
+        if (scan == null) {
+            return null;
+        }
+        long[] keys = new long[VERSION_CLASS_BOUNDS.size() + 1];
+        List<Long> counted = scan.keysByVersions();
+        for (int i = 0; i < counted.size(); i++) {
+            // the scanner's class i holds keys up to its bound (the last: above every bound); they fall in ours whole
+            long upper = i < ScanReport.VERSION_COUNT_BOUNDS.size()
+                    ? ScanReport.VERSION_COUNT_BOUNDS.get(i)
+                    : Long.MAX_VALUE;
+            int ours = 0;
+            while (ours < VERSION_CLASS_BOUNDS.size() && upper > VERSION_CLASS_BOUNDS.get(ours)) {
+                ours++;
+            }
+            keys[ours] += counted.get(i);
+        }
+        List<VersionClass> classes = new ArrayList<>();
+        long min = 1;
+        for (int i = 0; i < keys.length; i++) {
+            Long max = i < VERSION_CLASS_BOUNDS.size() ? VERSION_CLASS_BOUNDS.get(i) : null;
+            classes.add(new VersionClass(min, max, keys[i]));
+            min = max == null ? min : max + 1;
+        }
+        ScanReport.KeyVersions top =
+                scan.topKeys().isEmpty() ? null : scan.topKeys().getFirst();
+        return new VersionCounts(
+                report.finished().toString(),
+                scan.keys(),
+                classes,
+                top == null ? null : new KeyVersionsView(top.key(), top.versions()));
     }
 
     private static ObjectLockView lockView(ObjectLockConfiguration c) {

@@ -68,6 +68,8 @@ class ConsolePathSpellingTest {
             "POST /api/v1/admin/heal/buckets", "{\"bucket\":\"bkt\"}",
             "PUT /api/v1/admin/buckets/bkt/lifecycle",
                     "{\"rules\":[{\"id\":\"r\",\"status\":\"Enabled\",\"expiration\":{\"days\":1}}]}",
+            "POST /api/v1/admin/buckets/bkt/lifecycle/preview",
+                    "{\"rules\":[{\"id\":\"r\",\"status\":\"Enabled\",\"expiration\":{\"days\":1}}]}",
             "PUT /api/v1/admin/buckets/bkt/policy",
                     "{\"document\":\"{\\\"Statement\\\":[{\\\"Effect\\\":\\\"Allow\\\","
                             + "\\\"Principal\\\":{\\\"AWS\\\":\\\"arn:aws:iam::000000000000:root\\\"},"

@@ -6,6 +6,8 @@ import dev.appliance.core.heal.BucketHealStatus;
 import dev.appliance.core.heal.DriveHealStatus;
 import dev.appliance.core.heal.HealQueueStatus;
 import dev.appliance.core.identity.IdentityStore;
+import dev.appliance.core.lifecycle.LifecycleConfiguration;
+import dev.appliance.core.lifecycle.LifecyclePreview;
 import dev.appliance.core.objectlock.RetentionClock;
 import dev.appliance.core.scanner.ScanReport;
 import dev.appliance.core.scanner.ScannerHealFigures;
@@ -135,4 +137,11 @@ public interface StoreAdmin {
 
     /** How old a bucket's usage may be before it is recounted in the background (default 60 s). */
     void usageRefreshInterval(Duration interval);
+
+    /**
+     * What {@code rules} (checked as PutBucketLifecycleConfiguration checks them, not saved) would do to the bucket if
+     * the scanner applied them now: counts and sample keys of each action, from the scanner's walk and evaluation,
+     * over at most {@code versionCap} versions. Deletes nothing (docs/lifecycle.md, "Preview").
+     */
+    LifecyclePreview previewLifecycle(String bucket, LifecycleConfiguration rules, int versionCap);
 }

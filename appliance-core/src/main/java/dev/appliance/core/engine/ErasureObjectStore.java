@@ -935,6 +935,17 @@ public final class ErasureObjectStore implements ApplianceStore {
     }
 
     @Override
+    public dev.appliance.core.lifecycle.LifecyclePreview previewLifecycle(
+            String bucket, LifecycleConfiguration rules, int versionCap) {
+        java.util.Objects.requireNonNull(rules, "rules");
+        if (versionCap < 1) {
+            throw new IllegalArgumentException("versionCap: " + versionCap + " (expected at least 1)");
+        }
+        requireBucket(bucket);
+        return scanner.preview(bucket, rules, versionCap);
+    }
+
+    @Override
     public BucketUsage bucketUsage(String bucket) {
         requireBucket(bucket);
         return usage.usage(bucket);

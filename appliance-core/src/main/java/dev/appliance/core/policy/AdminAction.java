@@ -55,7 +55,9 @@ public enum AdminAction {
     ACKNOWLEDGE_ALERT("AcknowledgeAlert", false, false),
     GET_AUDIT_LOG("GetAuditLog", true, false),
     GET_METRICS("GetMetrics", true, false),
-    GET_SERVER_INFO("GetServerInfo", true, false);
+    GET_SERVER_INFO("GetServerInfo", true, false),
+    /** A lifecycle dry run: reads the bucket's versions, changes nothing (an auditor may preview). */
+    PREVIEW_LIFECYCLE("GetLifecyclePreview", true, false);
 
     private static final Map<String, AdminAction> BY_NAME = new HashMap<>();
 

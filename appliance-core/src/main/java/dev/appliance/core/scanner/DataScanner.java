@@ -16,6 +16,7 @@ import dev.appliance.core.error.StorageException;
 import dev.appliance.core.heal.HealResult;
 import dev.appliance.core.lifecycle.Lifecycle;
 import dev.appliance.core.lifecycle.LifecycleConfiguration;
+import dev.appliance.core.lifecycle.LifecyclePreview;
 import dev.appliance.core.listing.DriveWalker;
 import dev.appliance.core.listing.MergedKeyWalk;
 import dev.appliance.core.meta.CorruptMetaException;
@@ -430,35 +431,13 @@ public final class DataScanner implements Agent {
             Tally t,
             long[] setVersions,
             long[] setShardBytes) {
-        ErasureSet.MetaSnapshot snap;
-        ErasureSet.Resolved latest;
-        // Under the key's read lock, as a GET: a write still committing holds the write lock and has its metadata on
-        // only some drives yet, which must not be reported as a version missing from the others.
-        try (var lock = set.locks.read(bucket, key)) {
-            snap = set.new MetaSnapshot(bucket, key);
-            latest = set.resolve(snap, null);
-        } catch (StorageException e) {
-            if (e.kind() == ErrorKind.OBJECT_NOT_FOUND) {
-                return; // removed since the walk saw it, or only dangling metadata (the healer's)
-            }
-            throw e;
-        }
-        int ref = -1;
-        for (int i = 0; i < latest.holders().length && ref < 0; i++) {
-            if (latest.holders()[i] && snap.files[i] != null) {
-                ref = i;
-            }
-        }
-        if (ref < 0) {
+        KeyRead read = readKey(set, bucket, key);
+        if (read == null) {
             return;
         }
-        KeyFiles files = snap.files[ref];
-        XlMeta archive;
-        try {
-            archive = files.archive();
-        } catch (IOException | CorruptMetaException e) {
-            archive = XlMeta.empty(); // the healer repairs it; the hot file alone is still scanned
-        }
+        ErasureSet.Resolved latest = read.latest();
+        KeyFiles files = read.files();
+        XlMeta archive = read.archive();
         boolean act = config != null && Lifecycle.mayApply(config, key);
         boolean tags = act && config.usesTags();
         Lifecycle.KeyPass pass = act ? lifecycle.pass(config, key, clock.instant()) : null;
@@ -571,6 +550,215 @@ public final class DataScanner implements Agent {
         t.key(key, count);
         setVersions[setIndex] += count;
         setShardBytes[setIndex] += shardBytes;
+    }
+
+    /** A key's current version resolved by quorum and the files of one drive that holds it. */
+    private record KeyRead(ErasureSet.Resolved latest, KeyFiles files, XlMeta archive) {}
+
+    /** The key read as the scan walks it; null when it is gone or no drive holding its current version answered. */
+    private static KeyRead readKey(ErasureSet set, String bucket, String key) {
+        ErasureSet.MetaSnapshot snap;
+        ErasureSet.Resolved latest;
+        // Under the key's read lock, as a GET: a write still committing holds the write lock and has its metadata on
+        // only some drives yet, which must not be reported as a version missing from the others.
+        try (var lock = set.locks.read(bucket, key)) {
+            snap = set.new MetaSnapshot(bucket, key);
+            latest = set.resolve(snap, null);
+        } catch (StorageException e) {
+            if (e.kind() == ErrorKind.OBJECT_NOT_FOUND) {
+                return null; // removed since the walk saw it, or only dangling metadata (the healer's)
+            }
+            throw e;
+        }
+        int ref = -1;
+        for (int i = 0; i < latest.holders().length && ref < 0; i++) {
+            if (latest.holders()[i] && snap.files[i] != null) {
+                ref = i;
+            }
+        }
+        if (ref < 0) {
+            return null;
+        }
+        KeyFiles files = snap.files[ref];
+        XlMeta archive;
+        try {
+            archive = files.archive();
+        } catch (IOException | CorruptMetaException e) {
+            archive = XlMeta.empty(); // the healer repairs it; the hot file alone is still scanned
+        }
+        return new KeyRead(latest, files, archive);
+    }
+
+    /**
+     * What {@code config} would do to the bucket's versions and uploads if a cycle applied it now: the cycle's walk
+     * and {@link Lifecycle}'s decisions, its lock checks and versioning cases, with every action counted instead of
+     * taken. Nothing is written. Stops after {@code versionCap} versions and delete markers; holds one key's version
+     * at a time and at most {@link LifecyclePreview#SAMPLES} samples per kind.
+     */
+    public LifecyclePreview preview(String bucket, LifecycleConfiguration config, int versionCap) {
+        Preview p = new Preview(bucket, config, versionCap);
+        for (int s = 0; s < sets.size() && !p.stopped; s++) {
+            ErasureSet set = sets.get(s);
+            MergedKeyWalk walk = keyWalk(set, bucket);
+            for (String key = walk.next(); key != null && !p.stopped; key = walk.next()) {
+                if (placement.setIndex(key, sets.size()) != s) {
+                    continue;
+                }
+                try {
+                    p.key(set, key);
+                } catch (StorageException e) {
+                    LOG.log(Level.FINE, "lifecycle preview: key " + bucket + "/" + key + " skipped", e);
+                }
+            }
+        }
+        for (MultipartUploads u : uploads) {
+            for (MultipartUpload upload : u.list(bucket, "")) {
+                Lifecycle.Expiry abort = p.rules.uploadAbort(config, upload.key(), upload.initiated());
+                if (abort != null && !p.now.isBefore(abort.date())) {
+                    p.aborted.add(new LifecyclePreview.Sample(upload.key(), upload.uploadId(), 0, abort.ruleId()));
+                }
+            }
+        }
+        return new LifecyclePreview(
+                bucket,
+                p.now,
+                p.keys,
+                p.examined,
+                versionCap,
+                p.stopped,
+                p.expired.action(),
+                p.noncurrent.action(),
+                p.markers.action(),
+                p.aborted.action(),
+                p.locked.action(),
+                p.bytesFreed);
+    }
+
+    /** One preview's walk: {@link #scanKey}'s decisions, counted. */
+    private final class Preview {
+        final String bucket;
+        final LifecycleConfiguration config;
+        final int cap;
+        final Lifecycle rules = lifecycle;
+        final Instant now = clock.instant();
+        final Instant lockTime = lockNow.get();
+        final VersioningState versioning;
+        final LifecyclePreview.Counter expired = new LifecyclePreview.Counter();
+        final LifecyclePreview.Counter noncurrent = new LifecyclePreview.Counter();
+        final LifecyclePreview.Counter markers = new LifecyclePreview.Counter();
+        final LifecyclePreview.Counter aborted = new LifecyclePreview.Counter();
+        final LifecyclePreview.Counter locked = new LifecyclePreview.Counter();
+        long keys;
+        long examined;
+        long bytesFreed;
+        boolean stopped;
+
+        Preview(String bucket, LifecycleConfiguration config, int cap) {
+            this.bucket = bucket;
+            this.config = config;
+            this.cap = cap;
+            this.versioning = buckets.versioning(bucket);
+        }
+
+        void key(ErasureSet set, String key) {
+            KeyRead read = readKey(set, bucket, key);
+            if (read == null) {
+                return;
+            }
+            boolean act = Lifecycle.mayApply(config, key);
+            boolean tags = act && config.usesTags();
+            Lifecycle.KeyPass pass = act ? rules.pass(config, key, now) : null;
+            long count = 0;
+            long removed = 0;
+            String currentMarkerId = null;
+            boolean reached = false;
+            MergedVersions walk = new MergedVersions(read.files().hot(), read.archive());
+            for (XlMeta.Pick p = walk.next(); p != null; p = walk.next()) {
+                if (examined >= cap) {
+                    stopped = true;
+                    return; // the key's rest is not examined, so its lone marker is not decided either
+                }
+                examined++;
+                if (!reached) {
+                    reached = true;
+                    keys++;
+                }
+                VersionHeader h = p.file().header(p.index());
+                ObjectVersion v;
+                try {
+                    v = p.file().version(p.index());
+                } catch (CorruptMetaException e) {
+                    continue; // as the cycle: healing's
+                }
+                boolean marker = h.isDeleteMarker();
+                String id = VersionIds.format(h.versionId());
+                if (count == 0 && marker) {
+                    currentMarkerId = id;
+                }
+                count++;
+                if (pass == null) {
+                    continue;
+                }
+                Lifecycle.Decision d = pass.next(new Lifecycle.Version(
+                        Instant.ofEpochSecond(0, h.modTimeNanos()),
+                        marker,
+                        v.size(),
+                        tags ? TagsOf.parse(v.metadata().get(TagsOf.STORED_KEY)) : Map.of()));
+                long size = marker ? 0 : v.size();
+                LifecyclePreview.Sample sample = new LifecyclePreview.Sample(key, id, size, d.ruleId());
+                switch (d.action()) {
+                    case EXPIRE_CURRENT -> expireCurrent(v, sample);
+                    case REMOVE_NONCURRENT -> {
+                        if (!marker && isLocked(v)) {
+                            locked.add(sample); // removeBatch's check
+                        } else {
+                            noncurrent.add(sample);
+                            bytesFreed += size;
+                            removed++;
+                        }
+                    }
+                    case KEEP -> {
+                        // stays
+                    }
+                }
+            }
+            if (pass != null && currentMarkerId != null) {
+                String rule = pass.lonelyMarker(count - removed - 1);
+                if (rule != null) {
+                    markers.add(new LifecyclePreview.Sample(key, currentMarkerId, 0, rule));
+                }
+            }
+        }
+
+        /** {@link DataScanner#expireCurrent}'s cases: a marker on top, or (unversioned) removal unless locked. */
+        private void expireCurrent(ObjectVersion v, LifecyclePreview.Sample sample) {
+            switch (versioning) {
+                case ENABLED -> expired.add(sample);
+                case SUSPENDED -> {
+                    expired.add(sample);
+                    if (v.versionId().equals(ObjectVersion.NULL_VERSION_ID)) {
+                        bytesFreed += v.size(); // the null marker replaces the null version
+                    }
+                }
+                default -> {
+                    if (isLocked(v)) {
+                        locked.add(sample);
+                    } else {
+                        expired.add(sample);
+                        bytesFreed += v.size();
+                    }
+                }
+            }
+        }
+
+        private boolean isLocked(ObjectVersion v) {
+            try {
+                ObjectLock.checkRemovable(v.metadata(), lockTime, false);
+                return false;
+            } catch (StorageException e) {
+                return true;
+            }
+        }
     }
 
     /** What one key's batches removed. */

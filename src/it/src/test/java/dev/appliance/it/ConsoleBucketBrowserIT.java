@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -59,7 +60,10 @@ class ConsoleBucketBrowserIT {
     @BeforeAll
     static void start() throws IOException {
         ConsoleBrowser.assumeInstalled();
-        appliance = LOGS.watch(ApplianceProcess.withRootCredentials(tmp.resolve("appliance"), ROOT, SECRET))
+        // a lifecycle day of a second, so that a rule of one day matches what a test wrote a few seconds before; a
+        // scanner cycle every second, so that versions per key are counted soon after they are written
+        appliance = LOGS.watch(ApplianceProcess.withRootCredentials(tmp.resolve("appliance"), ROOT, SECRET)
+                        .withArgs("--lifecycle-day", "1s", "--scanner-interval", "1s"))
                 .start();
         s3 = appliance.client();
         for (String plain :
@@ -267,6 +271,109 @@ class ConsoleBucketBrowserIT {
         assertThat(rule.expiration().days()).isEqualTo(30);
         assertThat(rule.noncurrentVersionExpiration().noncurrentDays()).isEqualTo(7);
         assertThat(rule.abortIncompleteMultipartUpload().daysAfterInitiation()).isEqualTo(2);
+    }
+
+    /**
+     * The preview of the editor's unsaved rules on a lock bucket: with a day of one second, a rule of one day (for
+     * current and for noncurrent versions) under {@code old/} matches what was written seconds before, so the
+     * preview is asked again until the writes are that old (the count it then shows is exact). Nothing is deleted;
+     * the legally held version is kept by lock. The versions-per-key card shows the key written 12 times.
+     */
+    @Test
+    void theLifecyclePreview_countsWhatTheEditorsRulesWouldDoToday_andTheBucketShowsVersionsPerKey()
+            throws IOException {
+        String bucket = "preview-bucket";
+        s3.createBucket(r -> r.bucket(bucket).objectLockEnabledForBucket(true));
+        s3.putObject(
+                r -> r.bucket(bucket).key("old/a").objectLockLegalHoldStatus("ON"), RequestBody.fromString("held"));
+        s3.putObject(r -> r.bucket(bucket).key("old/a"), RequestBody.fromString("a-now"));
+        s3.putObject(r -> r.bucket(bucket).key("old/b"), RequestBody.fromString("b"));
+        s3.putObject(r -> r.bucket(bucket).key("old/d"), RequestBody.fromString("d-first"));
+        s3.putObject(r -> r.bucket(bucket).key("old/d"), RequestBody.fromString("d-now"));
+        s3.putObject(r -> r.bucket(bucket).key("new/c"), RequestBody.fromString("c"));
+        for (int i = 0; i < 12; i++) {
+            String body = "many-" + i;
+            s3.putObject(r -> r.bucket(bucket).key("many"), RequestBody.fromString(body));
+        }
+        int versionsBefore =
+                s3.listObjectVersions(r -> r.bucket(bucket)).versions().size();
+
+        // versions per key, once a scanner cycle has counted every write (the page is read again until then)
+        By manyClass = By.cssSelector("#version-counts-table tr[data-versions='11-100'] td[data-key='keys']");
+        By fewClass = By.cssSelector("#version-counts-table tr[data-versions='2-10'] td[data-key='keys']");
+        new WebDriverWait(browser, ConsoleBrowser.WAIT).until(b -> {
+            openBucket(bucket);
+            // a cycle may have run between the writes: the figures are read again until they show all of them
+            return !b.findElements(manyClass).isEmpty()
+                    && b.findElement(manyClass).getText().equals("1")
+                    && b.findElement(fewClass).getText().equals("2")
+                    && b.findElement(By.id("most-versions")).getText().equals("Most versions: many with 12.");
+        });
+        assertThat(browser.findElement(
+                                By.cssSelector("#version-counts-table tr[data-versions='1-1'] td[data-key='keys']"))
+                        .getText())
+                .isEqualTo("2");
+        assertThat(browser.findElement(By.cssSelector("#version-counts-table caption"))
+                        .getText())
+                .startsWith("5 keys, as of ");
+        ((JavascriptExecutor) browser)
+                .executeScript("document.getElementById('version-counts').scrollIntoView({block: 'center'})");
+        chromium.screenshot("bucket-version-counts");
+
+        browser.findElement(By.id("lifecycle-add")).click();
+        fillLastRule("tidy-old", "old/", "1", "1", "");
+        By expired = By.cssSelector("#lifecycle-preview-table tr[data-kind='expiredCurrent'] td[data-key='count']");
+        new WebDriverWait(browser, ConsoleBrowser.WAIT).until(b -> {
+            List<WebElement> shown = b.findElements(expired);
+            if (!shown.isEmpty() && shown.getFirst().getText().equals("3")) {
+                return true;
+            }
+            WebElement preview = b.findElement(By.id("lifecycle-preview"));
+            if (preview.isEnabled()) {
+                preview.click(); // not all of the writes were a day old yet: ask again
+            }
+            return false;
+        });
+        assertThat(previewCell("expiredCurrent", "samples"))
+                .contains("old/a")
+                .contains("old/b")
+                .contains("old/d")
+                .doesNotContain("new/c")
+                .doesNotContain("many");
+        assertThat(previewCell("removedNoncurrent", "count")).isEqualTo("1");
+        assertThat(previewCell("removedNoncurrent", "samples"))
+                .startsWith("old/d (")
+                .endsWith("— rule tidy-old");
+        assertThat(previewCell("keptByLock", "count")).isEqualTo("1");
+        assertThat(previewCell("keptByLock", "samples")).startsWith("old/a (");
+        assertThat(previewCell("removedDeleteMarkers", "count")).isEqualTo("0");
+        assertThat(previewCell("abortedUploads", "count")).isEqualTo("0");
+        assertThat(browser.findElement(By.id("lifecycle-preview-bytes")).getText())
+                .isEqualTo("Space freed: 7 B (7 bytes)."); // "d-first"
+        assertThat(browser.findElement(By.id("lifecycle-preview-title")).getText())
+                .isEqualTo("Today these rules would ...");
+        ((JavascriptExecutor) browser)
+                .executeScript("document.getElementById('lifecycle-preview-result').scrollIntoView({block: 'center'})");
+        chromium.screenshot("bucket-lifecycle-preview");
+
+        // a preview saves nothing and deletes nothing
+        assertThatThrownBy(() -> s3.getBucketLifecycleConfiguration(r -> r.bucket(bucket)))
+                .isInstanceOf(S3Exception.class);
+        assertThat(s3.listObjectVersions(r -> r.bucket(bucket)).versions()).hasSize(versionsBefore);
+
+        // bad rules are refused as Save refuses them, under the rule at fault
+        browser.findElement(By.id("lifecycle-add")).click();
+        fillLastRule("no-action", "", "", "", "");
+        browser.findElement(By.id("lifecycle-preview")).click();
+        By secondError = By.cssSelector("#lifecycle-rules fieldset:nth-of-type(2) .rule-error");
+        assertThat(waitForText(secondError)).startsWith("Rule 2: ").contains("action");
+    }
+
+    /** One cell of the preview's table: {@code count} or {@code samples} of an action. */
+    private static String previewCell(String kind, String cell) {
+        return browser.findElement(By.cssSelector(
+                        "#lifecycle-preview-table tr[data-kind='" + kind + "'] td[data-key='" + cell + "']"))
+                .getText();
     }
 
     private static void fillLastRule(String id, String prefix, String days, String noncurrent, String abort) {
