@@ -5,11 +5,13 @@ import dev.appliance.core.ListVersionsResult;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.StorageCapacity;
+import dev.appliance.core.UsageTotals;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -80,6 +82,52 @@ public final class UsageTracker {
             });
         }
         return known;
+    }
+
+    /**
+     * The sums of the last counts of {@code buckets}, counting nothing here: a bucket never counted is left out (and
+     * counted in the background, once); a stale count is summed as it is (the scanner recounts every bucket each cycle,
+     * and {@link #usage} when one bucket is read).
+     */
+    public UsageTotals totals(List<String> buckets) {
+        long uncounted = 0;
+        long objects = 0;
+        long versions = 0;
+        long markers = 0;
+        long bytes = 0;
+        Instant oldest = null;
+        for (String bucket : buckets) {
+            BucketUsage u = counted.get(bucket);
+            if (u == null) {
+                uncounted++;
+                countInBackground(bucket);
+                continue;
+            }
+            objects += u.objects();
+            versions += u.versions();
+            markers += u.deleteMarkers();
+            bytes += u.bytes();
+            if (oldest == null || u.computedAt().isBefore(oldest)) {
+                oldest = u.computedAt();
+            }
+        }
+        return new UsageTotals(buckets.size(), uncounted, objects, versions, markers, bytes, oldest);
+    }
+
+    private void countInBackground(String bucket) {
+        if (!recounting.add(bucket)) {
+            return;
+        }
+        executor.execute(() -> {
+            try {
+                // counted outside the map's lock; a count a reader or the scanner made meanwhile is as good: keep it
+                counted.putIfAbsent(bucket, count(bucket));
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "counting the usage of bucket " + bucket + " failed", e);
+            } finally {
+                recounting.remove(bucket);
+            }
+        });
     }
 
     /** A write changed the bucket: its next reader starts a recount (at most one per {@link #MIN_SPACING}). */
