@@ -78,7 +78,7 @@ export async function render(params, ctx) {
       ['Delete markers', count(t.deleteMarkers), {id: 'contents-delete-markers'}],
       ['Stored', bytes(t.bytes), {id: 'contents-bytes'}],
     ]), h('p', {class: 'muted'}, 'As last counted per bucket (the scanner, or a recount within seconds of a write).'),
-    t.uncounted ? h('p', {class: 'muted', id: 'contents-uncounted'}, count(t.uncounted) + ' bucket(s) not counted yet: being counted now.') : null);
+    t.uncounted ? h('p', {class: 'muted', id: 'contents-uncounted'}, count(t.uncounted) + ' bucket(s) not counted yet (the scanner counts each bucket every cycle).') : null);
   } else {
     contentsCard = card('contents', 'Contents', refused(buckets));
   }

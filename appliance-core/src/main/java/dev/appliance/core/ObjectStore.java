@@ -229,7 +229,7 @@ public interface ObjectStore extends AutoCloseable {
     /**
      * Every bucket's usage summed from the counts already kept, without walking any bucket: memory work only, however
      * many buckets exist (a summary page must not count thousands of buckets to show one figure). A bucket never
-     * counted is left out and its count started in the background.
+     * counted is left out until the scanner or a read of its own usage counts it.
      */
     UsageTotals usageTotals();
 

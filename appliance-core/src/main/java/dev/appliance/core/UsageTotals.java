@@ -6,7 +6,7 @@ import java.time.Instant;
  * What every bucket holds together, from each bucket's last count ({@link BucketUsage}); nothing is counted to answer.
  *
  * @param buckets buckets that exist
- * @param uncounted buckets never counted yet (left out of the sums; their count has been started in the background)
+ * @param uncounted buckets never counted yet, left out of the sums (the scanner's next cycle counts them)
  * @param objects keys whose latest version is an object, summed
  * @param versions object versions, summed
  * @param deleteMarkers delete markers, summed

@@ -21,7 +21,7 @@ class UsageController {
     }
 
     /**
-     * @param uncounted buckets not counted yet, left out of the sums (their counts have been started)
+     * @param uncounted buckets not counted yet, left out of the sums (the scanner's next cycle counts them)
      * @param oldestCount ISO-8601 time of the oldest count summed; null when none is
      */
     record Totals(

@@ -85,9 +85,9 @@ public final class UsageTracker {
     }
 
     /**
-     * The sums of the last counts of {@code buckets}, counting nothing here: a bucket never counted is left out (and
-     * counted in the background, once); a stale count is summed as it is (the scanner recounts every bucket each cycle,
-     * and {@link #usage} when one bucket is read).
+     * The sums of the last counts of {@code buckets}, starting no count: a bucket never counted is left out (the
+     * scanner counts every bucket each cycle, {@link #usage} when one bucket is read), and a stale count is summed as it
+     * is. Memory work only: an open dashboard asking every second must not set thousands of bucket walks going.
      */
     public UsageTotals totals(List<String> buckets) {
         long uncounted = 0;
@@ -100,7 +100,6 @@ public final class UsageTracker {
             BucketUsage u = counted.get(bucket);
             if (u == null) {
                 uncounted++;
-                countInBackground(bucket);
                 continue;
             }
             objects += u.objects();
@@ -112,22 +111,6 @@ public final class UsageTracker {
             }
         }
         return new UsageTotals(buckets.size(), uncounted, objects, versions, markers, bytes, oldest);
-    }
-
-    private void countInBackground(String bucket) {
-        if (!recounting.add(bucket)) {
-            return;
-        }
-        executor.execute(() -> {
-            try {
-                // counted outside the map's lock; a count a reader or the scanner made meanwhile is as good: keep it
-                counted.putIfAbsent(bucket, count(bucket));
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "counting the usage of bucket " + bucket + " failed", e);
-            } finally {
-                recounting.remove(bucket);
-            }
-        });
     }
 
     /** A write changed the bucket: its next reader starts a recount (at most one per {@link #MIN_SPACING}). */

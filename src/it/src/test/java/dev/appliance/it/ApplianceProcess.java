@@ -250,6 +250,11 @@ public final class ApplianceProcess implements AutoCloseable {
         stop();
     }
 
+    /** The running process's id (benchmarks read its CPU time from /proc). */
+    public long pid() {
+        return process.pid();
+    }
+
     public boolean isAlive() {
         return process != null && process.isAlive();
     }

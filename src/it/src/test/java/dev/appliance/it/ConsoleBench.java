@@ -131,6 +131,14 @@ class ConsoleBench {
         return Files.readString(Path.of("/proc/loadavg")).strip();
     }
 
+    /** CPU seconds (user + system) the appliance process has used so far, from /proc/PID/stat (clock ticks of 10 ms). */
+    static double applianceCpuSeconds() throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(appliance.pid()), "stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        // fields after the name: state is index 0, utime 11, stime 12 (proc(5) numbers them 14 and 15)
+        return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / 100.0;
+    }
+
     static double percentile(double[] sorted, double p) {
         int i = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
         return sorted[Math.max(0, Math.min(sorted.length - 1, i))];
@@ -278,6 +286,8 @@ class ConsoleBench {
         final AtomicLong requests = new AtomicLong();
         final AtomicLong failures = new AtomicLong();
         final AtomicLong pollNanos = new AtomicLong();
+        /** Time spent per path, to see which request of a poll costs what. */
+        final java.util.Map<String, AtomicLong> nanosByPath = new java.util.concurrent.ConcurrentSkipListMap<>();
 
         ConsolePoller() throws Exception {
             send("GET", "/api/v1/session/csrf", null);
@@ -310,7 +320,11 @@ class ConsoleBench {
             if (cookies.containsKey("XSRF-TOKEN")) {
                 b.header("X-XSRF-TOKEN", cookies.get("XSRF-TOKEN"));
             }
+            long sent = System.nanoTime();
             HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            nanosByPath
+                    .computeIfAbsent(path.replaceAll("[?].*", ""), k -> new AtomicLong())
+                    .addAndGet(System.nanoTime() - sent);
             for (String set : r.headers().allValues("Set-Cookie")) {
                 Matcher m = COOKIE.matcher(set);
                 if (m.find()) {
@@ -384,6 +398,8 @@ class ConsoleBench {
                 LOAD_THREADS, LOAD_SECONDS, BUCKETS, loadAverage());
         List<Double> idle = new ArrayList<>();
         List<Double> polled = new ArrayList<>();
+        List<Double> idleCpu = new ArrayList<>();
+        List<Double> polledCpu = new ArrayList<>();
         for (int pair = 0; pair < LOAD_PAIRS; pair++) {
             // alternate which condition goes first, so a drift in the machine's load does not favour one
             boolean pollFirst = pair % 2 == 1;
@@ -391,17 +407,25 @@ class ConsoleBench {
                 boolean polling = (k == 0) == pollFirst;
                 LoadRun run;
                 String extra = "";
+                double cpuBefore = applianceCpuSeconds();
                 if (polling) {
                     try (ConsolePoller poller = new ConsolePoller()) {
                         run = s3Load(LOAD_SECONDS);
                         poller.close();
                         extra = String.format(
-                                Locale.ROOT,
-                                "; console: %d polls, %d requests, %d failed, %.0f ms per poll",
-                                poller.polls.get(),
-                                poller.requests.get(),
-                                poller.failures.get(),
-                                poller.pollNanos.get() / 1e6 / Math.max(1, poller.polls.get()));
+                                        Locale.ROOT,
+                                        "; console: %d polls, %d requests, %d failed, %.0f ms per poll",
+                                        poller.polls.get(),
+                                        poller.requests.get(),
+                                        poller.failures.get(),
+                                        poller.pollNanos.get() / 1e6 / Math.max(1, poller.polls.get()))
+                                + poller.nanosByPath.entrySet().stream()
+                                        .map(e -> String.format(
+                                                Locale.ROOT,
+                                                " %s %.0f ms",
+                                                e.getKey().replace("/api/v1/admin", ""),
+                                                e.getValue().get() / 1e6 / Math.max(1, poller.polls.get())))
+                                        .collect(java.util.stream.Collectors.joining(",", " (per poll:", ")"));
                         assertThat(poller.failures.get()).isZero();
                         assertThat(poller.polls.get()).isPositive();
                     }
@@ -410,14 +434,18 @@ class ConsoleBench {
                     run = s3Load(LOAD_SECONDS);
                     idle.add(run.opsPerSecond());
                 }
+                double cpu = applianceCpuSeconds() - cpuBefore;
                 assertThat(run.failures()).isZero();
+                (polling ? polledCpu : idleCpu).add(cpu * 1000 / run.ops());
                 report(
-                        "  pair %d %-16s %7.1f ops/s  p50 %7.1f ms  p99 %7.1f ms  (%d ops; load %s)%s",
+                        "  pair %d %-16s %7.1f ops/s  p50 %7.1f ms  p99 %7.1f ms  appliance CPU %.2f ms/op"
+                                + " (%d ops; load %s)%s",
                         pair + 1,
                         polling ? "console polling" : "console idle",
                         run.opsPerSecond(),
                         run.p50(),
                         run.p99(),
+                        cpu * 1000 / run.ops(),
                         run.ops(),
                         loadAverage(),
                         extra);
@@ -434,5 +462,10 @@ class ConsoleBench {
                 (polledMean - idleMean) / idleMean * 100,
                 idleSpread,
                 idleSpread / idleMean * 100);
+        double idleCpuMean = idleCpu.stream().mapToDouble(d -> d).average().orElseThrow();
+        double polledCpuMean = polledCpu.stream().mapToDouble(d -> d).average().orElseThrow();
+        report(
+                "  appliance CPU per S3 operation: idle %.2f ms, polling %.2f ms (%+.1f %%)",
+                idleCpuMean, polledCpuMean, (polledCpuMean - idleCpuMean) / idleCpuMean * 100);
     }
 }
