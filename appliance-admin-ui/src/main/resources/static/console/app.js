@@ -104,6 +104,7 @@ async function whoAmI() {
 }
 
 async function route() {
+  const started = performance.now();
   const [path, query] = (location.hash || '#/dashboard').slice(1).split('?');
   const found = match(path);
   if (!found) {
@@ -130,6 +131,10 @@ async function route() {
         location.hash = '#/dashboard';
       },
     });
+    // how long the route took from the navigation to its page shown, for the render benchmark (docs/benchmarks.md)
+    // (the last one only: an open console must not pile up an entry per navigation)
+    performance.clearMeasures('console:rendered');
+    performance.measure('console:rendered', {start: started, detail: found.name});
   } catch (e) {
     if (e.status === 401) return; // whenUnauthenticated moved to the login already
     show(h('h1', {}, found.page.title || found.name), h('p', {class: 'message error', role: 'alert'}, e.message));

@@ -350,7 +350,8 @@ public final class ApplianceMain {
         if (domain != null) {
             out.printf("S3 virtual-hosted style: bucket.%s%n", domain.toLowerCase(java.util.Locale.ROOT));
         }
-        out.printf("Console:  http://%s:%d%n", host, console.port());
+        // the console serves HTTPS with the S3 port's certificate when there is one (ConsoleApplication.tls)
+        out.printf("Console:  %s://%s:%d%n", scheme, host, console.port());
         out.println("Root user: " + accessKey + " (credentials " + creds.source()
                 + (creds.generated() ? ", the password is printed above" : "") + ")");
         out.printf(

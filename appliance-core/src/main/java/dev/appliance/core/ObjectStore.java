@@ -227,6 +227,13 @@ public interface ObjectStore extends AutoCloseable {
     BucketUsage bucketUsage(String bucket);
 
     /**
+     * Every bucket's usage summed from the counts already kept, without walking any bucket: memory work only, however
+     * many buckets exist (a summary page must not count thousands of buckets to show one figure). A bucket never
+     * counted is left out until the scanner or a read of its own usage counts it.
+     */
+    UsageTotals usageTotals();
+
+    /**
      * Sets a bucket's lifecycle configuration (replacing any earlier one), or with {@code config} null removes it. The
      * background scanner applies it.
      */

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.appliance.s3.S3ServerConfig;
 import dev.appliance.s3.auth.SigV4;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -14,6 +15,12 @@ import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -21,6 +28,9 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * Talks to a running appliance's admin API (its console port) for CLI commands: requests SigV4-signed with the root
@@ -45,11 +55,47 @@ public final class AdminClient {
     private final URI console;
     private final String user;
     private final String password;
+    private final SSLContext trust; // null: the JDK's trusted authorities
 
     AdminClient(URI console, String user, String password) {
+        this(console, user, password, null);
+    }
+
+    /** @param trust the context from {@link #trusting}, for a console whose certificate no public authority signed */
+    AdminClient(URI console, String user, String password, SSLContext trust) {
         this.console = console;
         this.user = user;
         this.password = password;
+        this.trust = trust;
+    }
+
+    /**
+     * {@code --cacert FILE}: trust the PEM certificate(s) in FILE, as {@code curl --cacert} does; for a console over
+     * TLS with a self-signed certificate ({@code appliance certs generate} writes it as {@code public.crt}). Null when
+     * the flag is absent.
+     */
+    static SSLContext trusting(Path pem) {
+        if (pem == null) {
+            return null;
+        }
+        try (InputStream in = Files.newInputStream(pem)) {
+            KeyStore store = KeyStore.getInstance("PKCS12");
+            store.load(null, null);
+            int i = 0;
+            for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+                store.setCertificateEntry("ca-" + i++, c);
+            }
+            if (i == 0) {
+                throw new IllegalArgumentException("--cacert " + pem + ": contains no certificate");
+            }
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(store);
+            SSLContext ctx = SSLContext.getInstance("TLS");
+            ctx.init(null, tmf.getTrustManagers(), null);
+            return ctx;
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalArgumentException("--cacert " + pem + ": not a readable PEM certificate (" + e + ")", e);
+        }
     }
 
     /** The console address from {@code --console}: http(s)://HOST:PORT, the scheme optional. */
@@ -110,16 +156,22 @@ public final class AdminClient {
         if (json != null) {
             request.header("Content-Type", "application/json");
         }
-        try (HttpClient client = HttpClient.newBuilder()
-                .connectTimeout(Duration.ofSeconds(5))
-                .version(HttpClient.Version.HTTP_1_1)
-                .build()) {
+        HttpClient.Builder builder =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).version(HttpClient.Version.HTTP_1_1);
+        if (trust != null) {
+            builder.sslContext(trust);
+        }
+        try (HttpClient client = builder.build()) {
             HttpResponse<String> r = client.send(request.build(), HttpResponse.BodyHandlers.ofString());
             return new Answer(r.statusCode(), r.body());
         } catch (ConnectException | HttpConnectTimeoutException e) {
             throw new Unreachable("cannot reach the appliance console at " + console
                     + " (connection refused or timed out): is the server running? Give its console address with"
                     + " --console");
+        } catch (SSLHandshakeException e) {
+            throw new Unreachable(
+                    "cannot reach the appliance console at " + console + ": its TLS certificate is not" + " trusted ("
+                            + e.getMessage() + "); give it with --cacert FILE (e.g. the --certs-dir's public.crt)");
         } catch (IOException e) {
             throw new Unreachable("cannot reach the appliance console at " + console + ": " + e);
         } catch (InterruptedException e) {

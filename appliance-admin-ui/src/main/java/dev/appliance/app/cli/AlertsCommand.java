@@ -2,6 +2,7 @@ package dev.appliance.app.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -12,11 +13,13 @@ import java.util.Set;
  */
 public final class AlertsCommand {
     public static final String USAGE = """
-            usage: appliance alerts [--all] [--json] [--console URL] [--user KEY] [--password SECRET]
-                   appliance alerts ack ID [--json] [--console URL] [--user KEY] [--password SECRET]
+            usage: appliance alerts [--all] [--json] [--console URL] [--cacert FILE] [--user KEY] [--password SECRET]
+                   appliance alerts ack ID [--json] [--console URL] [--cacert FILE] [--user KEY] [--password SECRET]
               --all       also list alerts cleared recently
               --json      print the server's JSON answer as is
-              --console   the appliance's console address (default http://127.0.0.1:9001)
+              --console   the appliance's console address (default http://127.0.0.1:9001; https:// when the
+                          server has --certs-dir)
+              --cacert    trust this PEM certificate for https (e.g. the server's CERTS_DIR/public.crt)
               --user      access key of the root user (default: environment APPLIANCE_ROOT_USER)
               --password  its secret key (default: environment APPLIANCE_ROOT_PASSWORD)
               ID          an alert id as listed, CODE:bucket (e.g. VERSIONS_PER_KEY_HIGH:backups)
@@ -37,14 +40,19 @@ public final class AlertsCommand {
         String[] console = {AdminClient.DEFAULT_CONSOLE};
         String[] user = {null};
         String[] password = {null};
+        Path[] cacert = {null};
         Arguments.walk(
-                args, Set.of("--console", "--user", "--password"), Set.of("--json", "--all"), new Arguments.Visitor() {
+                args,
+                Set.of("--console", "--user", "--password", "--cacert"),
+                Set.of("--json", "--all"),
+                new Arguments.Visitor() {
                     @Override
                     public void option(String flag, String value) {
                         switch (flag) {
                             case "--console" -> console[0] = value;
                             case "--user" -> user[0] = value;
                             case "--password" -> password[0] = value;
+                            case "--cacert" -> cacert[0] = Path.of(value);
                             case "--all" -> all[0] = true;
                             default -> json[0] = true;
                         }
@@ -75,7 +83,11 @@ public final class AlertsCommand {
         }
         String[] creds = AdminClient.credentials(user[0], password[0], env);
         return new Options(
-                ack[0], all[0], json[0], new AdminClient(AdminClient.consoleUri(console[0]), creds[0], creds[1]));
+                ack[0],
+                all[0],
+                json[0],
+                new AdminClient(
+                        AdminClient.consoleUri(console[0]), creds[0], creds[1], AdminClient.trusting(cacert[0])));
     }
 
     /** Lists or acknowledges and prints; returns the server's JSON answer. */

@@ -3,6 +3,7 @@ package dev.appliance.app.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -10,20 +11,23 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * {@code appliance heal status [--json] [--console URL] [--user KEY --password SECRET]}: asks the running appliance
+ * {@code appliance heal status [--json] [--console URL] [--cacert FILE] [--user KEY --password SECRET]}: asks the running appliance
  * (its console port, the SigV4-signed admin API) which drives are in service and how the heal of replaced drives is
  * going: objects and bytes, rate, ETA, failures by name. {@code appliance heal start BUCKET[/PREFIX]} starts the heal of
  * a bucket, or of the keys under a prefix in it, in the background ({@code POST /api/v1/admin/heal/buckets}).
  */
 public final class HealCommand {
     public static final String USAGE = """
-            usage: appliance heal status [--json] [--console URL] [--user KEY] [--password SECRET]
-                   appliance heal start BUCKET[/PREFIX] [--json] [--console URL] [--user KEY] [--password SECRET]
+            usage: appliance heal status [--json] [--console URL] [--cacert FILE] [--user KEY] [--password SECRET]
+                   appliance heal start BUCKET[/PREFIX] [--json] [--console URL] [--cacert FILE] [--user KEY]
+                                        [--password SECRET]
               status      drives in service and the heals of replaced drives
               start       heal every version of every object of BUCKET, or under PREFIX in it (e.g. backups/vm1/),
                           in the background; follow it on the console's Drives page
               --json      print the server's JSON answer as is
-              --console   the appliance's console address (default http://127.0.0.1:9001)
+              --console   the appliance's console address (default http://127.0.0.1:9001; https:// when the
+                          server has --certs-dir)
+              --cacert    trust this PEM certificate for https (e.g. the server's CERTS_DIR/public.crt)
               --user      access key of the root user (default: environment APPLIANCE_ROOT_USER)
               --password  its secret key (default: environment APPLIANCE_ROOT_PASSWORD)
             exit status: 0 answered, 1 server not reachable or refused, 2 bad arguments""";
@@ -34,14 +38,12 @@ public final class HealCommand {
     /**
      * The parsed arguments of {@code heal status} and {@code heal start}.
      *
+     * @param cacert the PEM certificate to trust for https, or null
      * @param bucket the bucket to heal ({@code start}), else null
      * @param prefix the prefix in it, "" for the whole bucket ({@code start}), else null
      */
-    public record Options(boolean json, URI console, String user, String password, String bucket, String prefix) {
-        public Options(boolean json, URI console, String user, String password) {
-            this(json, console, user, password, null, null);
-        }
-
+    public record Options(
+            boolean json, URI console, String user, String password, Path cacert, String bucket, String prefix) {
         /** Whether this is {@code heal start}. */
         public boolean start() {
             return bucket != null;
@@ -67,9 +69,10 @@ public final class HealCommand {
         String[] console = {AdminClient.DEFAULT_CONSOLE};
         String[] user = {env.get("APPLIANCE_ROOT_USER")};
         String[] password = {env.get("APPLIANCE_ROOT_PASSWORD")};
+        Path[] cacert = {null};
         Arguments.walk(
                 args.subList(1, args.size()),
-                Set.of("--console", "--user", "--password"),
+                Set.of("--console", "--user", "--password", "--cacert"),
                 Set.of("--json"),
                 new Arguments.Visitor() {
                     @Override
@@ -78,6 +81,7 @@ public final class HealCommand {
                             case "--console" -> console[0] = value;
                             case "--user" -> user[0] = value;
                             case "--password" -> password[0] = value;
+                            case "--cacert" -> cacert[0] = Path.of(value);
                             default -> json[0] = true;
                         }
                     }
@@ -105,12 +109,15 @@ public final class HealCommand {
             prefix = slash < 0 ? "" : t.substring(slash + 1);
         }
         String[] credentials = AdminClient.credentials(user[0], password[0], Map.of());
-        return new Options(json[0], AdminClient.consoleUri(console[0]), credentials[0], credentials[1], bucket, prefix);
+        AdminClient.trusting(cacert[0]); // a bad --cacert is a usage error (status 2), found before any request
+        return new Options(
+                json[0], AdminClient.consoleUri(console[0]), credentials[0], credentials[1], cacert[0], bucket, prefix);
     }
 
     /** Fetches the drives' heal status and prints it; the JSON answer is returned for callers that want figures. */
     public static JsonNode run(Options o, PrintStream out) throws AdminClient.Unreachable {
-        AdminClient client = new AdminClient(o.console(), o.user(), o.password());
+        AdminClient client =
+                new AdminClient(o.console(), o.user(), o.password(), AdminClient.trusting(o.cacert()));
         if (o.start()) {
             var body = JSON.createObjectNode().put("bucket", o.bucket()).put("prefix", o.prefix());
             JsonNode heal = client.json("POST", BUCKETS_PATH, "", body.toString());

@@ -80,8 +80,8 @@ public record ServerOptions(
               --console-address  admin console address (default :9001)
               --parity           parity shards per erasure set (default by set size: 4-5 drives 2, 6-7 3, 8+ 4)
               --allow-root-drives  accept drives on the root filesystem (trials only)
-              --certs-dir        TLS on the S3 port from DIR/public.crt and DIR/private.key (PEM);
-                                 plain HTTP without it (lab mode). Make a pair: appliance certs generate
+              --certs-dir        TLS on the S3 port and the console from DIR/public.crt and DIR/private.key
+                                 (PEM); plain HTTP without it (lab mode). Make a pair: appliance certs generate
               --domain           virtual-hosted-style domain: Host bucket.NAME addresses bucket
               --max-connections  open S3 connections accepted (default 10000)
               --max-requests     S3 requests in flight; more wait (default from memory and CPUs)

@@ -7,6 +7,8 @@ import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.CredentialsProvider;
+import dev.appliance.s3.tls.ServerTls;
+import java.nio.file.Path;
 import java.util.Map;
 import org.springframework.boot.Banner;
 import org.springframework.boot.WebApplicationType;
@@ -73,6 +75,7 @@ public class ConsoleApplication {
             ApplicationContextInitializer<ConfigurableApplicationContext> extra) {
         HostPort address = properties.console().address();
         var ctx = new SpringApplicationBuilder(ConsoleApplication.class)
+                .properties(tls(properties.s3().certsDir()))
                 .bannerMode(Banner.Mode.OFF)
                 .web(WebApplicationType.SERVLET)
                 .logStartupInfo(false)
@@ -105,5 +108,33 @@ public class ConsoleApplication {
                         Map.entry("logging.level.io.micrometer.prometheusmetrics.PrometheusMeterRegistry", "ERROR")))
                 .run();
         return new Running(ctx);
+    }
+
+    /** The SSL bundle Tomcat serves from, named in {@code server.ssl.bundle}. */
+    static final String TLS_BUNDLE = "appliance";
+
+    /**
+     * HTTPS with the S3 port's certificate and key when {@code --certs-dir} is given, so the console's session cookie
+     * and the credentials typed at login never cross the network in clear where S3 does not. Tomcat then has only the
+     * TLS connector: no plain HTTP listener is left beside it. Read once at start, as the S3 port does.
+     */
+    static Map<String, Object> tls(Path certsDir) {
+        if (certsDir == null) {
+            return Map.of();
+        }
+        String pem = "spring.ssl.bundle.pem." + TLS_BUNDLE + ".keystore.";
+        return Map.of(
+                pem + "certificate",
+                certsDir.resolve(ServerTls.CERT_FILE).toUri().toString(),
+                pem + "private-key",
+                certsDir.resolve(ServerTls.KEY_FILE).toUri().toString(),
+                "server.ssl.bundle",
+                TLS_BUNDLE,
+                "server.ssl.enabled-protocols",
+                "TLSv1.3,TLSv1.2",
+                // Tomcat marks the cookie Secure on a secure request anyway; saying so keeps it if a proxy is put in
+                // front
+                "server.servlet.session.cookie.secure",
+                "true");
     }
 }

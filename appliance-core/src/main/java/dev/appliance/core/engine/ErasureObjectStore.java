@@ -951,6 +951,11 @@ public final class ErasureObjectStore implements ApplianceStore {
         return usage.usage(bucket);
     }
 
+    @Override
+    public dev.appliance.core.UsageTotals usageTotals() {
+        return usage.totals(listBuckets().stream().map(BucketInfo::name).toList());
+    }
+
     /** Refuses a write of {@code bytes} (-1: unknown) that would take the bucket past its quota. */
     private void checkQuota(String bucket, long bytes) {
         usage.checkQuota(bucket, buckets.settingsOrDefaults(bucket).quotaBytes(), bytes);

@@ -5,11 +5,13 @@ import dev.appliance.core.ListVersionsResult;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.ObjectStore;
 import dev.appliance.core.StorageCapacity;
+import dev.appliance.core.UsageTotals;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -80,6 +82,35 @@ public final class UsageTracker {
             });
         }
         return known;
+    }
+
+    /**
+     * The sums of the last counts of {@code buckets}, starting no count: a bucket never counted is left out (the
+     * scanner counts every bucket each cycle, {@link #usage} when one bucket is read), and a stale count is summed as it
+     * is. Memory work only: an open dashboard asking every second must not set thousands of bucket walks going.
+     */
+    public UsageTotals totals(List<String> buckets) {
+        long uncounted = 0;
+        long objects = 0;
+        long versions = 0;
+        long markers = 0;
+        long bytes = 0;
+        Instant oldest = null;
+        for (String bucket : buckets) {
+            BucketUsage u = counted.get(bucket);
+            if (u == null) {
+                uncounted++;
+                continue;
+            }
+            objects += u.objects();
+            versions += u.versions();
+            markers += u.deleteMarkers();
+            bytes += u.bytes();
+            if (oldest == null || u.computedAt().isBefore(oldest)) {
+                oldest = u.computedAt();
+            }
+        }
+        return new UsageTotals(buckets.size(), uncounted, objects, versions, markers, bytes, oldest);
     }
 
     /** A write changed the bucket: its next reader starts a recount (at most one per {@link #MIN_SPACING}). */

@@ -43,6 +43,9 @@ final class AdminApi {
     Answer call(String method, String path, String json, boolean signed) {
         List<String> cmd = new ArrayList<>(
                 List.of("curl", "-sS", "-o", "-", "-w", "\n%{http_code}", "-X", method, appliance.consoleUri() + path));
+        if (appliance.certificate() != null) { // the console is on https with the S3 port's certificate
+            cmd.addAll(List.of("--cacert", appliance.certificate().toString()));
+        }
         if (signed) {
             cmd.addAll(List.of(
                     "--aws-sigv4",

@@ -42,7 +42,7 @@ public final class ApplianceProcess implements AutoCloseable {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration STOP_GRACE = Duration.ofSeconds(10);
     private static final Pattern S3_LINE = Pattern.compile("(?m)^S3 API:\\s+(https?://\\S+)\\s*$");
-    private static final Pattern CONSOLE_LINE = Pattern.compile("(?m)^Console:\\s+(http://\\S+)\\s*$");
+    private static final Pattern CONSOLE_LINE = Pattern.compile("(?m)^Console:\\s+(https?://\\S+)\\s*$");
     private static final Pattern ROOT_USER_LINE = Pattern.compile("(?m)^  RootUser:\\s+(\\S+)\\s*$");
     private static final Pattern ROOT_PASSWORD_LINE = Pattern.compile("(?m)^  RootPassword:\\s+(\\S+)\\s*$");
     private static final Pattern STORED_USER_LINE = Pattern.compile("(?m)^Root user: (\\S+) \\(credentials ");
@@ -115,6 +115,12 @@ public final class ApplianceProcess implements AutoCloseable {
     public ApplianceProcess withArgs(String... args) {
         extraArgs.addAll(List.of(args));
         return this;
+    }
+
+    /** The certificate the S3 port and the console serve ({@code --certs-dir}'s public.crt), or null without TLS. */
+    public Path certificate() {
+        int i = extraArgs.indexOf("--certs-dir");
+        return i < 0 ? null : Path.of(extraArgs.get(i + 1)).resolve("public.crt");
     }
 
     /** Sets an environment variable (e.g. {@code APPLIANCE_METRICS_TOKEN}) for every later start. */
@@ -242,6 +248,11 @@ public final class ApplianceProcess implements AutoCloseable {
     @Override
     public void close() {
         stop();
+    }
+
+    /** The running process's id (benchmarks read its CPU time from /proc). */
+    public long pid() {
+        return process.pid();
     }
 
     public boolean isAlive() {

@@ -31,7 +31,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * TLS on the S3 port with a certificate made by {@code appliance certs generate}: the SDK v2 client (Apache HTTP client
  * trusting that certificate), boto3 ({@code verify=public.crt}) and curl ({@code --cacert}) all reach it, several
  * requests per connection; a certificate directory with a foreign key or a missing file stops the start with a message
- * naming the file.
+ * naming the file. The console serves HTTPS with the same certificate: a session logs in over it with Secure cookies,
+ * plain HTTP on the console port gets no page, and the CLI reaches it with {@code --cacert}.
  */
 class TlsIT {
     @RegisterExtension
@@ -185,5 +186,111 @@ class TlsIT {
         assertThat(exit.stderr()).contains(mixed.resolve("public.crt") + ": missing");
         assertThat(new String(Files.readAllBytes(certs.resolve("public.crt")), StandardCharsets.US_ASCII))
                 .contains("CERTIFICATE");
+    }
+
+    /** curl trusting the certificate, with a cookie jar: a browser's session over the console's HTTPS. */
+    private static Commands.Result consoleCurl(Path jar, String method, String path, String json, String... extra)
+            throws Exception {
+        List<String> cmd = new java.util.ArrayList<>(List.of(
+                "curl",
+                "-sS",
+                "--cacert",
+                certs.resolve("public.crt").toString(),
+                "-b",
+                jar.toString(),
+                "-c",
+                jar.toString(),
+                "-o",
+                "-",
+                "-w",
+                "\n%{http_code}",
+                "-X",
+                method,
+                appliance.consoleUri() + path));
+        if (json != null) {
+            cmd.addAll(List.of("-H", "Content-Type: application/json", "--data-raw", json));
+        }
+        cmd.addAll(List.of(extra));
+        return Commands.run(tmp, cmd, Map.of(), 30);
+    }
+
+    private static String jarCookie(Path jar, String name) throws Exception {
+        for (String line : Files.readAllLines(jar)) {
+            String[] f = line.split("\t");
+            if (f.length == 7 && f[5].equals(name)) {
+                return line;
+            }
+        }
+        throw new AssertionError("no cookie " + name + " in " + Files.readString(jar));
+    }
+
+    @Test
+    void console_overHttpsWithTheSameCertificate_sessionLogsIn_cookiesSecure() throws Exception {
+        assertThat(appliance.consoleUri().getScheme()).isEqualTo("https");
+        assertThat(appliance.stdout()).contains("Console:  https://");
+        Path jar = tmp.resolve("console-cookies.txt");
+        Commands.Result csrf = consoleCurl(jar, "GET", "/api/v1/session/csrf", null);
+        assertThat(csrf.status()).as(csrf.stderr()).isZero();
+        assertThat(csrf.stdout()).endsWith("\n200");
+        String[] xsrf = jarCookie(jar, "XSRF-TOKEN").split("\t");
+        assertThat(xsrf[3]).as("the CSRF cookie's secure flag").isEqualTo("TRUE");
+
+        Commands.Result login = consoleCurl(
+                jar,
+                "POST",
+                "/api/v1/session",
+                "{\"accessKey\":\"" + appliance.accessKey() + "\",\"secretKey\":\"" + appliance.secretKey() + "\"}",
+                "-H",
+                "X-XSRF-TOKEN: " + xsrf[6]);
+        assertThat(login.stdout()).as(login.stderr()).endsWith("\n200");
+        String session = jarCookie(jar, "APPLIANCE_SESSION");
+        assertThat(session).startsWith("#HttpOnly_");
+        assertThat(session.split("\t")[3])
+                .as("the session cookie's secure flag")
+                .isEqualTo("TRUE");
+        Commands.Result users = consoleCurl(jar, "GET", "/api/v1/admin/iam/users", null);
+        assertThat(users.stdout()).as(users.stderr()).endsWith("\n200");
+
+        // the page itself is served over https too
+        Commands.Result page = consoleCurl(jar, "GET", "/", null);
+        assertThat(page.stdout()).contains("<html").endsWith("\n200");
+    }
+
+    @Test
+    void console_plainHttpOnItsPort_getsNoPageAndNoCookie() {
+        URI plain = URI.create("http://" + appliance.consoleUri().getHost() + ":"
+                + appliance.consoleUri().getPort() + "/api/v1/session/csrf");
+        Commands.Result r = Commands.run(
+                tmp, List.of("curl", "-sS", "-i", "-o", "-", "-w", "\n%{http_code}", plain.toString()), Map.of(), 30);
+        assertThat(r.stdout()).as(r.stderr()).endsWith("\n400").contains("requires TLS");
+        assertThat(r.stdout().toLowerCase(java.util.Locale.ROOT)).doesNotContain("set-cookie");
+    }
+
+    @Test
+    void healCli_reachesTheHttpsConsole_withCacert_andSaysSoWithout() {
+        Map<String, String> env =
+                Map.of("APPLIANCE_ROOT_USER", appliance.accessKey(), "APPLIANCE_ROOT_PASSWORD", appliance.secretKey());
+        Commands.Result ok = Commands.run(
+                tmp,
+                ApplianceProcess.jarCommand(
+                        "heal",
+                        "status",
+                        "--json",
+                        "--console",
+                        appliance.consoleUri().toString(),
+                        "--cacert",
+                        certs.resolve("public.crt").toString()),
+                env,
+                60);
+        assertThat(ok.status()).as(ok.stderr()).isZero();
+        assertThat(ok.stdout()).contains("\"drives\"");
+        Commands.Result untrusted = Commands.run(
+                tmp,
+                ApplianceProcess.jarCommand(
+                        "heal", "status", "--console", appliance.consoleUri().toString()),
+                env,
+                60);
+        assertThat(untrusted.status()).isEqualTo(1);
+        assertThat(untrusted.stderr()).contains("--cacert");
     }
 }
