@@ -116,8 +116,7 @@ public final class HealCommand {
 
     /** Fetches the drives' heal status and prints it; the JSON answer is returned for callers that want figures. */
     public static JsonNode run(Options o, PrintStream out) throws AdminClient.Unreachable {
-        AdminClient client =
-                new AdminClient(o.console(), o.user(), o.password(), AdminClient.trusting(o.cacert()));
+        AdminClient client = new AdminClient(o.console(), o.user(), o.password(), AdminClient.trusting(o.cacert()));
         if (o.start()) {
             var body = JSON.createObjectNode().put("bucket", o.bucket()).put("prefix", o.prefix());
             JsonNode heal = client.json("POST", BUCKETS_PATH, "", body.toString());
