@@ -480,11 +480,7 @@ public final class DataScanner implements Agent {
             if (pass == null) {
                 continue;
             }
-            Lifecycle.Decision d = pass.next(new Lifecycle.Version(
-                    Instant.ofEpochSecond(0, h.modTimeNanos()),
-                    marker,
-                    v.size(),
-                    tags ? TagsOf.parse(v.metadata().get(TagsOf.STORED_KEY)) : Map.of()));
+            Lifecycle.Decision d = pass.next(lifecycleVersion(h, v, tags));
             switch (d.action()) {
                 case EXPIRE_CURRENT -> {
                     expireCurrent = true;
@@ -550,6 +546,15 @@ public final class DataScanner implements Agent {
         t.key(key, count);
         setVersions[setIndex] += count;
         setShardBytes[setIndex] += shardBytes;
+    }
+
+    /** A version as the lifecycle rules judge it; its tags are read only when a rule filters on them. */
+    private static Lifecycle.Version lifecycleVersion(VersionHeader h, ObjectVersion v, boolean tags) {
+        return new Lifecycle.Version(
+                Instant.ofEpochSecond(0, h.modTimeNanos()),
+                h.isDeleteMarker(),
+                v.size(),
+                tags ? TagsOf.parse(v.metadata().get(TagsOf.STORED_KEY)) : Map.of());
     }
 
     /** A key's current version resolved by quorum and the files of one drive that holds it. */
@@ -699,11 +704,7 @@ public final class DataScanner implements Agent {
                 if (pass == null) {
                     continue;
                 }
-                Lifecycle.Decision d = pass.next(new Lifecycle.Version(
-                        Instant.ofEpochSecond(0, h.modTimeNanos()),
-                        marker,
-                        v.size(),
-                        tags ? TagsOf.parse(v.metadata().get(TagsOf.STORED_KEY)) : Map.of()));
+                Lifecycle.Decision d = pass.next(lifecycleVersion(h, v, tags));
                 long size = marker ? 0 : v.size();
                 LifecyclePreview.Sample sample = new LifecyclePreview.Sample(key, id, size, d.ruleId());
                 switch (d.action()) {
