@@ -51,11 +51,16 @@ public final class SystemView {
         return root.resolve(absolute.substring(1));
     }
 
-    /** The file's text without surrounding whitespace; empty when it is absent or unreadable. */
+    /**
+     * The file's text without surrounding whitespace; empty when it is absent or unreadable. Read through a buffered
+     * reader, never {@code Files.readString}: a /proc file reports size 0, so that reads it a byte at a time, and the
+     * kernel's integer sysctls answer a read at a non-zero offset with end of file ({@code 4194304} came back as
+     * {@code 4}).
+     */
     public Optional<String> read(String absolute) {
         try {
-            return Optional.of(
-                    Files.readString(file(absolute), StandardCharsets.UTF_8).strip());
+            return Optional.of(String.join("\n", Files.readAllLines(file(absolute), StandardCharsets.UTF_8))
+                    .strip());
         } catch (IOException | SecurityException e) { // absent or unreadable: the check says "unknown"
             return Optional.empty();
         }

@@ -17,6 +17,13 @@ class PreflightOnThisMachineTest {
     Path tmp;
 
     @Test
+    void kernelParameters_areReadWhole() {
+        // pid_max is at least 301 on every Linux; a reader that takes /proc's size 0 at its word gets its first digit
+        long pidMax = Long.parseLong(SystemView.real().sysctl("kernel.pid_max").orElseThrow());
+        assertThat(pidMax).isGreaterThanOrEqualTo(301);
+    }
+
+    @Test
     void everyCheck_hasAResult_andARemediationUnlessItPassed() throws IOException {
         List<Path> drives =
                 List.of(Files.createDirectories(tmp.resolve("drive1")), Files.createDirectories(tmp.resolve("drive2")));
