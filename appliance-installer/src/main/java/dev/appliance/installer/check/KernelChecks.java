@@ -47,7 +47,7 @@ final class KernelChecks {
                 value.orElse("unknown: /proc/sys/" + rule.key().replace('.', '/') + " unreadable"),
                 rule.expected(),
                 "./appliance installer tune --apply, then sysctl --system (or now: sysctl -w " + rule.key() + "=\""
-                        + rule.recommended() + "\"); below it " + rule.why());
+                        + rule.recommended() + "\"); why: " + rule.why());
     }
 
     private static Check openFiles(SystemView view) {

@@ -37,7 +37,7 @@ public final class SysctlTuning {
             Optional<String> running = view.sysctl(rule.key());
             String value = running.filter(rule::satisfiedBy).orElse(rule.recommended());
             lines.add("");
-            lines.add("# below it " + rule.why());
+            lines.add("# " + rule.key() + ": " + rule.why());
             lines.add(rule.key() + " = " + value);
         }
         return lines;
