@@ -1,0 +1,220 @@
+package dev.appliance.installer;
+
+import dev.appliance.installer.check.Check;
+import dev.appliance.installer.check.Preflight;
+import dev.appliance.installer.check.Requirements;
+import dev.appliance.installer.check.Result;
+import dev.appliance.installer.check.Sizes;
+import dev.appliance.installer.system.SystemView;
+import dev.appliance.installer.tune.SysctlTuning;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.function.Function;
+
+/**
+ * {@code appliance-installer check | tune}: the preflight report, and the kernel settings it recommends. From a
+ * checkout: {@code ./appliance installer ...}.
+ *
+ * <p>Exit status: {@code check} exits with its worst result (0 pass, 1 warn, 2 fail); a bad argument exits {@value
+ * #EXIT_USAGE} (sysexits' EX_USAGE) after naming it; a file {@code tune --apply} cannot write exits {@value
+ * #EXIT_IO}.
+ */
+public final class InstallerMain {
+    private InstallerMain() {}
+
+    static final int EXIT_USAGE = 64;
+    static final int EXIT_IO = 74;
+
+    static final String USAGE = """
+            usage: appliance-installer check [--json] [--drives DIR...] [--capacity SIZE] [--concurrency N] [--root DIR]
+                   appliance-installer tune [--dry-run | --apply] [--root DIR]
+                   appliance-installer --help
+            """;
+
+    static final String HELP = USAGE + """
+
+            check    Checks this machine against what the appliance needs (CPU, memory, kernel and network
+                     settings, clock source, open-file limit, time synchronisation, data drives) and prints one line
+                     per rule: pass, warn or fail, what was measured, and for a warn or fail what was expected and
+                     how to fix it (docs/install.md#preflight-checks).
+              --json             print {"checks":[{"id","result","measured","expected","remediation"}, ...]}
+              --drives DIR...    every data drive of this node (their mount points); without it the drive
+                                 rules do not run and the report warns
+              --capacity SIZE    what this node will store (10TB, 1.5PB, 500TiB), for the CPU cores rule;
+                                 default: the drives' total size
+              --concurrency N    S3 requests in flight the node should serve, for the RAM rule (default 256)
+              --root DIR         read /proc, /sys and /etc under DIR instead of / (images, tests)
+
+            tune     Shows how /etc/sysctl.d/90-appliance.conf would change to hold the recommended kernel and
+                     network settings (a value the host already exceeds is kept).
+              --dry-run          show the change only (the default)
+              --apply            show it, then write the file; load it with: sysctl --system
+              --root DIR         the file under DIR instead of /
+
+            exit status: 0 every check passed, 1 a warning, 2 a failure (check); 0 done (tune);
+                         64 a bad argument; 74 the file could not be written (tune --apply)
+            """;
+
+    public static void main(String[] args) {
+        System.exit(run(Arrays.asList(args), System.out, System.err, SystemView::under));
+    }
+
+    /**
+     * Runs one command.
+     *
+     * @param views the machine under a root directory ({@code /} unless {@code --root})
+     * @return the exit status
+     */
+    public static int run(List<String> args, PrintStream out, PrintStream err, Function<Path, SystemView> views) {
+        if (args.isEmpty()) {
+            err.print(USAGE);
+            return EXIT_USAGE;
+        }
+        try {
+            return switch (args.getFirst()) {
+                case "check" -> check(args.subList(1, args.size()), out, views);
+                case "tune" -> tune(args.subList(1, args.size()), out, err, views);
+                case "-h", "--help", "help" -> {
+                    out.print(HELP);
+                    yield 0;
+                }
+                default ->
+                    throw new UsageException("unknown command '" + args.getFirst() + "' (expected check or tune)");
+            };
+        } catch (UsageException e) {
+            err.println("appliance-installer: " + e.getMessage());
+            err.print(USAGE);
+            return EXIT_USAGE;
+        }
+    }
+
+    private static int check(List<String> args, PrintStream out, Function<Path, SystemView> views) {
+        boolean json = false;
+        List<Path> drives = new ArrayList<>();
+        OptionalLong capacity = OptionalLong.empty();
+        int concurrency = Requirements.DEFAULT_REQUESTS_IN_FLIGHT;
+        Path root = Path.of("/");
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            switch (a) {
+                case "--json" -> json = true;
+                case "--drives" -> {
+                    int first = i + 1;
+                    while (i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
+                        drives.add(Path.of(args.get(++i)));
+                    }
+                    if (i < first) {
+                        throw new UsageException("--drives: no directory given (expected --drives DIR...)");
+                    }
+                }
+                case "--capacity" -> {
+                    String v = value(args, ++i, a);
+                    try {
+                        capacity = OptionalLong.of(Sizes.parse(v));
+                    } catch (IllegalArgumentException e) {
+                        throw new UsageException("--capacity: " + e.getMessage());
+                    }
+                }
+                case "--concurrency" -> concurrency = positive(value(args, ++i, a), a);
+                case "--root" -> root = root(value(args, ++i, a));
+                case "-h", "--help" -> {
+                    out.print(HELP);
+                    return 0;
+                }
+                default -> throw new UsageException("unknown option '" + a + "' for check (see --help)");
+            }
+        }
+        List<Check> checks = Preflight.run(views.apply(root), new Preflight.Options(drives, capacity, concurrency));
+        out.print(json ? Report.json(checks) + System.lineSeparator() : Report.text(checks));
+        return Result.worst(checks).exitCode();
+    }
+
+    private static int tune(List<String> args, PrintStream out, PrintStream err, Function<Path, SystemView> views) {
+        boolean apply = false;
+        boolean dryRun = false;
+        Path root = Path.of("/");
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            switch (a) {
+                case "--apply" -> apply = true;
+                case "--dry-run" -> dryRun = true;
+                case "--root" -> root = root(value(args, ++i, a));
+                case "-h", "--help" -> {
+                    out.print(HELP);
+                    return 0;
+                }
+                default -> throw new UsageException("unknown option '" + a + "' for tune (see --help)");
+            }
+        }
+        if (apply && dryRun) {
+            throw new UsageException("--apply and --dry-run together (expected one of them)");
+        }
+        SystemView view = views.apply(root);
+        String shown = root.equals(Path.of("/"))
+                ? SysctlTuning.FILE
+                : view.file(SysctlTuning.FILE).toString();
+        try {
+            List<String> diff = SysctlTuning.diff(view);
+            if (diff.isEmpty()) {
+                out.println(shown + " is up to date: nothing to change.");
+                return 0;
+            }
+            out.println("--- " + shown + " (now)");
+            out.println("+++ " + shown + " (tuned)");
+            diff.forEach(out::println);
+            if (!apply) {
+                out.println();
+                out.println("Dry run: nothing written. Write it with: appliance-installer tune --apply");
+                return 0;
+            }
+            SysctlTuning.apply(view);
+            out.println();
+            out.println("Wrote " + shown + ". Load it now with: sysctl --system");
+            return 0;
+        } catch (IOException | SecurityException e) {
+            err.println("appliance-installer: cannot write " + shown + ": " + e + " (run as root, or give --root DIR)");
+            return EXIT_IO;
+        }
+    }
+
+    private static String value(List<String> args, int i, String option) {
+        if (i >= args.size() || args.get(i).startsWith("--")) {
+            throw new UsageException(option + ": no value given");
+        }
+        return args.get(i);
+    }
+
+    private static int positive(String v, String option) {
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= 1) {
+                return n;
+            }
+        } catch (NumberFormatException e) { // reported below with the value
+        }
+        throw new UsageException(option + ": '" + v + "' (expected a whole number >= 1)");
+    }
+
+    private static Path root(String v) {
+        Path p = Path.of(v);
+        if (!Files.isDirectory(p)) {
+            throw new UsageException("--root: '" + v + "' is not a directory");
+        }
+        return p;
+    }
+
+    /** A bad command line: the message names the value and what was expected. */
+    static final class UsageException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        UsageException(String message) {
+            super(message);
+        }
+    }
+}
