@@ -44,7 +44,7 @@ class RpmPackageIT {
         assumeTrue(
                 onPath("rpmbuild") && onPath("rpm"),
                 "rpmbuild is not installed (Debian: apt-get install rpm): the RPM is not built or tested");
-        Path jar = Path.of(System.getProperty("appliance.jar"));
+        Path jar = Path.of(System.getProperty("appliance.jar")).toRealPath();
         Path repo = jar.getParent().getParent().getParent();
         Commands.Result build = Commands.run(
                 tmp,
@@ -52,7 +52,8 @@ class RpmPackageIT {
                 Map.of("JAVA_HOME", System.getProperty("java.home")),
                 900);
         assertThat(build.status()).as(build.stdout() + build.stderr()).isZero();
-        rpmFile = Path.of(build.stdout().strip().lines().reduce((a, b) -> b).orElseThrow());
+        rpmFile = Path.of(build.stdout().strip().lines().reduce((a, b) -> b).orElseThrow())
+                .toRealPath();
         assertThat(rpmFile.getParent()).isEqualTo(repo.resolve("packaging/rpm/target"));
         assertThat(rpmFile.getFileName().toString()).matches("appliance-[0-9.]+-[0-9a-z.]+\\.x86_64\\.rpm");
 
@@ -64,7 +65,9 @@ class RpmPackageIT {
         }
         install.addAll(List.of("-i", rpmFile.toString()));
         Commands.Result installed = Commands.run(tmp, install, Map.of(), 300);
-        assertThat(installed.status()).as(installed.stdout() + installed.stderr()).isZero();
+        assertThat(installed.status())
+                .as(installed.stdout() + installed.stderr())
+                .isZero();
     }
 
     @Test
@@ -87,7 +90,8 @@ class RpmPackageIT {
         rpm("-qp", "--qf", "[%{FILENAMES} %{FILEFLAGS}\\n]", rpmFile.toString())
                 .stdout()
                 .lines()
-                .forEach(l -> flags.put(l.substring(0, l.lastIndexOf(' ')), Integer.valueOf(l.substring(l.lastIndexOf(' ') + 1))));
+                .forEach(l -> flags.put(
+                        l.substring(0, l.lastIndexOf(' ')), Integer.valueOf(l.substring(l.lastIndexOf(' ') + 1))));
         assertThat(flags.get("/etc/sysconfig/appliance") & 17).isEqualTo(17);
         assertThat(flags.entrySet())
                 .as("only the environment file is configuration; nothing under the drives")
@@ -134,7 +138,8 @@ class RpmPackageIT {
                 .anyMatch(c -> c.startsWith("useradd -r -g appliance -d /var/lib/appliance -s /sbin/nologin"));
 
         Tools again = new Tools(tmp.resolve("pre-again"));
-        assertThat(again.run(scriptlet("PREIN"), "2", Map.of("ACCOUNT_EXISTS", "yes")).status())
+        assertThat(again.run(scriptlet("PREIN"), "2", Map.of("ACCOUNT_EXISTS", "yes"))
+                        .status())
                 .isZero();
         assertThat(again.calls()).noneMatch(c -> c.startsWith("useradd") || c.startsWith("groupadd"));
     }
@@ -151,14 +156,17 @@ class RpmPackageIT {
             assertThat(kept.calls()).contains("systemctl daemon-reload").noneMatch(c -> c.contains("restart"));
             assertThat(run.stderr()).contains("keeps the old version until: systemctl restart appliance");
 
-            Files.writeString(env, shipped.replace("APPLIANCE_RESTART_ON_UPGRADE=no", "APPLIANCE_RESTART_ON_UPGRADE=yes"));
+            Files.writeString(
+                    env, shipped.replace("APPLIANCE_RESTART_ON_UPGRADE=no", "APPLIANCE_RESTART_ON_UPGRADE=yes"));
             Tools opted = new Tools(tmp.resolve("posttrans-yes"));
-            assertThat(opted.run(scriptlet("POSTTRANS"), "0", Map.of("SERVICE_ACTIVE", "yes")).status())
+            assertThat(opted.run(scriptlet("POSTTRANS"), "0", Map.of("SERVICE_ACTIVE", "yes"))
+                            .status())
                     .isZero();
             assertThat(opted.calls()).contains("systemctl try-restart appliance.service");
 
             Tools stopped = new Tools(tmp.resolve("posttrans-stopped"));
-            assertThat(stopped.run(scriptlet("POSTTRANS"), "0", Map.of("SERVICE_ACTIVE", "no")).status())
+            assertThat(stopped.run(scriptlet("POSTTRANS"), "0", Map.of("SERVICE_ACTIVE", "no"))
+                            .status())
                     .isZero();
             assertThat(stopped.calls()).as("a stopped service stays stopped").noneMatch(c -> c.contains("restart"));
         } finally {
@@ -206,7 +214,9 @@ class RpmPackageIT {
         assertThat(unit.get("EnvironmentFile")).containsExactly("/etc/sysconfig/appliance");
         assertThat(unit.get("User")).containsExactly("appliance");
         assertThat(unit.get("ExecStart")).containsExactly("/usr/bin/appliance server");
-        assertThat(unit.get("SuccessExitStatus")).as("the JVM's exit on SIGTERM").containsExactly("143");
+        assertThat(unit.get("SuccessExitStatus"))
+                .as("the JVM's exit on SIGTERM")
+                .containsExactly("143");
         assertThat(Integer.parseInt(unit.get("TimeoutStopSec").getFirst()))
                 .as("longer than the shutdown's bounded waits (HttpServer.close: 5 s + 2 x 5 s)")
                 .isGreaterThanOrEqualTo(60);
@@ -228,7 +238,15 @@ class RpmPackageIT {
             return;
         }
         // verify resolves the unit's dependencies (sysinit.target, ...) in the root: give it the host's units beside it
-        assertThat(Commands.run(tmp, List.of("cp", "-an", "/usr/lib/systemd/system/.", root.resolve("usr/lib/systemd/system").toString()), Map.of(), 60)
+        assertThat(Commands.run(
+                                tmp,
+                                List.of(
+                                        "cp",
+                                        "-an",
+                                        "/usr/lib/systemd/system/.",
+                                        root.resolve("usr/lib/systemd/system").toString()),
+                                Map.of(),
+                                60)
                         .status())
                 .isZero();
         Commands.Result verify = Commands.run(
@@ -237,7 +255,9 @@ class RpmPackageIT {
                 Map.of("SYSTEMD_LOG_LEVEL", "warning"),
                 60);
         assertThat(verify.status()).as(verify.stdout() + verify.stderr()).isZero();
-        assertThat(verify.stdout() + verify.stderr()).as("no warning about appliance.service").doesNotContain("appliance.service:");
+        assertThat(verify.stdout() + verify.stderr())
+                .as("no warning about appliance.service")
+                .doesNotContain("appliance.service:");
     }
 
     @Test
@@ -245,7 +265,15 @@ class RpmPackageIT {
         Commands.Result help = Commands.run(tmp, List.of(launcher().toString(), "--help"), Map.of(), 30);
         assertThat(help.status()).isZero();
         assertThat(help.stdout())
-                .contains("NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "FILES", "ENVIRONMENT", "EXIT STATUS", "SEE ALSO")
+                .contains(
+                        "NAME",
+                        "SYNOPSIS",
+                        "DESCRIPTION",
+                        "COMMANDS",
+                        "FILES",
+                        "ENVIRONMENT",
+                        "EXIT STATUS",
+                        "SEE ALSO")
                 .contains("/etc/sysconfig/appliance", "APPLIANCE_DRIVES_PATHS", "service-paths");
         Commands.Result version = Commands.run(tmp, List.of(launcher().toString(), "--version"), Map.of(), 30);
         assertThat(version.stdout()).matches("appliance [0-9.]+-[0-9a-z.]+\\n");
@@ -263,17 +291,41 @@ class RpmPackageIT {
                 .withEnv("APPLIANCE_ROOT_CREDENTIALS_FILE", credentials.toString()));
         try {
             appliance.start(List.of());
-            assertThat(appliance.accessKey()).as("the user of the credentials file").isEqualTo("rpm-admin");
-            assertThat(ProcessHandle.of(appliance.pid()).orElseThrow().info().command().orElse(""))
+            assertThat(appliance.accessKey())
+                    .as("the user of the credentials file")
+                    .isEqualTo("rpm-admin");
+            assertThat(ProcessHandle.of(appliance.pid())
+                            .orElseThrow()
+                            .info()
+                            .command()
+                            .orElse(""))
                     .as("the launcher execs the bundled runtime's java")
-                    .isEqualTo(root.resolve("usr/lib/appliance/runtime/bin/java").toString());
+                    .isEqualTo(
+                            root.resolve("usr/lib/appliance/runtime/bin/java").toString());
             try (S3Client s3 = appliance.client("rpm-admin", password, b -> {})) {
                 s3.createBucket(b -> b.bucket("backups"));
                 s3.putObject(b -> b.bucket("backups").key("block"), RequestBody.fromString("from the rpm"));
-                assertThat(s3.getObjectAsBytes(b -> b.bucket("backups").key("block")).asUtf8String())
+                assertThat(s3.getObjectAsBytes(b -> b.bucket("backups").key("block"))
+                                .asUtf8String())
                         .isEqualTo("from the rpm");
             }
-            assertThat(appliance.stop()).as("ended within the grace period after SIGTERM").isTrue();
+            // the CLI through the installed command: the console's signed API, the credentials from the same file
+            Commands.Result heal = Commands.run(
+                    tmp,
+                    List.of(
+                            launcher().toString(),
+                            "heal",
+                            "status",
+                            "--json",
+                            "--console",
+                            appliance.consoleUri().toString()),
+                    Map.of("APPLIANCE_ROOT_CREDENTIALS_FILE", credentials.toString()),
+                    120);
+            assertThat(heal.status()).as(heal.stdout() + heal.stderr()).isZero();
+            assertThat(heal.stdout()).contains("\"drives\"");
+            assertThat(appliance.stop())
+                    .as("ended within the grace period after SIGTERM")
+                    .isTrue();
             assertThat(appliance.stdout() + appliance.stderr()).doesNotContain("Exception");
         } finally {
             appliance.stop();
@@ -290,9 +342,12 @@ class RpmPackageIT {
                     .sum();
         }
         assertThat(bytes).as("a jlinked runtime, not a whole JDK").isLessThan(120L << 20);
-        String modules = Commands.run(tmp, List.of(runtime.resolve("bin/java").toString(), "--list-modules"), Map.of(), 60)
+        String modules = Commands.run(
+                        tmp, List.of(runtime.resolve("bin/java").toString(), "--list-modules"), Map.of(), 60)
                 .stdout();
-        assertThat(modules).contains("java.base", "jdk.incubator.vector", "jdk.unsupported").doesNotContain("jdk.compiler");
+        assertThat(modules)
+                .contains("java.base", "jdk.incubator.vector", "jdk.unsupported")
+                .doesNotContain("jdk.compiler");
     }
 
     // ---- helpers
@@ -306,8 +361,7 @@ class RpmPackageIT {
     }
 
     private static boolean onPath(String command) {
-        return Stream.of(System.getenv("PATH").split(":"))
-                .anyMatch(dir -> Files.isExecutable(Path.of(dir, command)));
+        return Stream.of(System.getenv("PATH").split(":")).anyMatch(dir -> Files.isExecutable(Path.of(dir, command)));
     }
 
     private static Commands.Result rpm(String... args) {
@@ -350,19 +404,19 @@ class RpmPackageIT {
                 Files.createDirectories(dir.resolve("bin"));
                 Files.writeString(dir.resolve("calls.log"), "");
                 String log = dir.resolve("calls.log").toString();
-                stub("systemctl", """
+                stub(dir, "systemctl", """
                         echo "systemctl $*" >> "%s"
                         case "$*" in *is-active*) [ "$SERVICE_ACTIVE" = yes ] ;; esac
                         """.formatted(log));
-                stub("getent", "[ \"$ACCOUNT_EXISTS\" = yes ]\n");
-                stub("groupadd", "echo \"groupadd $*\" >> \"%s\"\n".formatted(log));
-                stub("useradd", "echo \"useradd $*\" >> \"%s\"\n".formatted(log));
+                stub(dir, "getent", "[ \"$ACCOUNT_EXISTS\" = yes ]\n");
+                stub(dir, "groupadd", "echo \"groupadd $*\" >> \"%s\"\n".formatted(log));
+                stub(dir, "useradd", "echo \"useradd $*\" >> \"%s\"\n".formatted(log));
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
         }
 
-        private void stub(String name, String body) throws IOException {
+        private static void stub(Path dir, String name, String body) throws IOException {
             Path f = dir.resolve("bin").resolve(name);
             Files.writeString(f, "#!/bin/sh\n" + body);
             Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -372,7 +426,9 @@ class RpmPackageIT {
         Commands.Result run(String body, String arg, Map<String, String> env) {
             Map<String, String> all = new LinkedHashMap<>(env);
             all.put("PATH", dir.resolve("bin") + ":" + System.getenv("PATH"));
-            all.put("APPLIANCE_ENV_FILE", root.resolve("etc/sysconfig/appliance").toString());
+            all.put(
+                    "APPLIANCE_ENV_FILE",
+                    root.resolve("etc/sysconfig/appliance").toString());
             all.put("APPLIANCE_DROPIN", dropIn().toString());
             all.putIfAbsent("SERVICE_ACTIVE", "no");
             all.putIfAbsent("ACCOUNT_EXISTS", "no");
