@@ -59,15 +59,7 @@ class RpmPackageIT {
 
         root = Files.createDirectories(tmp.resolve("root"));
         rpm("--root", root.toString(), "--initdb");
-        List<String> install = new ArrayList<>(List.of("rpm", "--root", root.toString(), "--nodeps", "--noscripts"));
-        if (rpm("--help").stdout().contains("--force-debian")) {
-            install.add("--force-debian"); // Debian's rpm refuses installs without it
-        }
-        install.addAll(List.of("-i", rpmFile.toString()));
-        Commands.Result installed = Commands.run(tmp, install, Map.of(), 300);
-        assertThat(installed.status())
-                .as(installed.stdout() + installed.stderr())
-                .isZero();
+        rpmInRoot(root, "-i", rpmFile.toString());
     }
 
     @Test
@@ -354,7 +346,61 @@ class RpmPackageIT {
                 .doesNotContain("jdk.compiler");
     }
 
+    @Test
+    void upgrade_keepsTheAdminsSettings_andErase_leavesDrivesAndState() throws IOException {
+        Path host = Files.createDirectories(tmp.resolve("upgraded-root"));
+        rpm("--root", host.toString(), "--initdb");
+        rpmInRoot(host, "-i", rpmFile.toString());
+        Path env = host.resolve("etc/sysconfig/appliance");
+        String edited = Files.readString(env)
+                .replace("APPLIANCE_DRIVES_PATHS=/mnt/disk{1...4}", "APPLIANCE_DRIVES_PATHS=/mnt/disk{1...8}");
+        assertThat(edited).isNotEqualTo(Files.readString(env));
+        Files.writeString(env, edited);
+        // what a running service leaves: the key of generated credentials, a formatted drive
+        Path key =
+                Files.createDirectories(host.resolve("var/lib/appliance/keys")).resolve("deployment.key");
+        Files.writeString(key, "key");
+        Path format = Files.createDirectories(host.resolve("mnt/disk1/.appliance.sys"))
+                .resolve("format.json");
+        Files.writeString(format, "{}");
+
+        Path jar = Path.of(System.getProperty("appliance.jar")).toRealPath();
+        Commands.Result build = Commands.run(
+                tmp,
+                List.of(
+                        "bash",
+                        rpmFile.getParent().getParent().resolve("build.sh").toString(),
+                        jar.toString()),
+                Map.of("JAVA_HOME", System.getProperty("java.home"), "APPLIANCE_RPM_RELEASE", "1"),
+                900);
+        assertThat(build.status()).as(build.stdout() + build.stderr()).isZero();
+        String newer = build.stdout().strip().lines().reduce((a, b) -> b).orElseThrow();
+        rpmInRoot(host, "-U", newer);
+        assertThat(rpm("--root", host.toString(), "-q", "appliance").stdout()).startsWith("appliance-0.1.0-1.");
+        assertThat(env).as("the admin's settings survive the upgrade").hasContent(edited);
+
+        rpmInRoot(host, "-e", "appliance");
+        assertThat(host.resolve("usr/lib/appliance")).doesNotExist();
+        assertThat(host.resolve("usr/bin/appliance")).doesNotExist();
+        assertThat(key).hasContent("key");
+        assertThat(format).hasContent("{}");
+        assertThat(host.resolve("etc/sysconfig/appliance.rpmsave"))
+                .as("the edited settings are saved on erase")
+                .hasContent(edited);
+    }
+
     // ---- helpers
+
+    /** {@code rpm --root ROOT --nodeps --noscripts ARGS} (and {@code --force-debian} where Debian's rpm wants it). */
+    private static void rpmInRoot(Path root, String... args) {
+        List<String> cmd = new ArrayList<>(List.of("rpm", "--root", root.toString(), "--nodeps", "--noscripts"));
+        if (rpm("--help").stdout().contains("--force-debian")) {
+            cmd.add("--force-debian"); // Debian's rpm refuses installs without it
+        }
+        cmd.addAll(List.of(args));
+        Commands.Result r = Commands.run(tmp, cmd, Map.of(), 300);
+        assertThat(r.status()).as(cmd + "\n" + r.stdout() + r.stderr()).isZero();
+    }
 
     private static Path launcher() {
         return root.resolve("usr/bin/appliance");
