@@ -319,6 +319,9 @@ class RpmPackageIT {
                     120);
             assertThat(heal.status()).as(heal.stdout() + heal.stderr()).isZero();
             assertThat(heal.stdout()).contains("\"drives\"");
+            assertThat(heal.stderr())
+                    .as("nothing but the answer in the admin's terminal")
+                    .isEmpty();
             assertThat(appliance.stop())
                     .as("ended within the grace period after SIGTERM")
                     .isTrue();
