@@ -25,7 +25,7 @@ import javax.crypto.spec.SecretKeySpec;
  * written to every drive ({@code .appliance.sys/config/root-credentials.enc}), so they travel with the data. The key
  * is a random 256-bit file kept on the machine, outside the drives, readable only by its owner:
  * {@code $APPLIANCE_CONFIG_DIR/keys/<deployment-id>.key} (default config dir {@code ~/.config/appliance}; the RPM's
- * unit sets {@code /etc/appliance}). Stealing the drives alone does not reveal the secret. Next to the key, an empty
+ * unit sets {@code /var/lib/appliance}). Stealing the drives alone does not reveal the secret. Next to the key, an empty
  * {@code <deployment-id>.unconfirmed} marks generated credentials that no finished start has shown yet.
  */
 public final class CredentialStore {

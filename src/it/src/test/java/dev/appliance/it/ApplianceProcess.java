@@ -69,6 +69,7 @@ public final class ApplianceProcess implements AutoCloseable {
     private final List<String> extraArgs = new ArrayList<>();
     private final List<String> jvmOptions = new ArrayList<>();
 
+    private Path launcher;
     private Process process;
     private int runs;
     private Path stdoutFile;
@@ -132,6 +133,15 @@ public final class ApplianceProcess implements AutoCloseable {
     /** Adds JVM options (e.g. {@code -Dappliance.faultInjection=true}) to every later start. */
     public ApplianceProcess withJvmOptions(String... options) {
         jvmOptions.addAll(List.of(options));
+        return this;
+    }
+
+    /**
+     * Runs an installed {@code appliance} command ({@code LAUNCHER server ...}, e.g. the RPM's, with its own Java
+     * runtime and JVM options) instead of {@code java -jar} with the built jar.
+     */
+    public ApplianceProcess withLauncher(Path launcher) {
+        this.launcher = launcher;
         return this;
     }
 
@@ -284,6 +294,10 @@ public final class ApplianceProcess implements AutoCloseable {
                 "--allow-root-drives"));
         cmd.addAll(extraArgs);
         cmd.addAll(driveArgs);
+        if (launcher != null) { // the launcher brings its own java and JVM options: keep the server's arguments
+            cmd = new ArrayList<>(cmd.subList(cmd.indexOf("server"), cmd.size()));
+            cmd.addFirst(launcher.toString());
+        }
         runs++;
         stdoutFile = workDir.resolve("logs").resolve("run" + runs + ".stdout.log");
         stderrFile = workDir.resolve("logs").resolve("run" + runs + ".stderr.log");
