@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.appliance.app.metrics.ApplianceMetrics;
 import dev.appliance.app.metrics.TrafficHistory;
+import dev.appliance.core.SteppedClock;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.engine.Stores;
 import dev.appliance.core.identity.NewAccessKey;
@@ -13,10 +14,8 @@ import dev.appliance.core.testing.TestStore;
 import dev.appliance.s3.api.S3Dispatcher.Operation;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -35,30 +34,10 @@ class MetricsHistoryResourceTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long MS = 1_000_000L;
 
-    /** Stands still until moved. */
-    static final class SteppedClock extends Clock {
-        volatile Instant now = Instant.parse("2026-11-26T12:00:00Z");
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
-
     @TempDir
     static Path tmp;
 
-    private static final SteppedClock CLOCK = new SteppedClock();
+    private static final SteppedClock CLOCK = new SteppedClock(Instant.parse("2026-11-26T12:00:00Z"));
     private static ConsoleTestAppliance app;
     private static ApplianceMetrics metrics;
     private static NewAccessKey auditor;
@@ -100,10 +79,10 @@ class MetricsHistoryResourceTest {
         metrics.s3().requestCompleted(Operation.GET_OBJECT, 500, 40 * MS);
         metrics.s3().bytesReceived(3_000_000);
         metrics.s3().bytesSent(10_000);
-        CLOCK.now = CLOCK.now.plusSeconds(10);
+        CLOCK.advance(Duration.ofSeconds(10));
         history.sampleTraffic();
         metrics.s3().requestCompleted(Operation.LIST_OBJECTS_V2, 200, 30 * MS);
-        CLOCK.now = CLOCK.now.plusSeconds(10);
+        CLOCK.advance(Duration.ofSeconds(10));
         history.sampleTraffic();
 
         HttpResponse<String> r = app.signed("GET", "/api/v1/admin/metrics/history", null);

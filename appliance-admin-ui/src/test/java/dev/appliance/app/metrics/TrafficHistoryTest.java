@@ -3,15 +3,13 @@ package dev.appliance.app.metrics;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.appliance.core.SteppedClock;
 import dev.appliance.core.StorageCapacity;
 import dev.appliance.s3.api.S3Dispatcher.Operation;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -24,33 +22,9 @@ import org.junit.jupiter.api.Test;
 class TrafficHistoryTest {
     private static final long MS = 1_000_000L;
 
-    /** A clock that stands still until the test moves it. */
-    static final class SteppedClock extends Clock {
-        private volatile Instant now = Instant.parse("2026-11-26T12:00:00Z");
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
-
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final S3RequestMeters s3 = new S3RequestMeters(registry);
-    private final SteppedClock clock = new SteppedClock();
+    private final SteppedClock clock = new SteppedClock(Instant.parse("2026-11-26T12:00:00Z"));
     private final AtomicReference<StorageCapacity> capacity = new AtomicReference<>(new StorageCapacity(0, 0));
 
     @AfterEach

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.appliance.core.PutRequest;
+import dev.appliance.core.SteppedClock;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
@@ -13,11 +14,8 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,34 +38,6 @@ class BucketHealTest {
 
     private final SteppedClock clock = new SteppedClock(Instant.parse("2026-11-26T12:00:00Z"));
     private ErasureObjectStore store;
-
-    /** A clock that moves only when told (the engine's agents that wait on it stay idle). */
-    private static final class SteppedClock extends Clock {
-        private volatile Instant now;
-
-        SteppedClock(Instant start) {
-            this.now = start;
-        }
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
 
     @AfterEach
     void tearDown() {
