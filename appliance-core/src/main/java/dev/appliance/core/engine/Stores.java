@@ -2,6 +2,7 @@ package dev.appliance.core.engine;
 
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.admin.ApplianceStore;
+import dev.appliance.core.erasure.Topology;
 
 /**
  * Opens the engine. It lives apart from {@link dev.appliance.core.ObjectStore} so that the entry types and value
@@ -22,5 +23,17 @@ public final class Stores {
      */
     public static void checkDrives(StoreConfig config, boolean missingAreNew) {
         ErasureObjectStore.checkDrives(config, missingAreNew);
+    }
+
+    /**
+     * The erasure-set size the engine picks for {@code drives} drives when none is asked for: the largest of 16 down to
+     * 2 that divides them; -1 when no set size does (the engine refuses that count).
+     */
+    public static int defaultSetSize(int drives) {
+        try {
+            return Topology.setSize(drives, 0);
+        } catch (IllegalArgumentException refused) {
+            return -1;
+        }
     }
 }

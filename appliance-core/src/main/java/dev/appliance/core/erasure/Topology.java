@@ -44,7 +44,8 @@ public final class Topology {
         this.config = config;
     }
 
-    static int setSize(int drives, int requested) {
+    /** The set size for {@code drives}: {@code requested}, checked, or (0) the largest that divides them. */
+    public static int setSize(int drives, int requested) {
         if (drives < MIN_SET) {
             throw new IllegalArgumentException("drives: " + drives + " (expected at least " + MIN_SET + ")");
         }

@@ -1,5 +1,6 @@
 package dev.appliance.installer.check;
 
+import dev.appliance.core.engine.Stores;
 import dev.appliance.installer.system.BlockDevice;
 import dev.appliance.installer.system.FilesystemSpace;
 import dev.appliance.installer.system.FstabEntry;
@@ -24,11 +25,6 @@ final class DriveChecks {
 
     /** Set sizes that split data and parity evenly (2+2, 4+4, 12+4) and keep whole sets per disk shelf. */
     static final Set<Integer> RECOMMENDED_SET_SIZES = Set.of(4, 8, 16);
-
-    /** The server's bounds for one erasure set ({@code Topology.MIN_SET} .. {@code MAX_SET}). */
-    static final int MIN_SET = 2;
-
-    static final int MAX_SET = 16;
 
     /** Drives of one set within this fraction of the largest count as equal (filesystems differ by their metadata). */
     static final double EQUAL_SIZE_TOLERANCE = 0.99;
@@ -167,24 +163,14 @@ final class DriveChecks {
         return Check.of(id, worst, measured, expected, remediation);
     }
 
-    /** The set size the server picks: the largest of 16 down to 2 that divides the drives (Topology.setSize). */
-    static int setSize(int drives) {
-        for (int size = MAX_SET; size >= MIN_SET; size--) {
-            if (drives % size == 0) {
-                return size;
-            }
-        }
-        return -1;
-    }
-
     static Check count(int drives) {
-        int size = setSize(drives);
+        int size = Stores.defaultSetSize(drives);
         String expected = "sets of 4, 8 or 16 drives";
         if (size < 0) {
             return Check.of(
                     "drives.count",
                     Result.FAIL,
-                    drives + " drives: no equal sets of " + MIN_SET + " to " + MAX_SET,
+                    drives + " drives: no equal sets of 2 to 16",
                     expected,
                     "give a number of drives that splits into equal sets of 4, 8 or 16 (4, 8, 12, 16, 24, 32 ...);"
                             + " the server refuses this count");
