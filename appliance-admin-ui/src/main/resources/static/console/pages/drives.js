@@ -122,8 +122,12 @@ function healForm(live) {
   bucket.input.dataset.field = 'bucket';
   bucket.input.setAttribute('list', 'heal-bucket-names');
   const names = h('datalist', {id: 'heal-bucket-names'});
-  get('/api/v1/admin/buckets?limit=1000').then(page => names.replaceChildren(...page.buckets.map(b => h('option', {value: b.name}))))
-    .catch(() => {}); // suggestions only: the name can be typed
+  // suggestions only (the name can be typed), fetched when the field is first used: the bucket list reads every
+  // listed bucket's usage, work a page only looked at (or shown to an auditor, without the form) need not cause
+  bucket.input.addEventListener('focus', () => {
+    get('/api/v1/admin/buckets?limit=1000').then(page => names.replaceChildren(...page.buckets.map(b => h('option', {value: b.name}))))
+      .catch(() => {});
+  }, {once: true});
   const prefix = field({id: 'heal-prefix', label: 'Prefix (optional)', autocomplete: 'off',
     hint: 'Only keys starting with it, e.g. vm1/. Leave empty for the whole bucket.'});
   prefix.input.dataset.field = 'prefix';
