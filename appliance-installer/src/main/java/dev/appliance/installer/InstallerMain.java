@@ -96,6 +96,7 @@ public final class InstallerMain {
 
     private static int check(List<String> args, PrintStream out, Function<Path, SystemView> views) {
         boolean json = false;
+        boolean probe = false;
         List<Path> drives = new ArrayList<>();
         OptionalLong capacity = OptionalLong.empty();
         int concurrency = Requirements.DEFAULT_REQUESTS_IN_FLIGHT;
@@ -104,6 +105,7 @@ public final class InstallerMain {
             String a = args.get(i);
             switch (a) {
                 case "--json" -> json = true;
+                case "--probe" -> probe = true;
                 case "--drives" -> {
                     int first = i + 1;
                     while (i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
@@ -130,7 +132,8 @@ public final class InstallerMain {
                 default -> throw new UsageException("unknown option '" + a + "' for check (see --help)");
             }
         }
-        List<Check> checks = Preflight.run(views.apply(root), new Preflight.Options(drives, capacity, concurrency));
+        List<Check> checks =
+                Preflight.run(views.apply(root), new Preflight.Options(drives, capacity, concurrency).withProbe(probe));
         out.print(json ? Report.json(checks) + System.lineSeparator() : Report.text(checks));
         return Result.worst(checks).exitCode();
     }

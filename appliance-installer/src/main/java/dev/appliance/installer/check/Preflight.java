@@ -2,6 +2,8 @@ package dev.appliance.installer.check;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.appliance.installer.smart.SmartSource;
+import dev.appliance.installer.smart.Smartctl;
 import dev.appliance.installer.system.SystemView;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,7 +12,8 @@ import java.util.OptionalLong;
 
 /**
  * Runs every preflight rule against a machine, in the order the report shows them: CPU, memory, kernel and network
- * settings, clock source, open files, time, then the data drives.
+ * settings, clock source, open files, time, then the data drives, their disks' SMART health and (asked for) the
+ * O_DIRECT probe.
  *
  * <p>Two rules size the machine against what it will hold: the cores against the node's capacity ({@code --capacity},
  * else the drives' total size) and the RAM against its drive count and requests in flight. Both tables are in
@@ -25,14 +28,32 @@ public final class Preflight {
      * @param drives the data drives' directories (may be empty: the drive rules then report that they did not run)
      * @param capacityBytes what the node will store; empty: the drives' total size
      * @param requestsInFlight the S3 requests the node serves at once, for the RAM rule
+     * @param smart where the drives' SMART reports come from ({@link Smartctl#onPath()} on a host)
+     * @param probe whether to write and read a few MiB on each drive with O_DIRECT ({@code check --probe}); off by
+     *     default, since it writes to the drives and takes their I/O for a moment
      */
-    public record Options(List<Path> drives, OptionalLong capacityBytes, int requestsInFlight) {
+    public record Options(
+            List<Path> drives, OptionalLong capacityBytes, int requestsInFlight, SmartSource smart, boolean probe) {
         public Options {
             drives = List.copyOf(drives);
             requireNonNull(capacityBytes, "capacityBytes");
+            requireNonNull(smart, "smart");
             if (requestsInFlight < 1) {
                 throw new IllegalArgumentException("requestsInFlight: " + requestsInFlight + " (expected >= 1)");
             }
+        }
+
+        /** SMART through the {@code smartctl} on this process's PATH, no probe. */
+        public Options(List<Path> drives, OptionalLong capacityBytes, int requestsInFlight) {
+            this(drives, capacityBytes, requestsInFlight, Smartctl.onPath(), false);
+        }
+
+        public Options withSmart(SmartSource source) {
+            return new Options(drives, capacityBytes, requestsInFlight, source, probe);
+        }
+
+        public Options withProbe(boolean on) {
+            return new Options(drives, capacityBytes, requestsInFlight, smart, on);
         }
 
         public static Options defaults() {
@@ -47,6 +68,12 @@ public final class Preflight {
         checks.addAll(MemoryChecks.run(view, options.drives().size(), options.requestsInFlight()));
         checks.addAll(KernelChecks.run(view));
         checks.addAll(DriveChecks.run(view, drives));
+        if (!drives.isEmpty()) {
+            checks.addAll(SmartChecks.run(drives, options.smart()));
+        }
+        if (options.probe() && !drives.isEmpty()) {
+            checks.add(ProbeChecks.run(drives));
+        }
         return checks;
     }
 
