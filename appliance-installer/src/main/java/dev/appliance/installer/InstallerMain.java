@@ -5,6 +5,9 @@ import dev.appliance.installer.check.Preflight;
 import dev.appliance.installer.check.Requirements;
 import dev.appliance.installer.check.Result;
 import dev.appliance.installer.check.Sizes;
+import dev.appliance.installer.prepare.CandidateDisks;
+import dev.appliance.installer.prepare.DrivePreparation;
+import dev.appliance.installer.prepare.Target;
 import dev.appliance.installer.system.SystemView;
 import dev.appliance.installer.tune.SysctlTuning;
 import java.io.IOException;
@@ -14,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.OptionalLong;
 import java.util.function.Function;
 
@@ -80,12 +84,14 @@ public final class InstallerMain {
             return switch (args.getFirst()) {
                 case "check" -> check(args.subList(1, args.size()), out, views);
                 case "tune" -> tune(args.subList(1, args.size()), out, err, views);
+                case "prepare-drives" -> prepareDrives(args.subList(1, args.size()), out, err, views);
                 case "-h", "--help", "help" -> {
                     out.print(HELP);
                     yield 0;
                 }
                 default ->
-                    throw new UsageException("unknown command '" + args.getFirst() + "' (expected check or tune)");
+                    throw new UsageException(
+                            "unknown command '" + args.getFirst() + "' (expected check, tune or prepare-drives)");
             };
         } catch (UsageException e) {
             err.println("appliance-installer: " + e.getMessage());
@@ -184,6 +190,122 @@ public final class InstallerMain {
             err.println("appliance-installer: cannot write " + shown + ": " + e + " (run as root, or give --root DIR)");
             return EXIT_IO;
         }
+    }
+
+    private static int prepareDrives(
+            List<String> args, PrintStream out, PrintStream err, Function<Path, SystemView> views) {
+        List<Path> devices = new ArrayList<>();
+        boolean format = false;
+        boolean yes = false;
+        boolean force = false;
+        boolean mount = true;
+        String labelPrefix = DrivePreparation.DEFAULT_LABEL_PREFIX;
+        Path mountBase = Path.of(DrivePreparation.DEFAULT_MOUNT_BASE);
+        Path root = Path.of("/");
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            switch (a) {
+                case "--format" -> {
+                    format = true;
+                    int first = i + 1;
+                    while (i + 1 < args.size() && !args.get(i + 1).startsWith("--")) {
+                        Path d = Path.of(args.get(++i));
+                        if (devices.contains(d)) {
+                            throw new UsageException("--format: " + d + " given twice");
+                        }
+                        devices.add(d);
+                    }
+                    if (i < first) {
+                        throw new UsageException("--format: no device given (expected --format DEV...)");
+                    }
+                }
+                case "--yes" -> yes = true;
+                case "--force" -> force = true;
+                case "--no-mount" -> mount = false;
+                case "--label-prefix" -> labelPrefix = value(args, ++i, a);
+                case "--mount-base" -> mountBase = Path.of(value(args, ++i, a));
+                case "--root" -> root = root(value(args, ++i, a));
+                case "-h", "--help" -> {
+                    out.print(HELP);
+                    return 0;
+                }
+                default -> throw new UsageException("unknown option '" + a + "' for prepare-drives (see --help)");
+            }
+        }
+        SystemView view = views.apply(root);
+        if (!format) {
+            if (yes || force) {
+                throw new UsageException((yes ? "--yes" : "--force") + " without --format DEV... (nothing to do)");
+            }
+            listDisks(view, out);
+            return 0;
+        }
+        List<Target> targets = new ArrayList<>();
+        List<String> refusals = new ArrayList<>();
+        for (Path d : devices) {
+            Target t = Target.inspect(view, d);
+            targets.add(t);
+            t.refusal(force).ifPresent(refusals::add);
+        }
+        if (!refusals.isEmpty()) {
+            refusals.forEach(r -> err.println("appliance-installer: prepare-drives: " + r));
+            err.println("appliance-installer: prepare-drives: nothing was done");
+            return EXIT_USAGE;
+        }
+        List<DrivePreparation.Step> steps;
+        try {
+            steps = DrivePreparation.plan(view, targets, labelPrefix, mountBase);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+        }
+        String them = steps.size() == 1 ? "it" : "them";
+        out.println(
+                (yes ? "Formatting " : "Would format ") + steps.size() + (steps.size() == 1 ? " device" : " devices")
+                        + " XFS (erasing everything on " + them + "), add " + them + " to /etc/fstab by label"
+                        + (mount ? " and mount " + them + ":" : ":"));
+        for (DrivePreparation.Step s : steps) {
+            out.println("  " + s.target().device() + " -> " + s.fstabLine());
+        }
+        if (!yes) {
+            out.println();
+            out.println("Dry run: nothing done. Do it with --yes.");
+            return 0;
+        }
+        try {
+            DrivePreparation.execute(view, steps, force, mount, out);
+        } catch (DrivePreparation.StepFailed e) {
+            err.println("appliance-installer: prepare-drives: " + e.getMessage());
+            return EXIT_IO;
+        }
+        out.println();
+        out.println("Done. Next: chown appliance:appliance "
+                + String.join(
+                        " ", steps.stream().map(s -> s.mountPoint().toString()).toList())
+                + ", then list them in APPLIANCE_DRIVES_PATHS (docs/install.md).");
+        return 0;
+    }
+
+    private static void listDisks(SystemView view, PrintStream out) {
+        List<CandidateDisks.Disk> disks = CandidateDisks.list(view);
+        if (disks.isEmpty()) {
+            out.println("No disks found in " + view.file("/sys/block") + ".");
+            return;
+        }
+        out.println(String.format(Locale.ROOT, "%-16s %10s %-4s %-28s %s", "DEVICE", "SIZE", "TYPE", "MODEL", "STATE"));
+        for (CandidateDisks.Disk d : disks) {
+            out.println(String.format(
+                    Locale.ROOT,
+                    "%-16s %10s %-4s %-28s %s",
+                    d.device(),
+                    d.sizeBytes() < 0 ? "?" : Sizes.decimal(d.sizeBytes()),
+                    d.kind().isEmpty() ? "?" : d.kind(),
+                    d.model().isEmpty() ? "-" : d.model(),
+                    d.candidate() ? "candidate" : String.join("; ", d.notes())));
+        }
+        long candidates = disks.stream().filter(CandidateDisks.Disk::candidate).count();
+        out.println();
+        out.println(candidates + (candidates == 1 ? " candidate" : " candidates")
+                + " (blank and unused). Format with: appliance-installer prepare-drives --format DEV... --yes");
     }
 
     private static String value(List<String> args, int i, String option) {
