@@ -10,6 +10,7 @@ import dev.appliance.installer.prepare.DrivePreparation;
 import dev.appliance.installer.prepare.Target;
 import dev.appliance.installer.system.SystemView;
 import dev.appliance.installer.tune.SysctlTuning;
+import dev.appliance.installer.tune.TunedProfile;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -22,8 +23,8 @@ import java.util.OptionalLong;
 import java.util.function.Function;
 
 /**
- * {@code appliance-installer check | tune}: the preflight report, and the kernel settings it recommends. From a
- * checkout: {@code ./appliance installer ...}.
+ * {@code appliance-installer check | tune | prepare-drives}: the preflight report, the kernel settings it recommends,
+ * and formatting data disks. From a checkout: {@code ./appliance installer ...}.
  *
  * <p>Exit status: {@code check} exits with its worst result (0 pass, 1 warn, 2 fail); a bad argument exits {@value
  * #EXIT_USAGE} (sysexits' EX_USAGE) after naming it; a file {@code tune --apply} cannot write exits {@value
@@ -36,33 +37,61 @@ public final class InstallerMain {
     static final int EXIT_IO = 74;
 
     static final String USAGE = """
-            usage: appliance-installer check [--json] [--drives DIR...] [--capacity SIZE] [--concurrency N] [--root DIR]
+            usage: appliance-installer check [--json] [--drives DIR...] [--probe] [--capacity SIZE] [--concurrency N]
+                                             [--root DIR]
                    appliance-installer tune [--dry-run | --apply] [--root DIR]
+                   appliance-installer prepare-drives [--root DIR]
+                   appliance-installer prepare-drives --format DEV... [--yes] [--force] [--label-prefix P]
+                                                      [--mount-base DIR] [--no-mount] [--root DIR]
                    appliance-installer --help
             """;
 
     static final String HELP = USAGE + """
 
             check    Checks this machine against what the appliance needs (CPU, memory, kernel and network
-                     settings, clock source, open-file limit, time synchronisation, data drives) and prints one line
-                     per rule: pass, warn or fail, what was measured, and for a warn or fail what was expected and
-                     how to fix it (docs/install.md#preflight-checks).
+                     settings, clock source, open-file limit, time synchronisation, data drives and their disks'
+                     SMART health) and prints one line per rule: pass, warn or fail, what was measured, and for a
+                     warn or fail what was expected and how to fix it (docs/install.md#preflight-checks).
               --json             print {"checks":[{"id","result","measured","expected","remediation"}, ...]}
               --drives DIR...    every data drive of this node (their mount points); without it the drive
                                  rules do not run and the report warns
+              --probe            also write, sync and read back 8 MiB on each drive with O_DIRECT (a file that
+                                 is deleted after) and flag drives far slower than the others' median
               --capacity SIZE    what this node will store (10TB, 1.5PB, 500TiB), for the CPU cores rule;
                                  default: the drives' total size
               --concurrency N    S3 requests in flight the node should serve, for the RAM rule (default 256)
               --root DIR         read /proc, /sys and /etc under DIR instead of / (images, tests)
+                     SMART is read with smartctl --json (smartmontools 7 or later) from PATH or /usr/sbin; without
+                     it the report warns.
 
-            tune     Shows how /etc/sysctl.d/90-appliance.conf would change to hold the recommended kernel and
-                     network settings (a value the host already exceeds is kept).
+            tune     Shows how /etc/sysctl.d/90-appliance.conf and the tuned profile /etc/tuned/appliance/tuned.conf
+                     would change to hold the recommended kernel and network settings (a value the host already
+                     exceeds is kept).
               --dry-run          show the change only (the default)
-              --apply            show it, then write the file; load it with: sysctl --system
-              --root DIR         the file under DIR instead of /
+              --apply            show it, then write the files; load them with: sysctl --system and
+                                 tuned-adm profile appliance
+              --root DIR         the files under DIR instead of /
 
-            exit status: 0 every check passed, 1 a warning, 2 a failure (check); 0 done (tune);
-                         64 a bad argument; 74 the file could not be written (tune --apply)
+            prepare-drives
+                     Without --format: lists the disks in /sys/block with their size, type, model and what stands
+                     in the way of using them (root disk, partitions, mounted, RAID/LVM member, a filesystem or
+                     partition table on them); blank, unused disks are candidates.
+                     With --format: formats each device XFS with the label PREFIXn (mkfs.xfs -L), adds
+                     "LABEL=PREFIXn MOUNT-BASE/PREFIXn xfs defaults,noatime,nofail 0 0" to /etc/fstab, creates the
+                     mount points and mounts them. A device holding a filesystem, partition table, RAID, LVM, LUKS
+                     or swap signature is refused unless --force; the root disk and a mounted, held or
+                     swapped-on device are refused always.
+              --format DEV...    the devices (/dev/sdb ...; an image file works too)
+              --yes              do it; without it, only show what would be done
+              --force            overwrite what the devices hold (mkfs.xfs -f)
+              --label-prefix P   labels P1, P2, ... after the highest already in /etc/fstab (default disk)
+              --mount-base DIR   mount points DIR/P1, ... (default /mnt)
+              --no-mount         write /etc/fstab and the mount points, do not mount (mount -a later)
+              --root DIR         /etc/fstab, /proc and /sys under DIR, mount points under DIR too
+
+            exit status: 0 every check passed, 1 a warning, 2 a failure (check); 0 done (tune, prepare-drives);
+                         64 a bad argument, or a device prepare-drives refuses; 74 a file could not be written
+                         (tune --apply) or a command failed (prepare-drives)
             """;
 
     public static void main(String[] args) {
@@ -165,31 +194,51 @@ public final class InstallerMain {
             throw new UsageException("--apply and --dry-run together (expected one of them)");
         }
         SystemView view = views.apply(root);
-        String shown = root.equals(Path.of("/"))
-                ? SysctlTuning.FILE
-                : view.file(SysctlTuning.FILE).toString();
+        boolean atRoot = root.equals(Path.of("/"));
+        String sysctlFile =
+                atRoot ? SysctlTuning.FILE : view.file(SysctlTuning.FILE).toString();
+        String tunedFile =
+                atRoot ? TunedProfile.FILE : view.file(TunedProfile.FILE).toString();
+        String writing = sysctlFile;
         try {
-            List<String> diff = SysctlTuning.diff(view);
-            if (diff.isEmpty()) {
-                out.println(shown + " is up to date: nothing to change.");
+            boolean sysctlChanges = show(out, sysctlFile, SysctlTuning.diff(view));
+            boolean tunedChanges = show(out, tunedFile, TunedProfile.diff(view));
+            if (!sysctlChanges && !tunedChanges) {
                 return 0;
             }
-            out.println("--- " + shown + " (now)");
-            out.println("+++ " + shown + " (tuned)");
-            diff.forEach(out::println);
             if (!apply) {
                 out.println();
                 out.println("Dry run: nothing written. Write it with: appliance-installer tune --apply");
                 return 0;
             }
-            SysctlTuning.apply(view);
             out.println();
-            out.println("Wrote " + shown + ". Load it now with: sysctl --system");
+            if (sysctlChanges) {
+                SysctlTuning.apply(view);
+                out.println("Wrote " + sysctlFile + ". Load it now with: sysctl --system");
+            }
+            if (tunedChanges) {
+                writing = tunedFile;
+                TunedProfile.apply(view);
+                out.println("Wrote " + tunedFile + ". Use it with: tuned-adm profile appliance");
+            }
             return 0;
         } catch (IOException | SecurityException e) {
-            err.println("appliance-installer: cannot write " + shown + ": " + e + " (run as root, or give --root DIR)");
+            err.println(
+                    "appliance-installer: cannot write " + writing + ": " + e + " (run as root, or give --root DIR)");
             return EXIT_IO;
         }
+    }
+
+    /** Prints the file's diff, or that it is up to date; whether it would change. */
+    private static boolean show(PrintStream out, String file, List<String> diff) {
+        if (diff.isEmpty()) {
+            out.println(file + " is up to date: nothing to change.");
+            return false;
+        }
+        out.println("--- " + file + " (now)");
+        out.println("+++ " + file + " (tuned)");
+        diff.forEach(out::println);
+        return true;
     }
 
     private static int prepareDrives(

@@ -134,7 +134,40 @@ class InstallerMainTest {
         assertThat(run(fake(HostTimeSync.State.SYNCHRONIZED), "--help")).isZero();
         assertThat(out())
                 .contains("--json", "--drives", "--capacity", "--concurrency", "--root", "--dry-run", "--apply")
+                .contains("--probe", "prepare-drives", "--format", "--yes", "--force", "--label-prefix", "--mount-base")
+                .contains("--no-mount", "smartctl", "tuned")
                 .contains("exit status: 0 every check passed, 1 a warning, 2 a failure");
+    }
+
+    @Test
+    void checkProbe_probesEachDrive_andWithoutItNoDriveIsWritten() throws IOException {
+        FakeHost.healthy(tmp.resolve("root"));
+        List<String> args = new ArrayList<>(
+                List.of("check", "--json", "--root", tmp.resolve("root").toString()));
+        args.add("--drives");
+        for (int i = 1; i <= 4; i++) {
+            args.add(Files.createDirectories(tmp.resolve("d" + i)).toString());
+        }
+        run(fake(HostTimeSync.State.SYNCHRONIZED), args.toArray(String[]::new));
+        assertThat(new ObjectMapper().readTree(out()).get("checks").findValuesAsText("id"))
+                .contains("drives.count", "smart")
+                .doesNotContain("drives.probe");
+
+        out.reset();
+        args.add("--probe");
+        run(fake(HostTimeSync.State.SYNCHRONIZED), args.toArray(String[]::new));
+        JsonNode probe = null;
+        for (JsonNode c : new ObjectMapper().readTree(out()).get("checks")) {
+            if (c.get("id").asText().equals("drives.probe")) {
+                probe = c;
+            }
+        }
+        assertThat(probe).isNotNull();
+        // measured, or (on a filesystem without O_DIRECT, such as some container overlays) said so
+        assertThat(probe.get("measured").asText()).containsAnyOf("median of 4 drives", "refuses O_DIRECT");
+        try (var files = Files.list(tmp.resolve("d1"))) {
+            assertThat(files).as("the probe file is deleted").isEmpty();
+        }
     }
 
     @Test
@@ -144,19 +177,32 @@ class InstallerMainTest {
 
         assertThat(run(fake(HostTimeSync.State.SYNCHRONIZED), "tune", "--root", tmp.toString()))
                 .isZero();
-        assertThat(out()).contains("+net.core.rmem_max = 67108864").contains("Dry run: nothing written");
+        assertThat(out())
+                .contains("+net.core.rmem_max = 67108864")
+                .contains("+++ " + tmp.resolve("etc/tuned/appliance/tuned.conf") + " (tuned)")
+                .contains("+net.core.rmem_max=67108864")
+                .contains("Dry run: nothing written");
         assertThat(file).doesNotExist();
+        assertThat(tmp.resolve("etc/tuned")).doesNotExist();
 
         out.reset();
         assertThat(run(fake(HostTimeSync.State.SYNCHRONIZED), "tune", "--apply", "--root", tmp.toString()))
                 .isZero();
-        assertThat(out()).contains("Wrote " + file);
+        assertThat(out())
+                .contains("Wrote " + file)
+                .contains("Wrote " + tmp.resolve("etc/tuned/appliance/tuned.conf") + ". Use it with: tuned-adm"
+                        + " profile appliance");
         assertThat(Files.readString(file)).contains("net.core.rmem_max = 67108864\n");
+        assertThat(Files.readString(tmp.resolve("etc/tuned/appliance/tuned.conf")))
+                .contains("net.core.rmem_max=67108864\n");
 
         out.reset();
         assertThat(run(fake(HostTimeSync.State.SYNCHRONIZED), "tune", "--root", tmp.toString()))
                 .isZero();
-        assertThat(out()).isEqualTo(file + " is up to date: nothing to change." + System.lineSeparator());
+        assertThat(out())
+                .isEqualTo(file + " is up to date: nothing to change." + System.lineSeparator()
+                        + tmp.resolve("etc/tuned/appliance/tuned.conf") + " is up to date: nothing to change."
+                        + System.lineSeparator());
     }
 
     @Test

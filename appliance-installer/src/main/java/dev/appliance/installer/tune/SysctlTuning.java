@@ -3,15 +3,10 @@ package dev.appliance.installer.tune;
 import dev.appliance.installer.check.SysctlRule;
 import dev.appliance.installer.system.SystemView;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -62,30 +57,6 @@ public final class SysctlTuning {
      * directory forced, so a crash leaves the old file or the new one, never half of one.
      */
     public static Path apply(SystemView view) throws IOException {
-        Path target = view.file(FILE);
-        Path dir = target.getParent();
-        Files.createDirectories(dir);
-        Path temp = Files.createTempFile(dir, ".90-appliance.conf.", ".tmp");
-        try {
-            byte[] bytes = (String.join("\n", proposed(view)) + "\n").getBytes(StandardCharsets.UTF_8);
-            try (FileChannel ch =
-                    FileChannel.open(temp, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
-                ByteBuffer buf = ByteBuffer.wrap(bytes);
-                while (buf.hasRemaining()) {
-                    ch.write(buf);
-                }
-                ch.force(true);
-            }
-            if (Files.getFileStore(temp).supportsFileAttributeView("posix")) {
-                Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("rw-r--r--"));
-            }
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } finally {
-            Files.deleteIfExists(temp);
-        }
-        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-            d.force(true);
-        }
-        return target;
+        return WholeFile.replace(view.file(FILE), proposed(view));
     }
 }

@@ -61,8 +61,8 @@ class ProbeChecksTest {
                 .withSmart(device -> new dev.appliance.installer.smart.SmartReading.NotInstalled("nowhere"));
         assertThat(Preflight.run(host.view(), options)).extracting(Check::id).doesNotContain("drives.probe");
         Check probe = check(Preflight.run(host.view(), options.withProbe(true)), "drives.probe");
-        // four directories on one filesystem: none can be far from the median, unless O_DIRECT is refused
+        // four writable directories: measured (an outlier among them only warns), or O_DIRECT refused (a warning)
         assertThat(probe.result()).as(probe.toString()).isNotEqualTo(Result.FAIL);
-        assertThat(probe.measured()).contains("median of 4 drives").doesNotContain("/d1: I/O");
+        assertThat(probe.measured()).containsAnyOf("median of 4 drives", "refuses O_DIRECT");
     }
 }
