@@ -55,7 +55,7 @@ public final class InstallerMain {
               --json             print {"checks":[{"id","result","measured","expected","remediation"}, ...]}
               --drives DIR...    every data drive of this node (their mount points); without it the drive
                                  rules do not run and the report warns
-              --probe            also write, sync and read back 8 MiB on each drive with O_DIRECT (a file that
+              --probe            also write, sync and read back 32 MiB on each drive with O_DIRECT (a file that
                                  is deleted after) and flag drives far slower than the others' median
               --capacity SIZE    what this node will store (10TB, 1.5PB, 500TiB), for the CPU cores rule;
                                  default: the drives' total size

@@ -19,8 +19,8 @@ import java.util.SplittableRandom;
 public final class DriveProbe {
     private DriveProbe() {}
 
-    /** Enough to cross a disk's cache of recent writes a little, small enough to take well under a second. */
-    public static final int PROBE_BYTES = 8 << 20;
+    /** Enough to time a disk's streaming speed, small enough to take well under a second on one. */
+    public static final int PROBE_BYTES = 32 << 20;
 
     public static final int CHUNK_BYTES = 1 << 20;
 
@@ -59,32 +59,37 @@ public final class DriveProbe {
             byte[] pattern = new byte[CHUNK_BYTES];
             new SplittableRandom(drive.hashCode()).nextBytes(pattern);
 
-            long start = System.nanoTime();
+            // only the system calls are timed: copying and comparing buffers is the CPU's time, not the disk's
+            long writeNanos = 0;
             for (long pos = 0; pos < PROBE_BYTES; pos += CHUNK_BYTES) {
                 buf.clear().put(pattern).flip();
+                long t = System.nanoTime();
                 writeFully(ch, buf, pos);
+                writeNanos += System.nanoTime() - t;
             }
+            long t = System.nanoTime();
             ch.force(false);
-            long writeNanos = System.nanoTime() - start;
+            writeNanos += System.nanoTime() - t;
 
             byte[] back = new byte[CHUNK_BYTES];
-            start = System.nanoTime();
+            long readNanos = 0;
             for (long pos = 0; pos < PROBE_BYTES; pos += CHUNK_BYTES) {
                 buf.clear();
+                t = System.nanoTime();
                 readFully(ch, buf, pos);
+                readNanos += System.nanoTime() - t;
                 buf.flip().get(back);
                 if (!Arrays.equals(back, pattern)) {
                     return new ProbeOutcome.Failed(drive, "read back different bytes at offset " + pos);
                 }
             }
-            long readNanos = System.nanoTime() - start;
 
             long[] samples = new long[LATENCY_SAMPLES];
             ByteBuffer one = buf.clear().limit(block).slice();
             for (int i = 0; i < LATENCY_SAMPLES; i++) {
                 long pos = (long) i * (PROBE_BYTES / LATENCY_SAMPLES);
                 one.clear();
-                long t = System.nanoTime();
+                t = System.nanoTime();
                 writeFully(ch, one, pos);
                 ch.force(false);
                 samples[i] = System.nanoTime() - t;

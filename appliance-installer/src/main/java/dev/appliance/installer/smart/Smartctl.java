@@ -47,7 +47,8 @@ public record Smartctl(Optional<Path> command, String looked, Duration timeout) 
             }
         }
         dirs.addAll(SBIN);
-        return locate(dirs, DEFAULT_TIMEOUT);
+        Smartctl found = locate(dirs, DEFAULT_TIMEOUT);
+        return new Smartctl(found.command(), "PATH and " + String.join(", ", SBIN), found.timeout());
     }
 
     /** {@code smartctl} in the first of these directories that has it. */

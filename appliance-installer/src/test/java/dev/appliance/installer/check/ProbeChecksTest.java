@@ -50,6 +50,26 @@ class ProbeChecksTest {
     }
 
     @Test
+    void aDriveFlaggedOnce_isProbedAgain_andKeepsItsBetterRound() {
+        List<ProbeOutcome> first =
+                List.of(at("/d1", 1, 200, 300), at("/d2", 1, 200, 300), at("/d3", 1, 200, 300), at("/d4", 9, 200, 300));
+        List<Path> probedAgain = new java.util.ArrayList<>();
+        // d4 was slow only the first time: the second round clears it
+        List<ProbeOutcome> passing = ProbeChecks.confirmOutliers(first, drive -> {
+            probedAgain.add(drive);
+            return at(drive.toString(), 1, 190, 310);
+        });
+        assertThat(probedAgain).containsExactly(Path.of("/d4"));
+        assertThat(ProbeChecks.judge(passing).result()).isEqualTo(Result.PASS);
+        assertThat(passing.get(3)).isEqualTo(at("/d4", 1, 200, 310));
+        // slow both times: still named
+        List<ProbeOutcome> slow = ProbeChecks.confirmOutliers(first, drive -> at(drive.toString(), 8, 200, 300));
+        Check c = ProbeChecks.judge(slow);
+        assertThat(c.result()).isEqualTo(Result.WARN);
+        assertThat(c.measured()).startsWith("/d4: sync latency 8.00 ms against a median of 1.00 ms");
+    }
+
+    @Test
     void preflight_probesOnlyWhenAsked() throws IOException {
         FakeHost host = FakeHost.healthy(tmp.resolve("root"));
         List<Path> drives = List.of(
