@@ -67,6 +67,7 @@ public final class Preflight {
         checks.addAll(CpuChecks.run(view, capacity(options, drives)));
         checks.addAll(MemoryChecks.run(view, options.drives().size(), options.requestsInFlight()));
         checks.addAll(KernelChecks.run(view));
+        checks.addAll(NetworkChecks.run(view));
         checks.addAll(DriveChecks.run(view, drives));
         if (!drives.isEmpty()) {
             checks.addAll(SmartChecks.run(drives, options.smart()));

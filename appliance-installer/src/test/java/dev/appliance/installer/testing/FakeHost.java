@@ -44,6 +44,7 @@ public final class FakeHost {
             h.sysctl(rule.key(), rule.recommended().replace(' ', '\t')); // the kernel separates fields by tabs
         }
         h.mount(1, "8:1", Path.of("/"), "rw,relatime", "xfs", "/dev/sda1");
+        h.networkInterface("eth0", 9000, true).networkInterface("eth1", 9000, true);
         return h;
     }
 
@@ -121,6 +122,20 @@ public final class FakeHost {
             Files.createSymbolicLink(link, link.getParent().relativize(dir));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+        return this;
+    }
+
+    /** An interface in {@code /sys/class/net} that is up; a hardware one has a {@code device} link (here a directory). */
+    public FakeHost networkInterface(String name, int mtu, boolean hardware) {
+        file("/sys/class/net/" + name + "/mtu", mtu + "\n");
+        file("/sys/class/net/" + name + "/operstate", "up\n");
+        if (hardware) {
+            try {
+                Files.createDirectories(root.resolve("sys/class/net/" + name + "/device"));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
         return this;
     }
