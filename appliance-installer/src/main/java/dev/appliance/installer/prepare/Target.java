@@ -90,6 +90,9 @@ public record Target(Path device, boolean blockDevice, List<String> inUse, List<
         } else {
             loopAttached(view, mounts, device).ifPresent(inUse::add);
         }
+        if (!inUse.isEmpty()) {
+            return new Target(device, number.isPresent(), inUse, contents); // refused already: not even read
+        }
         try {
             contents.addAll(Signatures.find(device, size));
         } catch (IOException e) {
