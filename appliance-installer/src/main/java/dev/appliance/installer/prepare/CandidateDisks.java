@@ -99,7 +99,7 @@ public final class CandidateDisks {
             notes.add("held by " + String.join(", ", holders) + " (RAID/LVM member)");
         }
         Path node = view.file("/dev/" + d.name());
-        if (Files.exists(node)) {
+        if (notes.isEmpty() && Files.exists(node)) { // a disk in use is not read: its notes say enough
             try {
                 notes.addAll(Signatures.find(node, d.sizeBytes()));
             } catch (IOException e) {
