@@ -1,4 +1,4 @@
 /**
- * The installer's command line ({@code appliance-installer check | tune}) and how it prints the preflight report.
+ * The installer's command line ({@code appliance-installer check | tune | prepare-drives}) and how it prints the preflight report.
  */
 package dev.appliance.installer;

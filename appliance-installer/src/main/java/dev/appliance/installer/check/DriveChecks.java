@@ -74,8 +74,9 @@ final class DriveChecks {
                 DriveChecks::filesystem,
                 "xfs on every drive",
                 "xfs",
-                "format the drive XFS (mkfs.xfs -L diskN /dev/sdX) and mount it: XFS is what the appliance is tested"
-                        + " and tuned on; tmpfs loses everything at reboot"));
+                "format the drive XFS and mount it (appliance-installer prepare-drives --format /dev/sdX, or"
+                        + " mkfs.xfs -L diskN /dev/sdX): XFS is what the appliance is tested and tuned on; tmpfs loses"
+                        + " everything at reboot"));
         checks.add(perDrive(
                 "drives.noatime",
                 present,
