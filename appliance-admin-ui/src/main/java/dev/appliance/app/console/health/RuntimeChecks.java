@@ -60,7 +60,9 @@ final class RuntimeChecks {
         String counts = "I/O errors " + ioErrors + " (" + Math.max(0, newErrors) + " new), slow calls " + slow + " ("
                 + Math.max(0, newSlow) + " new), stalled now " + stalled;
         String expected = "online, no new I/O errors, slow or stalled calls";
-        String reason = d.offlineReason() == null || d.offlineReason().isBlank() ? "" : ": " + d.offlineReason();
+        // a faulty drive's offline reason repeats "faulty: "; its fault reason is the reason alone
+        String why = state.equals("faulty") && !d.faultReason().isBlank() ? d.faultReason() : d.offlineReason();
+        String reason = why == null || why.isBlank() ? "" : ": " + why;
         return switch (state) {
             case "faulty" ->
                 new Check(

@@ -2,20 +2,31 @@ package dev.appliance.app.console.health;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.admin.SetQuorum;
+import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.objectlock.HostTimeSync;
 import dev.appliance.core.objectlock.RetentionClock;
+import dev.appliance.core.testing.TestStore;
 import dev.appliance.installer.check.Check;
 import dev.appliance.installer.check.Result;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** The retention clock's and the sets' quorum checks, from real retention clocks started in each state. */
+/**
+ * The runtime checks: drives on a real four-drive store in the states the engine puts them in, the retention clock from
+ * real retention clocks started in each state, the sets' quorum.
+ */
 class RuntimeChecksTest {
+    @TempDir
+    Path tmp;
+
     private static final Instant NOW = Instant.parse("2026-11-26T12:00:00Z");
 
     /** A retention clock whose persisted trusted time is {@code persisted}, the host's NTP state {@code sync}. */
@@ -66,6 +77,37 @@ class RuntimeChecksTest {
         assertThat(c.result()).isEqualTo(Result.WARN);
         assertThat(c.measured()).contains("forward jump not believed at start: ");
         assertThat(c.remediation()).contains("ahead of the persisted trusted time at start");
+    }
+
+    @Test
+    void aDriveTheEngineTookOutAsFaulty_fails_newErrorsWarnOnce_andAHealthyDrivePasses() {
+        try (ApplianceStore store = TestStore.on(tmp).open()) {
+            RuntimeChecks checks = new RuntimeChecks();
+            List<Check> first = checks.drives(store);
+            assertThat(first)
+                    .extracting(Check::id)
+                    .containsExactly("drive.set1.slot1", "drive.set1.slot2", "drive.set1.slot3", "drive.set1.slot4");
+            assertThat(first).extracting(Check::result).containsOnly(Result.PASS);
+
+            LocalDrive second = store.drives().get(1);
+            LocalDrive third = store.drives().get(2);
+            // what DriveCalls does on I/O errors and on a call that overran the drive timeout
+            second.recordIoError(System.currentTimeMillis(), 10, 60_000);
+            assertThat(third.markFaulty("a call stalled for 30000 ms")).isTrue();
+            List<Check> after = checks.drives(store);
+            assertThat(after.get(1).result()).isEqualTo(Result.WARN);
+            assertThat(after.get(1).measured()).contains("I/O errors 1 (1 new)");
+            Check faulty = after.get(2);
+            assertThat(faulty.result()).isEqualTo(Result.FAIL);
+            assertThat(faulty.measured())
+                    .isEqualTo(third.root() + " faulty: a call stalled for 30000 ms; I/O errors 0 (0 new), slow calls 0"
+                            + " (0 new), stalled now 0");
+            assertThat(faulty.remediation()).contains("smartctl -a", "replace it", "docs/healing.md");
+            // the error is old news at the next run: the drive passes again; the faulty one fails until it is back
+            List<Check> later = checks.drives(store);
+            assertThat(later.get(1).result()).isEqualTo(Result.PASS);
+            assertThat(later.get(2).result()).isEqualTo(Result.FAIL);
+        }
     }
 
     @Test
