@@ -177,6 +177,8 @@ class HealthChecksResourceTest {
             assertThat(c.path("remediation").asText()).contains("mount it again at " + drive);
             assertThat(report.path("result").asText()).isEqualTo("fail");
             assertThat(check(report, "drives.exist").path("result").asText()).isEqualTo("fail");
+            assertThat(alert("HEALTH_CHECK_FAILED:drives.exist").path("state").asText())
+                    .isEqualTo("active");
             assertThat(gauge(id)).isEqualTo(2);
 
             JsonNode a = alert(alertId);
