@@ -1,4 +1,4 @@
-// Alerts (today: the version-explosion alerts, docs/alerts.md): each with its cause, remedy and figures; acknowledge
+// Alerts (health and version-explosion alerts, docs/alerts.md): each with its cause, remedy and figures; acknowledge
 // an active one; with ?all, the recently cleared ones too.
 import {get, post} from '../api.js';
 import {h, show, time, count, bytes} from '../dom.js';
@@ -34,6 +34,11 @@ function projection(f) {
         h('td', {}, k.key), h('td', {}, count(k.versions)), h('td', {}, count(Math.round(k.versionsPerHour))))))));
 }
 
+/** A health alert's check: its id is CODE:check (a bucket's alert names its bucket instead). */
+function checkOf(alert) {
+  return alert.id.slice(alert.id.indexOf(':') + 1);
+}
+
 function alertCard(alert, ctx, message) {
   const active = alert.state === 'active';
   const ack = active && !alert.acknowledged
@@ -53,9 +58,11 @@ function alertCard(alert, ctx, message) {
     });
   }
   const state = active ? (alert.acknowledged ? 'active, acknowledged ' + time(alert.acknowledgedAt) : 'active') : 'cleared ' + time(alert.clearedAt);
-  return h('article', {class: 'card', 'data-alert': alert.id, 'data-bucket': alert.bucket || ''},
-    h('h2', {class: alert.severity === 'CRITICAL' ? 'state-bad' : 'state-warn'}, alert.severity + ' · ' + alert.code + (alert.bucket ? ' · bucket ' + alert.bucket : '')),
+  return h('article', {class: 'card', 'data-alert': alert.id, 'data-bucket': alert.bucket || '', 'data-check': alert.bucket ? '' : checkOf(alert)},
+    h('h2', {class: alert.severity === 'CRITICAL' ? 'state-bad' : 'state-warn'}, alert.severity + ' · ' + alert.code
+      + (alert.bucket ? ' · bucket ' + alert.bucket : ' · check ' + checkOf(alert))),
     h('p', {}, h('strong', {}, alert.summary)),
+    alert.bucket ? null : h('p', {}, h('a', {href: '#/checks'}, 'System checks: what was measured, and Run now')),
     h('dl', {},
       h('dt', {}, 'State'), h('dd', {'data-col': 'state'}, state),
       h('dt', {}, 'Raised'), h('dd', {}, time(alert.raisedAt) + (alert.timesRaised > 1 ? ' (' + count(alert.timesRaised) + ' times)' : '')),

@@ -270,10 +270,11 @@ export async function render(params, ctx) {
       a.alerts.length === 0
         ? h('p', {class: 'state-ok', id: 'alerts-none'}, 'No open alerts.')
         : h('table', {},
-            h('thead', {}, h('tr', {}, ['Severity', 'Bucket', 'Summary', 'Remedy', 'Raised'].map(t => h('th', {scope: 'col'}, t)))),
+            h('thead', {}, h('tr', {}, ['Severity', 'Bucket or check', 'Summary', 'Remedy', 'Raised'].map(t => h('th', {scope: 'col'}, t)))),
             h('tbody', {}, a.alerts.map(x => h('tr', {},
               h('td', {class: x.severity === 'CRITICAL' ? 'state-bad' : 'state-warn'}, x.severity),
-              h('td', {}, x.bucket || '—'),
+              // a health alert (id CODE:check) names its check, linked to the System checks page
+              h('td', {}, x.bucket || h('a', {href: '#/checks'}, x.id.slice(x.id.indexOf(':') + 1))),
               h('td', {}, x.summary),
               h('td', {}, x.remedy),
               h('td', {}, time(x.raisedAt)))))));

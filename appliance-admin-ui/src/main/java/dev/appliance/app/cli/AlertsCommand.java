@@ -22,7 +22,8 @@ public final class AlertsCommand {
               --cacert    trust this PEM certificate for https (e.g. the server's CERTS_DIR/public.crt)
               --user      access key of the root user (default: environment APPLIANCE_ROOT_USER)
               --password  its secret key (default: environment APPLIANCE_ROOT_PASSWORD)
-              ID          an alert id as listed, CODE:bucket (e.g. VERSIONS_PER_KEY_HIGH:backups)
+              ID          an alert id as listed: CODE:bucket (e.g. VERSIONS_PER_KEY_HIGH:backups) or, for a health
+                          check, CODE:check (e.g. DRIVE_OUT_OF_SERVICE:drive.set1.slot2)
             exit status: 0 answered, 1 server not reachable or refused (unknown id included), 2 bad arguments""";
 
     static final String PATH = "/api/v1/admin/alerts";
@@ -72,11 +73,12 @@ public final class AlertsCommand {
                 });
         if (acking[0] && ack[0] == null) {
             throw new IllegalArgumentException(
-                    "ack: missing the alert ID (as listed by 'appliance alerts', CODE:bucket)");
+                    "ack: missing the alert ID (as listed by 'appliance alerts', CODE:bucket or CODE:check)");
         }
-        if (ack[0] != null && !ack[0].matches("[A-Z_]+:[a-z0-9][a-z0-9.-]{1,62}")) {
-            throw new IllegalArgumentException("ack: '" + ack[0] + "' is not an alert ID (expected CODE:bucket, e.g."
-                    + " VERSIONS_PER_KEY_HIGH:backups)");
+        // a bucket name, or a health check's id (net.ipv4.tcp_rmem, drive.set1.slot2)
+        if (ack[0] != null && !ack[0].matches("[A-Z_]+:[a-z0-9][a-z0-9._-]{1,127}")) {
+            throw new IllegalArgumentException("ack: '" + ack[0] + "' is not an alert ID (expected CODE:bucket or"
+                    + " CODE:check, e.g. VERSIONS_PER_KEY_HIGH:backups)");
         }
         if (ack[0] != null && all[0]) {
             throw new IllegalArgumentException("--all lists alerts; it does not go with ack");

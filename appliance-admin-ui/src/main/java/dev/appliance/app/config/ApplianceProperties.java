@@ -28,7 +28,8 @@ public record ApplianceProperties(
         @Valid @DefaultValue Drives drives,
         @Valid @DefaultValue Scanner scanner,
         @Valid @DefaultValue Testing testing,
-        @Valid @DefaultValue Metrics metrics) {
+        @Valid @DefaultValue Metrics metrics,
+        @Valid @DefaultValue Health health) {
 
     static final String POSITIVE_DURATION = "expected a positive duration such as 500ms, 10s, 5m, 24h or PT10S";
     static final String POSITIVE_NUMBER = "expected a positive number";
@@ -180,6 +181,17 @@ public record ApplianceProperties(
                     + ", forecastMinSpan=" + forecastMinSpan + "]";
         }
     }
+
+    /**
+     * The health checks the appliance runs itself: the installer's cheap preflight rules against its own drives, and
+     * the drives' and the retention clock's state (docs/operations.md, "Health checks").
+     *
+     * @param checksInterval how often they run (the first run is at start); their results feed {@code GET
+     *     /api/v1/health/checks}, the console's System checks page, the health alerts and metrics
+     */
+    public record Health(
+            @NotNull @DurationMin(seconds = 1, message = AT_LEAST_A_SECOND) @DefaultValue("5m")
+            Duration checksInterval) {}
 
     /**
      * Test-only switches (docs/testing.md); a production appliance leaves them off.

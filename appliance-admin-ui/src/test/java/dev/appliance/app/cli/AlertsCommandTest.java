@@ -34,6 +34,9 @@ class AlertsCommandTest {
         assertThatThrownBy(() -> AlertsCommand.parse(List.of("ack"), ENV)).hasMessageContaining("missing the alert ID");
         assertThatThrownBy(() -> AlertsCommand.parse(List.of("ack", "bucket"), ENV))
                 .hasMessageContaining("'bucket' is not an alert ID");
+        // a health check's alert: its id names the check, underscores included
+        assertThat(AlertsCommand.parse(List.of("ack", "HEALTH_CHECK_WARNING:net.ipv4.tcp_rmem"), ENV))
+                .isNotNull();
         assertThatThrownBy(() -> AlertsCommand.parse(List.of("list"), ENV))
                 .hasMessageContaining("unexpected argument 'list'");
         assertThatThrownBy(() -> AlertsCommand.parse(List.of("--since", "1h"), ENV))

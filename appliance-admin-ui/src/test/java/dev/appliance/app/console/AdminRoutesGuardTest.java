@@ -204,7 +204,8 @@ class AdminRoutesGuardTest {
                     "GET /api/v1/admin/drives",
                     "GET /api/v1/admin/audit",
                     "GET /api/v1/admin/config",
-                    "GET /api/v1/admin/tokens")) {
+                    "GET /api/v1/admin/tokens",
+                    "GET /api/v1/health/checks")) {
                 assertThat(call(route, key.key().accessKeyId(), key.secretAccessKey())
                                 .statusCode())
                         .as(route)
@@ -215,6 +216,7 @@ class AdminRoutesGuardTest {
                     "POST /api/v1/admin/iam/users/nobody/keys",
                     "POST /api/v1/admin/tokens",
                     "PUT /api/v1/admin/buckets/bkt/settings",
+                    "POST /api/v1/health/checks/run",
                     "GET /api/v1/admin/test/faults")) {
                 assertThat(call(route, key.key().accessKeyId(), key.secretAccessKey())
                                 .statusCode())

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.appliance.app.cli.ServerOptions;
 import dev.appliance.app.console.ConsoleApplication;
+import dev.appliance.app.console.health.HealthChecks;
 import dev.appliance.core.StoreConfig;
 import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.engine.Stores;
@@ -87,6 +88,8 @@ class MetricsEndpointTest {
                 .isEqualTo(403);
         store.scanNow();
         metrics.refresh();
+        // the health checks' gauges exist once a run ended (the first starts with the console, on its own thread)
+        console.context().getBean(HealthChecks.class).runNow(false);
 
         HttpResponse<String> ok = scrape("Bearer " + TOKEN);
         assertThat(ok.statusCode()).isEqualTo(200);
@@ -202,6 +205,11 @@ class MetricsEndpointTest {
         assertThat(scrape.value("appliance_alerts_active", "code", "VERSIONS_NEAR_CAP"))
                 .isZero();
         assertThat(scrape.value("appliance_s3_connections")).isGreaterThanOrEqualTo(0);
+        // every drive is in service: their runtime checks pass (0); a drive that is out of service reads 2
+        assertThat(scrape.value("appliance_health_check", "check", "drive.set1.slot1", "source", "runtime"))
+                .isZero();
+        assertThat(scrape.value("appliance_health_check", "check", "drives.exist", "source", "preflight"))
+                .isZero();
         assertThat(scrape.value("appliance_s3_requests_waiting")).isZero();
     }
 

@@ -52,6 +52,13 @@ public interface StoreAdmin {
      */
     String driveState(LocalDrive drive);
 
+    /**
+     * Runs the drive check now (as the store does every {@code checkInterval}): takes drives whose format vanished out
+     * of service, brings back drives that returned or whose probe succeeds, formats a replacement; returns what
+     * changed, one line per drive. For a health check run on request, so that it reports the drives as they are now.
+     */
+    List<String> checkDrivesNow();
+
     /** The fill of every replaced drive since start (and of drives whose tracker says a fill is unfinished). */
     List<DriveHealStatus> driveHeals();
 

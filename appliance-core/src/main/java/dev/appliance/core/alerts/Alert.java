@@ -5,14 +5,17 @@ import java.util.List;
 /**
  * One alert as stored on the drives and shown to the operator. Times are ISO-8601 instants (null when not reached).
  *
- * @param id {@code CODE:bucket}, stable: the same condition in the same bucket is the same alert
+ * @param id {@code CODE:bucket}, or {@code CODE:check} for a health alert ({@link AlertCode#perBucket()} false);
+ *     stable: the same condition in the same bucket (of the same check) is the same alert
+ * @param bucket the bucket; null for a health alert
  * @param state {@code active} or {@code cleared}
  * @param acknowledged whether an operator acknowledged it since it was last raised
  * @param timesRaised how often it was raised (a clear followed by a new raise counts again)
  * @param summary one line naming the bucket and what is wrong
  * @param cause the likely cause
  * @param remedy what to do, concretely
- * @param figures the numbers behind it, at {@code updatedAt}
+ * @param figures the numbers behind it, at {@code updatedAt}; null for a health alert (its summary and cause carry
+ *     the check's measured and expected values)
  */
 public record Alert(
         String id,

@@ -10,7 +10,16 @@ public enum AlertCode {
      */
     VERSIONS_IDENTICAL_REUPLOADS(Severity.WARNING),
     /** Keys are at 90% or more of the hard cap of versions per key: writes to them will soon be refused. */
-    VERSIONS_NEAR_CAP(Severity.CRITICAL);
+    VERSIONS_NEAR_CAP(Severity.CRITICAL),
+    /**
+     * A drive is out of service (offline: missing, unmounted, not its slot's; faulty: I/O errors or a stall): its set
+     * has one parity shard less until it is back or replaced. Raised by the appliance's health checks.
+     */
+    DRIVE_OUT_OF_SERVICE(Severity.CRITICAL, false),
+    /** A health check (preflight rule or runtime state) failed: not fit to hold backups until fixed. */
+    HEALTH_CHECK_FAILED(Severity.CRITICAL, false),
+    /** A health check warns: works, but slower, less robust or harder to operate than it should be. */
+    HEALTH_CHECK_WARNING(Severity.WARNING, false);
 
     /** How urgent an alert is. */
     public enum Severity {
@@ -19,16 +28,33 @@ public enum AlertCode {
     }
 
     private final Severity severity;
+    private final boolean perBucket;
 
     AlertCode(Severity severity) {
+        this(severity, true);
+    }
+
+    AlertCode(Severity severity, boolean perBucket) {
         this.severity = severity;
+        this.perBucket = perBucket;
     }
 
     public Severity severity() {
         return severity;
     }
 
-    /** The alert id of this code for a bucket: one alert per code and bucket, so repeats update it instead. */
+    /**
+     * True for the version-explosion codes (one alert per bucket, decided by {@link VersionAlerts#evaluate}); false
+     * for the health codes (one alert per health check, decided by {@link VersionAlerts#reportHealth}).
+     */
+    public boolean perBucket() {
+        return perBucket;
+    }
+
+    /**
+     * The alert id of this code for a bucket (or, for a health code, a check id): one alert per code and subject, so
+     * repeats update it instead.
+     */
     public String idFor(String bucket) {
         return name() + ":" + bucket;
     }

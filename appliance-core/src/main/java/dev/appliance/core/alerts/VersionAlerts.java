@@ -242,6 +242,9 @@ public final class VersionAlerts {
             String at = Instant.ofEpochMilli(now).toString();
             boolean changed = false;
             for (Alert a : List.copyOf(alerts.values())) {
+                if (!a.code().perBucket()) {
+                    continue; // a health alert: reportHealth decides it
+                }
                 boolean gone = !source.bucketExists(a.bucket());
                 if (a.active() && (gone || clear.contains(a.id()))) {
                     alerts.put(
@@ -297,6 +300,108 @@ public final class VersionAlerts {
                             Level.WARNING,
                             "version alerts: cannot save the alerts (retried at the next evaluation)",
                             e);
+                }
+            }
+        }
+    }
+
+    /**
+     * A health alert the appliance's health checks hold now: {@code check} is the check's stable id, so the alert's id
+     * is {@code CODE:check}.
+     */
+    public record HealthFinding(AlertCode code, String check, String summary, String cause, String remedy) {
+        public HealthFinding {
+            if (code.perBucket()) {
+                throw new IllegalArgumentException("code: " + code + " (expected a health code, not a bucket's)");
+            }
+        }
+    }
+
+    /**
+     * The outcome of a complete run of the health checks: raises or updates the alert of each finding and clears every
+     * active health alert not among them (its check passes again, or no longer exists), then saves what changed. The
+     * health alerts share this store (one file, one revision) with the version alerts, so a save never overwrites the
+     * other kind's state.
+     */
+    public void reportHealth(List<HealthFinding> findings) {
+        synchronized (evaluationLock) {
+            long now = clock.millis();
+            String at = Instant.ofEpochMilli(now).toString();
+            Map<String, HealthFinding> holding = new LinkedHashMap<>();
+            for (HealthFinding f : findings) {
+                holding.put(f.code().idFor(f.check()), f);
+            }
+            synchronized (stateLock) {
+                boolean changed = false;
+                // one line per run, not per alert: an untuned host starts with a dozen warnings at once
+                List<String> raised = new ArrayList<>();
+                List<String> cleared = new ArrayList<>();
+                for (Alert a : List.copyOf(alerts.values())) {
+                    if (!a.code().perBucket() && a.active() && !holding.containsKey(a.id())) {
+                        alerts.put(
+                                a.id(),
+                                a.with(
+                                        Alert.CLEARED,
+                                        a.acknowledged(),
+                                        a.acknowledgedAt(),
+                                        a.raisedAt(),
+                                        at,
+                                        at,
+                                        a.timesRaised()));
+                        cleared.add(a.id());
+                        changed = true;
+                    }
+                }
+                for (var e : holding.entrySet()) {
+                    HealthFinding f = e.getValue();
+                    Alert old = alerts.get(e.getKey());
+                    if (old != null && old.active()) {
+                        if (!f.summary().equals(old.summary()) || !f.cause().equals(old.cause())) {
+                            alerts.put(old.id(), old.withText(f.summary(), f.cause(), f.remedy(), null, at));
+                            dirty = true;
+                        }
+                        continue;
+                    }
+                    alerts.remove(e.getKey()); // a raised alert goes to the end, after the history
+                    alerts.put(
+                            e.getKey(),
+                            new Alert(
+                                    e.getKey(),
+                                    f.code(),
+                                    f.code().severity(),
+                                    null,
+                                    Alert.ACTIVE,
+                                    false,
+                                    null,
+                                    at,
+                                    at,
+                                    null,
+                                    old == null ? 1 : old.timesRaised() + 1,
+                                    f.summary(),
+                                    f.cause(),
+                                    f.remedy(),
+                                    null));
+                    raised.add(e.getKey());
+                    changed = true;
+                }
+                if (!raised.isEmpty()) {
+                    LOG.warning("health alerts raised: " + String.join(", ", raised)
+                            + " (appliance alerts, or the console's System checks page, say what to do)");
+                }
+                if (!cleared.isEmpty()) {
+                    LOG.info("health alerts cleared: " + String.join(", ", cleared));
+                }
+                trimHistory();
+                if (changed || (dirty && now - lastSaveMillis >= FIGURES_SAVED_EVERY.toMillis())) {
+                    try {
+                        saveLocked(now);
+                    } catch (IOException ex) {
+                        dirty = true;
+                        LOG.log(
+                                Level.WARNING,
+                                "health alerts: cannot save the alerts (retried at the next health check)",
+                                ex);
+                    }
                 }
             }
         }
@@ -776,7 +881,7 @@ public final class VersionAlerts {
         synchronized (stateLock) {
             Alert a = alerts.get(id);
             if (a == null) {
-                throw new NoSuchElementException("no alert '" + id + "' (ids are CODE:bucket, e.g. "
+                throw new NoSuchElementException("no alert '" + id + "' (ids are CODE:bucket or CODE:check, e.g. "
                         + AlertCode.VERSIONS_PER_KEY_HIGH.idFor("photos")
                         + "; list them with GET /api/v1/admin/alerts)");
             }

@@ -397,6 +397,11 @@ public final class ErasureObjectStore implements ApplianceStore {
         return removed;
     }
 
+    @Override
+    public List<String> checkDrivesNow() {
+        return checkDrives();
+    }
+
     /** Checks the drives now (tests; the store also checks every {@code checkInterval} of its drive settings). */
     List<String> checkDrives() {
         List<String> events = healing.checkDrives();

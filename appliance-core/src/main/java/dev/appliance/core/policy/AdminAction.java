@@ -56,6 +56,10 @@ public enum AdminAction {
     GET_AUDIT_LOG("GetAuditLog", true, false),
     GET_METRICS("GetMetrics", true, false),
     GET_SERVER_INFO("GetServerInfo", true, false),
+    /** The health checks' last results: hardware and OS facts (CPU, drives, kernel settings), no secret. */
+    GET_HEALTH_CHECKS("GetHealthChecks", true, false),
+    /** Runs the health checks now (drive I/O, alerts raised or cleared). */
+    RUN_HEALTH_CHECKS("RunHealthChecks", false, false),
     /** A lifecycle dry run: reads the bucket's versions, changes nothing (an auditor may preview). */
     PREVIEW_LIFECYCLE("GetLifecyclePreview", true, false);
 

@@ -299,6 +299,67 @@ class VersionAlertsTest {
         assertThat(store.bucketSettings(BUCKET).versionAlertThreshold()).isEqualTo(5);
     }
 
+    private static VersionAlerts.HealthFinding finding(AlertCode code, String check, String measured) {
+        return new VersionAlerts.HealthFinding(
+                code, check, "health check " + check + ": " + measured, "measured " + measured, "fix it");
+    }
+
+    @Test
+    void healthAlerts_areOnePerCheck_updatedByRepeats_clearedWhenTheCheckPasses_andKeptAcrossARestart()
+            throws IOException {
+        threshold(5);
+        for (int i = 0; i < 8; i++) {
+            put("a", "v" + i);
+        }
+        alerts().evaluate(); // a version alert beside the health alerts: neither kind decides the other's
+        String drive = AlertCode.DRIVE_OUT_OF_SERVICE.idFor("drive.set1.slot2");
+        String sync = AlertCode.HEALTH_CHECK_WARNING.idFor("time.sync");
+        alerts().reportHealth(List.of(
+                finding(AlertCode.DRIVE_OUT_OF_SERVICE, "drive.set1.slot2", "offline"),
+                finding(AlertCode.HEALTH_CHECK_WARNING, "time.sync", "not synchronised")));
+        alerts().reportHealth(List.of(
+                finding(AlertCode.DRIVE_OUT_OF_SERVICE, "drive.set1.slot2", "offline, still"),
+                finding(AlertCode.HEALTH_CHECK_WARNING, "time.sync", "not synchronised")));
+        clock.offset = clock.offset.plus(Duration.ofMinutes(2));
+        alerts().evaluate();
+
+        Alert d = alerts().alerts(false).stream()
+                .filter(a -> a.id().equals(drive))
+                .findFirst()
+                .orElseThrow();
+        assertThat(d.severity()).isEqualTo(AlertCode.Severity.CRITICAL);
+        assertThat(d.bucket()).isNull();
+        assertThat(d.figures()).isNull();
+        assertThat(d.timesRaised()).isEqualTo(1);
+        assertThat(d.summary()).isEqualTo("health check drive.set1.slot2: offline, still");
+        assertThat(alerts().summary().ids())
+                .containsExactlyInAnyOrder(drive, sync, AlertCode.VERSIONS_PER_KEY_HIGH.idFor(BUCKET));
+        alerts().acknowledge(sync);
+
+        store.close();
+        store = openStore();
+        assertThat(alerts().alerts(false))
+                .filteredOn(a -> a.id().equals(sync))
+                .singleElement()
+                .satisfies(a -> assertThat(a.acknowledged()).isTrue());
+        // the drive's check passes again: its alert clears, the other stays; the version alert is untouched
+        alerts().reportHealth(List.of(finding(AlertCode.HEALTH_CHECK_WARNING, "time.sync", "not synchronised")));
+        assertThat(alerts().summary().ids())
+                .containsExactlyInAnyOrder(sync, AlertCode.VERSIONS_PER_KEY_HIGH.idFor(BUCKET));
+        assertThat(alerts().alerts(true))
+                .filteredOn(a -> a.id().equals(drive))
+                .singleElement()
+                .satisfies(a -> assertThat(a.state()).isEqualTo(Alert.CLEARED));
+        // raised again: the same alert, raised a second time, unacknowledged
+        alerts().reportHealth(List.of(finding(AlertCode.DRIVE_OUT_OF_SERVICE, "drive.set1.slot2", "faulty")));
+        assertThat(alerts().alerts(false))
+                .filteredOn(a -> a.id().equals(drive))
+                .singleElement()
+                .satisfies(a -> assertThat(a.timesRaised()).isEqualTo(2));
+        assertThatThrownBy(() -> finding(AlertCode.VERSIONS_NEAR_CAP, "x", "y"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     @Test
     void badThresholds_areRefusedWithAMessageNamingTheValue() {
         assertThatThrownBy(() -> new BucketSettings(null, null, 0))

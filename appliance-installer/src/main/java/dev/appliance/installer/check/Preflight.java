@@ -56,6 +56,14 @@ public final class Preflight {
             return new Options(drives, capacityBytes, requestsInFlight, smart, on);
         }
 
+        /**
+         * The running appliance's periodic checks of its own {@code drives}: capacity from the drives, the default
+         * requests in flight.
+         */
+        public static Options forDrives(List<Path> drives) {
+            return new Options(drives, OptionalLong.empty(), Requirements.DEFAULT_REQUESTS_IN_FLIGHT);
+        }
+
         public static Options defaults() {
             return new Options(List.of(), OptionalLong.empty(), Requirements.DEFAULT_REQUESTS_IN_FLIGHT);
         }

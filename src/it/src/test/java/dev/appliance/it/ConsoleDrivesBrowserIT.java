@@ -33,6 +33,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  * on the dashboard, while the set keeps its write quorum. Then the drive is replaced by an empty one: it shows
  * {@code healing} with a progress bar, rate and ETA (the new drive is slowed by injected latency, so the fill lasts
  * until the test lifts it rather than for however long the machine takes), then {@code online} with the fill's figures.
+ * The System checks page fails the drive's runtime check while it is gone and passes it once it is filled.
  * Last, a prefix heal started from the page's form repairs metadata deleted on another drive and shows its figures. An
  * appliance of its own: the other browser tests count four drives online.
  */
@@ -120,6 +121,26 @@ class ConsoleDrivesBrowserIT {
                 });
     }
 
+    /** Clicks the System checks page's Run now and waits until the page shows the run's result. */
+    private static void runChecks(WebDriver browser) {
+        String before = browser.findElement(By.id("checks-time")).getAttribute("datetime");
+        browser.findElement(By.id("checks-run")).click();
+        new WebDriverWait(browser, ConsoleBrowser.WAIT)
+                .ignoring(StaleElementReferenceException.class)
+                .until(b -> !b.findElements(By.id("checks-time")).isEmpty()
+                        && !before.equals(b.findElement(By.id("checks-time")).getAttribute("datetime")));
+    }
+
+    private static String checkResult(WebDriver browser, String id) {
+        return browser.findElement(By.cssSelector("tr[data-check='" + id + "']"))
+                .getAttribute("data-result");
+    }
+
+    private static String checkCell(WebDriver browser, String id, String column) {
+        return browser.findElement(By.cssSelector("tr[data-check='" + id + "'] [data-col=" + column + "]"))
+                .getText();
+    }
+
     @Test
     void aDriveTakenAway_showsOffline_thenReplaced_healsWithProgress_andAPrefixHealFromTheForm() throws Exception {
         WebDriver browser = chromium.driver;
@@ -171,9 +192,19 @@ class ConsoleDrivesBrowserIT {
         browser.findElement(By.cssSelector("#nav a[data-route=dashboard]")).click();
         chromium.textIs(By.id("drives-offline"), "1");
         assertThat(browser.findElement(By.id("drives-online")).getText()).isEqualTo("3");
-        // system checks are not there yet, and the page says so instead of showing a result
+        // the System checks page: Run now checks the drives again, and the fourth drive's runtime check fails
         browser.findElement(By.cssSelector("#nav a[data-route=checks]")).click();
-        assertThat(chromium.visible(By.id("checks-unavailable")).getText()).startsWith("Not available yet");
+        chromium.visible(By.id("checks-report"));
+        runChecks(browser);
+        assertThat(checkResult(browser, "drive.set1.slot4")).isEqualTo("fail");
+        assertThat(checkCell(browser, "drive.set1.slot4", "measured"))
+                .contains(appliance.drives().get(3).toString());
+        assertThat(checkCell(browser, "drive.set1.slot4", "remediation")).contains("docs/healing.md");
+        assertThat(checkResult(browser, "drive.set1.slot1")).isEqualTo("pass");
+        assertThat(checkResult(browser, "quorum.set1")).isEqualTo("pass");
+        assertThat(checkCell(browser, "drives.count", "measured")).isEqualTo("4 drives: 1 set of 4");
+        assertThat(browser.findElement(By.id("checks-result")).getText()).isEqualTo("fail");
+        chromium.screenshot("checks");
 
         // The drive is replaced by an empty one: the old directory moved away while the drive is still gone, an empty
         // one in its place, and the "gone" fault swapped for latency, so the fill lasts until the test lifts it.
@@ -222,6 +253,14 @@ class ConsoleDrivesBrowserIT {
                 .matches("[0-9.,]+ objects/s, .+/s; finished .+")
                 .doesNotStartWith("0.0 objects/s");
         assertThat(filled.value()).isEqualTo("1");
+        // back in service: its check passes again (twice run: the first may still count the fill's slow calls)
+        browser.findElement(By.cssSelector("#nav a[data-route=checks]")).click();
+        chromium.visible(By.id("checks-report"));
+        runChecks(browser);
+        runChecks(browser);
+        assertThat(checkResult(browser, "drive.set1.slot4")).isEqualTo("pass");
+        browser.findElement(By.cssSelector("#nav a[data-route=drives]")).click();
+        chromium.visible(By.id("heal-bucket"));
 
         // A prefix heal from the form: metadata of five keys under vm1/ deleted on the first drive comes back.
         List<Path> metas = new ArrayList<>();

@@ -175,6 +175,18 @@ class VersionExplosionIT {
         return alertsJson("--all");
     }
 
+    /** Active version-explosion alerts in a listing (the health alerts about the test host are not this test's). */
+    private static long activeVersionAlerts(JsonNode listing) {
+        long n = 0;
+        for (JsonNode a : listing.path("alerts")) {
+            if (a.path("state").asText().equals("active")
+                    && a.path("code").asText().startsWith("VERSIONS_")) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     private static boolean lists(JsonNode summary, String id) {
         for (JsonNode i : summary.path("ids")) {
             if (i.asText().equals(id)) {
@@ -281,8 +293,10 @@ class VersionExplosionIT {
             Commands.Result text = cli("alerts");
             assertThat(text.status()).as(text.stderr()).isZero();
             assertThat(text.stdout())
-                    .contains("Alerts: 2 active (2 unacknowledged, 0 critical)")
+                    // the appliance's health alerts (about the test host) are listed too: not counted here
+                    .containsPattern("Alerts: [0-9]+ active")
                     .contains("WARNING  " + high)
+                    .contains("WARNING  " + identical)
                     .contains("Cause:  identical content re-uploaded")
                     .contains("acknowledge: appliance alerts ack " + high);
             Commands.Result ack = cli("alerts", "ack", high);
@@ -307,9 +321,7 @@ class VersionExplosionIT {
             Instant ruleSet = Instant.now();
             timings.append(String.format("alerts after %s (%d rounds of %d files)", toAlert, roundsAtAlert, FILES));
             root = awaitAlerts(
-                    "the alerts to clear",
-                    Duration.ofSeconds(30),
-                    r -> r.path("active").asInt() == 0);
+                    "the alerts to clear", Duration.ofSeconds(30), r -> !lists(r, high) && !lists(r, identical));
             timings.append(", cleared " + Duration.between(ruleSet, Instant.now()) + " after the rule");
             assertThat(alert(root, high).path("state").asText()).isEqualTo("cleared");
             assertThat(alert(root, identical).path("state").asText()).isEqualTo("cleared");
@@ -325,14 +337,14 @@ class VersionExplosionIT {
             }
             // 1 current + 3 noncurrent + what arrives between two scanner passes (about one a second)
             assertThat(maxSeen).as("most versions of a key after the rule").isLessThanOrEqualTo(10);
-            assertThat(alertsJson().path("active").asInt()).isZero();
+            assertThat(activeVersionAlerts(alertsJson())).isZero();
             assertThat(client.failures.get()).isZero();
         }
         // the locked version survived every pass; the abandoned upload is gone
         assertThat(versions(file(0))).extracting(ObjectVersion::versionId).contains(locked);
         assertThat(versions(file(0)).size()).isLessThanOrEqualTo(10);
         assertThat(s3.listMultipartUploads(b -> b.bucket(BUCKET)).uploads()).isEmpty();
-        assertThat(statusAlerts().path("active").asInt()).isZero();
+        assertThat(statusAlerts().path("ids")).noneMatch(id -> id.asText().startsWith("VERSIONS_"));
         System.out.printf(
                 "VersionExplosionIT: seed scenario over %d days of %s in %s: %s%n",
                 days, DAY, Duration.between(began, Instant.now()), timings);
