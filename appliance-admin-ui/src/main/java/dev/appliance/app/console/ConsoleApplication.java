@@ -84,6 +84,10 @@ public class ConsoleApplication {
                         Map.entry("server.port", Integer.toString(address.port())),
                         Map.entry("server.address", address.bindHost()),
                         Map.entry("spring.main.register-shutdown-hook", "false"),
+                        // on stop, requests in flight finish (up to 10 s) before Tomcat closes; the S3 port drained
+                        // before (ApplianceMain), the unit's TimeoutStopSec covers both (RpmPackageIT checks)
+                        Map.entry("server.shutdown", "graceful"),
+                        Map.entry("spring.lifecycle.timeout-per-shutdown-phase", "10s"),
                         Map.entry("management.endpoints.web.exposure.include", "health,prometheus"),
                         // the health check is public (AdminAuthorization): anonymous callers get UP or DOWN (503)
                         // and nothing else; authenticated admins (a principal) get each indicator
