@@ -384,6 +384,98 @@ class RpmPackageIT {
                 .doesNotContain("jdk.compiler");
     }
 
+    /**
+     * The scriptlets run by rpm itself, in the chroot of the root, on install, upgrade and erase. The root gets the
+     * few programs they call (sh, getent, groupadd, useradd, and for {@code appliance service-paths} bash and
+     * coreutils), copied from this host with their libraries; systemctl is absent, so the service steps are skipped
+     * as on a host without systemd (they are checked with stand-ins above). Needs root (rpm chroots); skipped
+     * otherwise.
+     */
+    @Test
+    void scriptletsRunByRpmInAChroot_createTheUser_writeTheDropIn_keepSettingsOnUpgrade_andDataOnErase()
+            throws IOException {
+        assumeTrue(
+                Commands.run(tmp, List.of("id", "-u"), Map.of(), 10)
+                        .stdout()
+                        .strip()
+                        .equals("0"),
+                "not root: rpm cannot chroot to run the scriptlets");
+        Path chroot = Files.createDirectories(tmp.resolve("chroot"));
+        String programs =
+                "sh bash env getent groupadd useradd nologin readlink dirname grep tail sed mkdir mv cat rm" + " rmdir";
+        List<String> make = new ArrayList<>(List.of("bash", "-c", """
+                        set -euo pipefail
+                        R="$1"; shift
+                        mkdir -p "$R/usr/bin" "$R/usr/sbin" "$R/usr/lib64" "$R/etc" "$R/tmp" "$R/var/lib"
+                        # merged /usr as on RHEL 9: /bin and /sbin are links, so scriptlet paths resolve either way
+                        ln -s usr/bin "$R/bin"; ln -s usr/sbin "$R/sbin"; ln -s usr/lib64 "$R/lib64"
+                        for name in "$@"; do
+                          path="$(command -v "$name" || true)"
+                          [ -z "$path" ] && [ -x "/usr/sbin/$name" ] && path="/usr/sbin/$name"
+                          [ -n "$path" ] || { echo "no $name on this host" >&2; exit 3; }
+                          case "$path" in /usr/sbin/*|/sbin/*) dest="$R/usr/sbin/$name" ;; *) dest="$R/usr/bin/$name" ;; esac
+                          cp -L "$path" "$dest"
+                          for lib in $(ldd "$path" 2>/dev/null | grep -o '/[^ ]*' || true); do
+                            mkdir -p "$R$(dirname "$lib")"; cp -nL "$lib" "$R$lib"
+                          done
+                        done
+                        mkdir -p "$R/dev"
+                        mknod -m 0666 "$R/dev/null" c 1 3 2>/dev/null || install -m 0666 /dev/null "$R/dev/null"
+                        printf 'root:x:0:0:root:/root:/bin/sh\n' > "$R/etc/passwd"
+                        printf 'root:x:0:\n' > "$R/etc/group"
+                        printf 'root:*::0:99999:7:::\n' > "$R/etc/shadow"
+                        printf 'root:*::\n' > "$R/etc/gshadow"
+                        [ ! -f /etc/login.defs ] || cp /etc/login.defs "$R/etc/"
+                        """, "make-chroot", chroot.toString()));
+        make.addAll(List.of(programs.split(" ")));
+        Commands.Result made = Commands.run(tmp, make, Map.of(), 120);
+        assumeTrue(made.status() != 3, "a program the scriptlets call is missing here: " + made.stderr());
+        assertThat(made.status()).as(made.stderr()).isZero();
+
+        rpm("--root", chroot.toString(), "--initdb");
+        rpmWithScripts(chroot, "-i", rpmFile.toString());
+        String passwd = Files.readString(chroot.resolve("etc/passwd"));
+        assertThat(passwd.lines().filter(l -> l.startsWith("appliance:")))
+                .as("the pre scriptlet made the service account:%n%s", passwd)
+                .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+                .endsWith(":/var/lib/appliance:/sbin/nologin");
+        assertThat(Files.readString(chroot.resolve("etc/group"))).contains("appliance:");
+        Path dropIn = chroot.resolve("etc/systemd/system/appliance.service.d/10-drives.conf");
+        assertThat(Files.readString(dropIn))
+                .as("posttrans wrote the drop-in of the drives")
+                .contains("ReadWritePaths=-/mnt/disk1", "ReadWritePaths=-/mnt/disk4")
+                .doesNotContain("disk5");
+
+        // the admin's edit, a formatted drive, the key of generated credentials
+        Path env = chroot.resolve("etc/sysconfig/appliance");
+        String edited = Files.readString(env)
+                .replace("APPLIANCE_DRIVES_PATHS=/mnt/disk{1...4}", "APPLIANCE_DRIVES_PATHS=/mnt/disk{1...8}");
+        Files.writeString(env, edited);
+        Path format = Files.createDirectories(chroot.resolve("mnt/disk1/.appliance.sys"))
+                .resolve("format.json");
+        Files.writeString(format, "{}");
+        Path key = Files.createDirectories(chroot.resolve("var/lib/appliance/keys"))
+                .resolve("deployment.key");
+        Files.writeString(key, "key");
+
+        rpmWithScripts(chroot, "-U", newerRpm().toString());
+        assertThat(rpm("--root", chroot.toString(), "-q", "appliance").stdout()).startsWith("appliance-0.1.0-1.");
+        assertThat(env).as("the admin's settings survive the upgrade").hasContent(edited);
+        assertThat(Files.readString(chroot.resolve("etc/passwd")).lines().filter(l -> l.startsWith("appliance:")))
+                .as("the account is not made twice")
+                .hasSize(1);
+        assertThat(Files.readString(dropIn))
+                .as("the upgrade's posttrans wrote the edited drives")
+                .contains("ReadWritePaths=-/mnt/disk8");
+
+        rpmWithScripts(chroot, "-e", "appliance");
+        assertThat(chroot.resolve("usr/lib/appliance")).doesNotExist();
+        assertThat(dropIn).as("postun removed the generated drop-in").doesNotExist();
+        assertThat(format).as("erase never touches a data drive").hasContent("{}");
+        assertThat(key).hasContent("key");
+        assertThat(Files.readString(chroot.resolve("etc/passwd"))).contains("appliance:");
+    }
+
     @Test
     void upgrade_keepsTheAdminsSettings_andErase_leavesDrivesAndState() throws IOException {
         Path host = Files.createDirectories(tmp.resolve("upgraded-root"));
@@ -402,7 +494,7 @@ class RpmPackageIT {
                 .resolve("format.json");
         Files.writeString(format, "{}");
 
-        String newer = buildRpm(tmp, Map.of("APPLIANCE_RPM_RELEASE", "1")).toString();
+        String newer = newerRpm().toString();
         rpmInRoot(host, "-U", newer);
         assertThat(rpm("--root", host.toString(), "-q", "appliance").stdout()).startsWith("appliance-0.1.0-1.");
         assertThat(env).as("the admin's settings survive the upgrade").hasContent(edited);
@@ -418,6 +510,28 @@ class RpmPackageIT {
     }
 
     // ---- helpers
+
+    private static Path newerRpm;
+
+    /** A second build of the package, release 1 (newer than the snapshot's 0.snapshot), made once. */
+    private static synchronized Path newerRpm() throws IOException {
+        if (newerRpm == null) {
+            newerRpm = buildRpm(tmp, Map.of("APPLIANCE_RPM_RELEASE", "1"));
+        }
+        return newerRpm;
+    }
+
+    /** {@code rpm --root ROOT --nodeps ARGS} with the scriptlets, which rpm runs chrooted into ROOT. */
+    private static void rpmWithScripts(Path root, String... args) {
+        List<String> cmd = new ArrayList<>(List.of("rpm", "--root", root.toString(), "--nodeps"));
+        if (rpm("--help").stdout().contains("--force-debian")) {
+            cmd.add("--force-debian");
+        }
+        cmd.addAll(List.of(args));
+        Commands.Result r = Commands.run(tmp, cmd, Map.of(), 300);
+        assertThat(r.status()).as(cmd + "\n" + r.stdout() + r.stderr()).isZero();
+        assertThat(r.stderr()).as("the scriptlets' complaints").doesNotContain("appliance:", "scriptlet failed");
+    }
 
     /** {@code rpm --root ROOT --nodeps --noscripts ARGS} (and {@code --force-debian} where Debian's rpm wants it). */
     private static void rpmInRoot(Path root, String... args) {
