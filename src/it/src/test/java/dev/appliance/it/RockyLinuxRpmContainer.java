@@ -63,7 +63,8 @@ class RockyLinuxRpmContainer {
         assumeTrue(RpmPackageIT.onPath("rpmbuild"), "rpmbuild is not installed (Debian: apt-get install rpm)");
         Path rpm = RpmPackageIT.buildRpm(tmp, Map.of());
         ROCKY.copyFileToContainer(MountableFile.forHostPath(rpm), "/tmp/appliance.rpm");
-        ok("dnf install -y /tmp/appliance.rpm");
+        // util-linux for runuser below (the image's minimal set may lack it); the package brings its own dependencies
+        ok("dnf install -y /tmp/appliance.rpm util-linux");
 
         // %pre made the account: system user, no login shell, home in the state directory
         assertThat(ok("getent passwd appliance").getStdout()).contains(":/var/lib/appliance:/sbin/nologin");
