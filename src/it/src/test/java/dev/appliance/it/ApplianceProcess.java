@@ -236,6 +236,11 @@ public final class ApplianceProcess implements AutoCloseable {
         process.destroy();
     }
 
+    /** The exit status of the process, which has ended. */
+    public int exitStatus() {
+        return process.exitValue();
+    }
+
     /** Waits for the process to end by itself (after {@link #terminate()}); its exit status, or -1 on timeout. */
     public int awaitExit(Duration timeout) {
         try {

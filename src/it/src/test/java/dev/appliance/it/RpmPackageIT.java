@@ -360,6 +360,9 @@ class RpmPackageIT {
             assertThat(appliance.stop())
                     .as("ended within the grace period after SIGTERM")
                     .isTrue();
+            assertThat(appliance.exitStatus())
+                    .as("a requested stop is a success (the bundled runtime handles SIGTERM: jdk.unsupported)")
+                    .isZero();
             assertThat(appliance.stdout() + appliance.stderr()).doesNotContain("Exception");
         } finally {
             appliance.stop();
