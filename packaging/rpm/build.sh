@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Builds the appliance RPM (x86_64) into packaging/rpm/target/ from an already built appliance jar:
-#   packaging/rpm/build.sh JAR        (JAVA_HOME: the JDK 25 whose jlink makes the bundled runtime)
-# `./appliance rpm` builds the jar when needed and calls this. Needs rpmbuild (Debian/Ubuntu: apt-get install rpm).
+# Builds the appliance RPM (x86_64) into packaging/rpm/target/ from an already built appliance jar and installer jar:
+#   packaging/rpm/build.sh JAR [INSTALLER_JAR]   (JAVA_HOME: the JDK 25 whose jlink makes the bundled runtime)
+# INSTALLER_JAR defaults to appliance-installer/target/appliance-installer.jar. `./appliance rpm` builds both jars
+# when needed and calls this. Needs rpmbuild (Debian/Ubuntu: apt-get install rpm).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
-JAR="${1:?usage: build.sh APPLIANCE_JAR}"
+JAR="${1:?usage: build.sh APPLIANCE_JAR [INSTALLER_JAR]}"
+INSTALLER_JAR="${2:-$ROOT/appliance-installer/target/appliance-installer.jar}"
 : "${JAVA_HOME:?JAVA_HOME must name the JDK whose jlink builds the bundled runtime}"
 TARGET="$HERE/target"
 STAGE="$TARGET/stage"
@@ -24,6 +26,7 @@ command -v rpmbuild >/dev/null 2>&1 || {
   exit 1
 }
 [ -f "$JAR" ] || { echo "appliance rpm: no jar at $JAR" >&2; exit 1; }
+[ -f "$INSTALLER_JAR" ] || { echo "appliance rpm: no installer jar at $INSTALLER_JAR" >&2; exit 1; }
 
 # 0.1.0-SNAPSHOT becomes version 0.1.0, release 0.snapshot (RPM versions hold no '-'); APPLIANCE_RPM_RELEASE overrides.
 POM_VERSION="$(sed -n '0,/<version>/s:.*<version>\(.*\)</version>.*:\1:p' "$ROOT/pom.xml")"
@@ -43,6 +46,10 @@ echo "appliance rpm: linking the Java runtime ($JAVA_HOME)..." >&2
 install -m 0644 "$JAR" "$STAGE/usr/lib/appliance/appliance.jar"
 sed "s/@VERSION@/$VERSION-$RELEASE/" "$HERE/files/appliance" > "$STAGE/usr/bin/appliance"
 chmod 0755 "$STAGE/usr/bin/appliance"
+# The installer CLI (jdeps: java.base, java.desktop, java.sql, jdk.unsupported: all in the runtime above)
+install -m 0644 "$INSTALLER_JAR" "$STAGE/usr/lib/appliance/appliance-installer.jar"
+sed "s/@VERSION@/$VERSION-$RELEASE/" "$HERE/files/appliance-installer" > "$STAGE/usr/bin/appliance-installer"
+chmod 0755 "$STAGE/usr/bin/appliance-installer"
 install -m 0644 "$HERE/files/appliance.service" "$STAGE/usr/lib/systemd/system/appliance.service"
 install -m 0644 "$HERE/files/appliance.sysconfig" "$STAGE/etc/sysconfig/appliance"
 install -m 0644 "$HERE/files/firewalld-appliance.xml" "$STAGE/usr/lib/firewalld/services/appliance.xml"

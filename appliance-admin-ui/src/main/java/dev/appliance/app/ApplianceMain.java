@@ -300,15 +300,19 @@ public final class ApplianceMain {
             store.close();
             throw cannotListen(options.consoleAddress(), "--console-address", e);
         }
+        java.time.Duration grace = options.properties().shutdown().grace();
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(
                         () -> {
-                            s3.close();
+                            // S3 first: new requests refused, uploads in flight finish (up to the grace period); the
+                            // console (graceful too) and the store (heal journal, retention clock) close after them
+                            s3.close(grace);
                             console.close();
                             metrics.close();
                             store.close();
                         },
                         "shutdown"));
+        exitZeroOnSigterm();
         if (options.properties().testing().faultInjection()
                 && options.properties().testing().haltBeforeBanner()) {
             Runtime.getRuntime().halt(137); // tests: as a SIGKILL at the worst moment, credentials stored, no banner
@@ -360,6 +364,20 @@ public final class ApplianceMain {
         out.flush();
         if (creds.generated()) {
             credentialStore.confirmShown(); // the start finished with them printed: later starts name the user only
+        }
+    }
+
+    /**
+     * SIGTERM is how systemd (and an admin) asks the service to stop: the JVM would run the shutdown hook and exit 143
+     * (128 + SIGTERM); here the same orderly stop ends with status 0, so a requested stop is a success and an exit
+     * status other than 0 means something went wrong. SIGINT keeps the JVM's handling (130). sun.misc.Signal (module
+     * jdk.unsupported, in the bundled runtime) is the JDK's only way to handle a signal.
+     */
+    private static void exitZeroOnSigterm() {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("TERM"), signal -> System.exit(0));
+        } catch (IllegalArgumentException e) {
+            // the signal is reserved (a JVM started with -Xrs): the JVM's default, exit 143 after the same hook
         }
     }
 

@@ -62,9 +62,19 @@ public final class S3Server implements AutoCloseable {
         return http.port();
     }
 
-    /** Stops accepting, lets requests in flight finish briefly, closes connections. */
+    /** Stops accepting, lets requests in flight finish briefly (5 s), closes connections. */
     @Override
     public void close() {
         http.close();
+    }
+
+    /**
+     * Stops accepting and refuses new requests (503), lets requests in flight finish for up to {@code grace}, then
+     * closes every connection (see {@link HttpServer#close(java.time.Duration)}).
+     *
+     * @return the number of requests cut short when the grace period ran out
+     */
+    public int close(java.time.Duration grace) {
+        return http.close(grace);
     }
 }

@@ -25,6 +25,7 @@ import org.springframework.validation.annotation.Validated;
 public record ApplianceProperties(
         @Valid @DefaultValue S3 s3,
         @Valid @DefaultValue Console console,
+        @Valid @DefaultValue Shutdown shutdown,
         @Valid @DefaultValue Drives drives,
         @Valid @DefaultValue Scanner scanner,
         @Valid @DefaultValue Testing testing,
@@ -72,6 +73,17 @@ public record ApplianceProperties(
 
             @NotNull @DurationMin(millis = 1, message = POSITIVE_DURATION) @DefaultValue("5m")
             Duration idle) {}
+
+    /**
+     * How the server stops on SIGTERM (docs/operations.md#stopping-and-restarting).
+     *
+     * @param grace how long S3 requests in flight (an upload streaming in) may run on once the server stops taking
+     *     new ones; those still running then are cut short. Keep it below the unit's TimeoutStopSec (120 s) less
+     *     the time the console and the store take to close
+     */
+    public record Shutdown(
+            @NotNull @DurationMin(millis = 0, message = ZERO_OR_MORE_DURATION) @DefaultValue("90s")
+            Duration grace) {}
 
     /** @param address where the admin console listens ({@code --console-address}) */
     public record Console(@NotNull @DefaultValue(":9001") HostPort address) {}

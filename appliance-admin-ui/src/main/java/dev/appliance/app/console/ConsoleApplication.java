@@ -27,6 +27,9 @@ import org.springframework.core.Ordered;
 @SpringBootApplication
 public class ConsoleApplication {
 
+    /** How long the console's requests in flight may run on when it stops (Tomcat's graceful shutdown). */
+    public static final java.time.Duration STOP_TIMEOUT = java.time.Duration.ofSeconds(10);
+
     /** A running console; closing stops it. */
     public record Running(ConfigurableApplicationContext context) implements AutoCloseable {
         public int port() {
@@ -84,6 +87,10 @@ public class ConsoleApplication {
                         Map.entry("server.port", Integer.toString(address.port())),
                         Map.entry("server.address", address.bindHost()),
                         Map.entry("spring.main.register-shutdown-hook", "false"),
+                        // on stop, requests in flight finish (up to 10 s) before Tomcat closes; the S3 port drained
+                        // before (ApplianceMain), the unit's TimeoutStopSec covers both (RpmPackageIT checks)
+                        Map.entry("server.shutdown", "graceful"),
+                        Map.entry("spring.lifecycle.timeout-per-shutdown-phase", STOP_TIMEOUT.toSeconds() + "s"),
                         Map.entry("management.endpoints.web.exposure.include", "health,prometheus"),
                         // the health check is public (AdminAuthorization): anonymous callers get UP or DOWN (503)
                         // and nothing else; authenticated admins (a principal) get each indicator

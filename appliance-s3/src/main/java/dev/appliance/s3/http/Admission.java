@@ -30,6 +30,8 @@ final class Admission {
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger waiting = new AtomicInteger();
     private final ConcurrentLinkedQueue<Runnable> waiters = new ConcurrentLinkedQueue<>();
+    /** Set once the server stops: every request from then on is refused (see {@link #stopAdmitting}). */
+    private volatile boolean stopping;
 
     Admission(int maxConnections, int maxInFlight, int maxWaiting) {
         this.maxConnections = maxConnections;
@@ -68,6 +70,23 @@ final class Admission {
             wakeOne();
         }
         return Decision.WAIT;
+    }
+
+    /**
+     * The server is stopping: requests not yet admitted are refused from now on, and every waiting request is woken
+     * to be refused too; requests already admitted run to their end.
+     */
+    void stopAdmitting() {
+        stopping = true;
+        Runnable r;
+        while ((r = waiters.poll()) != null) {
+            r.run();
+        }
+    }
+
+    /** True once {@link #stopAdmitting} was called. */
+    boolean stopping() {
+        return stopping;
     }
 
     /** A waiting request gave up (its connection closed). */

@@ -118,7 +118,8 @@ final class Exchange implements Runnable {
     /** Writes the response; answers whether the connection is closed after it. */
     private boolean send(S3Response response) {
         boolean bodyPending = !requestBodyDone;
-        boolean close = !keepAlive || bodyPending;
+        // a server that is stopping closes each connection after its answer (Connection: close)
+        boolean close = !keepAlive || bodyPending || services.admission().stopping();
         closeLeftToHandler = bodyPending;
         String id = request.requestId();
         String hostId = services.ids().hostId();

@@ -40,6 +40,7 @@ import java.util.concurrent.TimeUnit;
  * {@link Admission} caps connections and requests in flight.
  */
 public final class HttpServer implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(HttpServer.class.getName());
     static final int MAX_INITIAL_LINE = 16 * 1024;
     /** S3's limit on the request header section (all header lines together). */
     static final int MAX_HEADER_SIZE = 8 * 1024;
@@ -217,13 +218,34 @@ public final class HttpServer implements AutoCloseable {
         return ((InetSocketAddress) serverChannel.localAddress()).getPort();
     }
 
-    /** Stops accepting, lets requests in flight finish for up to 5 seconds, then closes every connection. */
+    /** {@link #close(Duration)} with a grace period of 5 seconds. */
     @Override
     public void close() {
+        close(Duration.ofSeconds(5));
+    }
+
+    /**
+     * Stops the server: closes the listening socket, refuses every request not yet admitted ({@code 503
+     * ServiceUnavailable}, {@code Connection: close}; also those waiting for admission and those arriving on open
+     * keep-alive connections), lets the requests in flight run to their end for up to {@code grace} (an upload
+     * keeps streaming in: the event loops keep reading), answers each with {@code Connection: close}, then closes
+     * every connection. Runs on the caller's thread, never on an event loop.
+     *
+     * @return the number of requests still running when the grace period ran out (they were interrupted)
+     */
+    public int close(Duration grace) {
+        requireNonNull(grace, "grace");
+        admission.stopAdmitting();
         serverChannel.close().awaitUninterruptibly();
         workers.shutdown();
+        int cut = 0;
         try {
-            if (!workers.awaitTermination(5, TimeUnit.SECONDS)) {
+            if (!workers.awaitTermination(grace.toNanos(), TimeUnit.NANOSECONDS)) {
+                cut = admission.inFlight();
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "stopping: " + cut + " S3 request(s) still running after the grace period of " + grace
+                                + " were interrupted");
                 workers.shutdownNow();
             }
         } catch (InterruptedException e) {
@@ -236,5 +258,6 @@ public final class HttpServer implements AutoCloseable {
         var loopsDone = loops.shutdownGracefully(0, 2, TimeUnit.SECONDS);
         bossDone.awaitUninterruptibly(5, TimeUnit.SECONDS);
         loopsDone.awaitUninterruptibly(5, TimeUnit.SECONDS);
+        return cut;
     }
 }

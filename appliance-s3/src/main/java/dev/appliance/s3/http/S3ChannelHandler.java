@@ -149,7 +149,13 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
 
     private void handle(HttpObject obj) {
         if (obj instanceof HttpRequest req) {
-            if (!req.decoderResult().isFailure() && !overConnectionCap) {
+            if (services.admission().stopping()) {
+                if (waitingAdmission) {
+                    waitingAdmission = false;
+                    services.admission().abandonWait();
+                }
+                refuseEarly(req, shuttingDown());
+            } else if (!req.decoderResult().isFailure() && !overConnectionCap) {
                 Admission.Decision d = services.admission().admit(admissionWakeUp, waitingAdmission);
                 if (d == Admission.Decision.WAIT) {
                     waitingAdmission = true;
@@ -191,6 +197,14 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
             }
             updateAutoRead();
         }
+    }
+
+    /** A request that arrived after the server began to stop (HttpServer#close): 503, and the connection closes. */
+    static S3Exception shuttingDown() {
+        return new S3Exception(
+                        S3ErrorCode.ServiceUnavailable,
+                        "The server is shutting down; retry once it is back (or on another endpoint).")
+                .withHeader("Retry-After", "10");
     }
 
     private static S3Exception slowDown(String message) {
@@ -363,6 +377,11 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                 scheduleBodyCheck(ex, services.bodyReadTimeout().toNanos());
             }
             services.workers().execute(ex);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // admitted just as the server began to stop: the workers take no new request
+            current = null;
+            releaseSlot();
+            refuse(shuttingDown(), resource, requestId, head, true);
         } catch (RuntimeException e) {
             current = null;
             releaseSlot();

@@ -308,6 +308,87 @@ class FrontEndTest {
     }
 
     /**
+     * Stopping (limits 4 connections, 1 in flight, 1 waiting): a PUT half sent holds the only slot and a GET waits
+     * for admission when the stop begins. The listener closes (a new connection is refused), the waiting GET and a
+     * request on an open idle connection are answered 503 ServiceUnavailable with Connection: close, the PUT's body
+     * keeps being read and it is answered 200 (Connection: close), and the stop returns with no request cut short.
+     */
+    @Test
+    void close_refusesNewAndWaitingRequests_letsTheUploadInFlightFinish() throws Exception {
+        tlsClient.createBucket(b -> b.bucket("stopping"));
+        S3Server server = S3Server.start(
+                store,
+                new S3ServerConfig(
+                        "127.0.0.1",
+                        0,
+                        null,
+                        S3TestServer.CREDENTIALS,
+                        Authorizer.allowAll(),
+                        null,
+                        null,
+                        new S3ServerConfig.Limits(4, 1, 1)));
+        int port = server.port();
+        var stopping = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (S3Presigner p = presigner(port, true);
+                Socket a = new Socket("127.0.0.1", port);
+                Socket b = new Socket("127.0.0.1", port);
+                Socket idle = new Socket("127.0.0.1", port)) {
+            for (Socket s : List.of(a, b, idle)) {
+                s.setSoTimeout(10_000);
+            }
+            URL put = p.presignPutObject(r -> r.signatureDuration(Duration.ofMinutes(5))
+                            .putObjectRequest(o -> o.bucket("stopping").key("k")))
+                    .url();
+            URL get = p.presignGetObject(r -> r.signatureDuration(Duration.ofMinutes(5))
+                            .getObjectRequest(o -> o.bucket("stopping").key("k")))
+                    .url();
+            a.getOutputStream()
+                    .write((head("PUT", put, Map.of("Content-Length", "10")) + "01234")
+                            .getBytes(StandardCharsets.UTF_8));
+            await(() -> server.stats().inFlight() == 1, "the PUT in flight");
+            b.getOutputStream().write(head("GET", get, Map.of()).getBytes(StandardCharsets.UTF_8));
+            await(() -> server.stats().waiting() == 1, "the GET waiting");
+            await(() -> server.stats().connections() == 3, "three connections");
+
+            var closed = stopping.submit(() -> server.close(Duration.ofSeconds(30)));
+
+            RawHttp waited = RawHttp.read(b.getInputStream(), false);
+            assertThat(waited.status()).isEqualTo(503);
+            assertThat(waited.body()).contains("<Code>ServiceUnavailable</Code>", "shutting down");
+            assertThat(waited.headers()).containsEntry("connection", "close").containsKey("retry-after");
+            await(
+                    () -> {
+                        try (Socket s = new Socket("127.0.0.1", port)) {
+                            return false;
+                        } catch (java.io.IOException refused) {
+                            return true;
+                        }
+                    },
+                    "the listener closed");
+            idle.getOutputStream().write(head("GET", get, Map.of()).getBytes(StandardCharsets.UTF_8));
+            RawHttp late = RawHttp.read(idle.getInputStream(), false);
+            assertThat(late.status()).isEqualTo(503);
+            assertThat(late.headers()).containsEntry("connection", "close");
+            assertThat(closed.isDone()).as("the stop waits for the PUT").isFalse();
+
+            a.getOutputStream().write("56789".getBytes(StandardCharsets.UTF_8));
+            RawHttp stored = RawHttp.read(a.getInputStream(), false);
+            assertThat(stored.status()).isEqualTo(200);
+            assertThat(stored.headers()).containsEntry("connection", "close");
+            assertThat(closed.get(30, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("requests cut short")
+                    .isZero();
+        } finally {
+            stopping.shutdownNow();
+            server.close();
+        }
+        assertThat(tlsClient
+                        .getObjectAsBytes(b -> b.bucket("stopping").key("k"))
+                        .asUtf8String())
+                .isEqualTo("0123456789");
+    }
+
+    /**
      * Limits (4 connections, 1 in flight, 1 waiting): a PUT whose body is half sent holds the only slot; a GET on a
      * second connection waits (its socket is not read), a third request is refused 503 SlowDown with Retry-After;
      * once the PUT completes the waiting GET is served and sees the object.

@@ -228,6 +228,29 @@ public final class ApplianceProcess implements AutoCloseable {
         }
     }
 
+    /** Sends SIGTERM ({@link Process#destroy()}) and returns at once: the stop runs while the caller looks on. */
+    public void terminate() {
+        if (process == null || !process.isAlive()) {
+            throw new IllegalStateException("not running");
+        }
+        process.destroy();
+    }
+
+    /** The exit status of the process, which has ended. */
+    public int exitStatus() {
+        return process.exitValue();
+    }
+
+    /** Waits for the process to end by itself (after {@link #terminate()}); its exit status, or -1 on timeout. */
+    public int awaitExit(Duration timeout) {
+        try {
+            return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? process.exitValue() : -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /**
      * SIGKILL to the appliance JVM itself (it is launched as {@code java}, no wrapper script, so its pid is the JVM's):
      * no shutdown hook, no flush, no close runs. Waits until the process is gone.

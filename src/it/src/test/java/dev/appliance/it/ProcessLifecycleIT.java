@@ -30,7 +30,8 @@ import software.amazon.awssdk.services.s3.model.Bucket;
 
 /**
  * One deployment through its life: first start with generated credentials, restart, a start with the drives in the
- * wrong order (refused), a start with a drive missing (served from the remaining drives). The steps build on each
+ * wrong order (refused), a start with a drive missing (served from the remaining drives), and a SIGTERM during an
+ * upload (the upload finishes, the stop exits 0). The steps build on each
  * other and run in order.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -48,6 +49,7 @@ class ProcessLifecycleIT {
     private static String secretKey;
     private static String deploymentId;
     private static final Map<String, byte[]> OBJECTS = new LinkedHashMap<>();
+    private static final String METRICS_TOKEN = "lifecycle-it-" + java.util.UUID.randomUUID();
 
     @AfterAll
     static void stop() {
@@ -87,7 +89,8 @@ class ProcessLifecycleIT {
     @Test
     @Order(1)
     void firstStartGeneratesCredentialsPrintsThemOnceAndTheyWork() throws Exception {
-        appliance = LOGS.watch(ApplianceProcess.withGeneratedCredentials(tmp.resolve("appliance")))
+        appliance = LOGS.watch(ApplianceProcess.withGeneratedCredentials(tmp.resolve("appliance"))
+                        .withEnv("APPLIANCE_METRICS_TOKEN", METRICS_TOKEN))
                 .start();
         String out = appliance.stdout();
         accessKey = appliance.accessKey();
@@ -180,8 +183,173 @@ class ProcessLifecycleIT {
         }
     }
 
+    /**
+     * An upload body: the first {@code gateAt} bytes at once, then nothing until {@link #open} is counted down, then
+     * the rest at no more than {@code bytesPerSecond}: an upload that is still streaming in while the server stops.
+     */
+    private static final class GatedBody extends java.io.InputStream {
+        final java.util.concurrent.CountDownLatch reachedGate = new java.util.concurrent.CountDownLatch(1);
+        final java.util.concurrent.CountDownLatch open = new java.util.concurrent.CountDownLatch(1);
+        private final byte[] data;
+        private final int gateAt;
+        private final long bytesPerSecond;
+        private int pos;
+        private long openedNanos = -1;
+
+        GatedBody(byte[] data, int gateAt, long bytesPerSecond) {
+            this.data = data;
+            this.gateAt = gateAt;
+            this.bytesPerSecond = bytesPerSecond;
+        }
+
+        @Override
+        public int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (pos >= data.length) {
+                return -1;
+            }
+            int n = Math.min(len, data.length - pos);
+            try {
+                if (pos < gateAt) {
+                    n = Math.min(n, gateAt - pos);
+                } else {
+                    if (openedNanos < 0) {
+                        reachedGate.countDown();
+                        if (!open.await(5, java.util.concurrent.TimeUnit.MINUTES)) {
+                            throw new IOException("the test never opened the gate");
+                        }
+                        openedNanos = System.nanoTime();
+                    }
+                    long allowed;
+                    while ((allowed = gateAt + (System.nanoTime() - openedNanos) * bytesPerSecond / 1_000_000_000L)
+                            <= pos) {
+                        Thread.sleep(10); // the client's sending rate, not the server's clock
+                    }
+                    n = (int) Math.min(n, allowed - pos);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException();
+            }
+            System.arraycopy(data, pos, b, off, n);
+            pos += n;
+            return n;
+        }
+    }
+
+    /** The appliance's {@code appliance_s3_requests_in_flight} gauge, from its Prometheus scrape. */
+    private static double requestsInFlight(java.net.http.HttpClient http) throws Exception {
+        var response = http.send(
+                java.net.http.HttpRequest.newBuilder(appliance.consoleUri().resolve("/actuator/prometheus"))
+                        .header("Authorization", "Bearer " + METRICS_TOKEN)
+                        .timeout(Duration.ofSeconds(30))
+                        .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        java.util.regex.Matcher m =
+                Pattern.compile("(?m)^appliance_s3_requests_in_flight (\\S+)$").matcher(response.body());
+        return m.find() ? Double.parseDouble(m.group(1)) : 0;
+    }
+
+    /** The response head read from {@code socket} (up to the blank line). */
+    private static String responseHead(java.net.Socket socket) throws IOException {
+        var in = socket.getInputStream();
+        StringBuilder head = new StringBuilder();
+        int c;
+        while (!head.toString().endsWith("\r\n\r\n") && (c = in.read()) >= 0) {
+            head.append((char) c);
+        }
+        return head.toString();
+    }
+
+    /**
+     * SIGTERM while an upload streams in: the server stops accepting connections and refuses requests on open ones
+     * (503, Connection: close) at once, lets the upload run to its end (longer than the old fixed 5 s), answers it
+     * 200, and exits 0; after a restart the object reads back whole.
+     */
     @Test
     @Order(4)
+    void sigterm_letsAnUploadInFlightFinish_refusesNewRequests_exitsZero_andTheObjectIsKept() throws Exception {
+        String key = "uploaded-while-stopping.bin";
+        byte[] data = TestData.bytes(4, 40 << 20);
+        // 8 MiB at once, then 32 MiB at 5 MiB/s once the gate opens: more than 6 s of upload after the stop began
+        GatedBody body = new GatedBody(data, 8 << 20, 5L << 20);
+        int port = appliance.s3Endpoint().getPort();
+        var pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+        String etag;
+        try (S3Client uploader = appliance.client(
+                        accessKey,
+                        secretKey,
+                        b -> b.overrideConfiguration(o ->
+                                o.retryStrategy(software.amazon.awssdk.awscore.retry.AwsRetryStrategy.doNotRetry())));
+                var http = java.net.http.HttpClient.newHttpClient();
+                var idle = new java.net.Socket("127.0.0.1", port)) {
+            var put = pool.submit(() -> uploader.putObject(
+                    b -> b.bucket(BUCKET).key(key).contentLength((long) data.length),
+                    RequestBody.fromInputStream(body, data.length)));
+            assertThat(body.reachedGate.await(60, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("the upload sent its first part")
+                    .isTrue();
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (requestsInFlight(http) < 1) {
+                assertThat(System.nanoTime()).as("the upload is in flight").isLessThan(deadline);
+                Thread.sleep(50);
+            }
+
+            long stopAsked = System.nanoTime();
+            appliance.terminate();
+            // The listening socket closes: a new connection is refused at once, not left waiting.
+            deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (true) {
+                try (var probe = new java.net.Socket()) {
+                    probe.connect(new java.net.InetSocketAddress("127.0.0.1", port), 5_000);
+                } catch (java.net.ConnectException refused) {
+                    break;
+                }
+                assertThat(System.nanoTime())
+                        .as("the S3 port stops accepting connections after SIGTERM")
+                        .isLessThan(deadline);
+                Thread.sleep(50);
+            }
+            // A request on a connection opened before the stop is refused with 503 and the connection closed.
+            idle.setSoTimeout(10_000);
+            idle.getOutputStream()
+                    .write(("GET /" + BUCKET + " HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+            String head = responseHead(idle);
+            assertThat(head).startsWith("HTTP/1.1 503").containsIgnoringCase("connection: close");
+            assertThat(appliance.isAlive()).as("still finishing the upload").isTrue();
+
+            body.open.countDown();
+            var response = put.get(2, java.util.concurrent.TimeUnit.MINUTES);
+            assertThat(Duration.ofNanos(System.nanoTime() - stopAsked))
+                    .as("the upload ran on after the stop for longer than the old fixed 5 s")
+                    .isGreaterThan(Duration.ofSeconds(5));
+            etag = response.eTag();
+            assertThat(TestData.unquote(etag)).isEqualTo(TestData.md5Hex(data));
+        } finally {
+            body.open.countDown();
+            pool.shutdownNow();
+        }
+        assertThat(appliance.awaitExit(Duration.ofSeconds(60)))
+                .as("exit status after SIGTERM; stderr:%n%s", appliance.stderr())
+                .isZero();
+
+        appliance.start();
+        OBJECTS.put(key, data);
+        try (S3Client s3 = client()) {
+            assertThat(s3.headObject(b -> b.bucket(BUCKET).key(key)).eTag()).isEqualTo(etag);
+            assertObjectsIntact(s3);
+        }
+    }
+
+    @Test
+    @Order(5)
     void drivesInAnotherOrderAreRefused() {
         assertThat(appliance.stop()).isTrue();
         List<Path> drives = appliance.drives();
@@ -200,7 +368,7 @@ class ProcessLifecycleIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void missingDriveStillStartsAndServesReads() throws Exception {
         assertThat(appliance.isAlive()).isFalse();
         Path removed = appliance.drives().get(2);
