@@ -280,7 +280,11 @@ class RpmPackageIT {
         assertThat(help.status()).isZero();
         assertThat(help.stdout())
                 .contains("NAME", "SYNOPSIS", "DESCRIPTION", "COMMANDS", "FILES", "EXIT STATUS", "SEE ALSO")
-                .contains("appliance-installer check", "appliance-installer tune", "appliance-installer prepare-drives", "/etc/sysctl.d/");
+                .contains(
+                        "appliance-installer check",
+                        "appliance-installer tune",
+                        "appliance-installer prepare-drives",
+                        "/etc/sysctl.d/");
         assertThat(Commands.run(tmp, List.of(installer.toString(), "--version"), Map.of(), 30)
                         .stdout())
                 .matches("appliance-installer [0-9.]+-[0-9a-z.]+\\n");
