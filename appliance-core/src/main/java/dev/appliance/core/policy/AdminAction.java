@@ -56,6 +56,10 @@ public enum AdminAction {
     GET_AUDIT_LOG("GetAuditLog", true, false),
     GET_METRICS("GetMetrics", true, false),
     GET_SERVER_INFO("GetServerInfo", true, false),
+    /** Whether the S3 access log is on, and its counts. */
+    GET_LOGGING("GetLogging", true, false),
+    /** Switches the S3 access log on or off. */
+    UPDATE_LOGGING("UpdateLogging", false, false),
     /** A lifecycle dry run: reads the bucket's versions, changes nothing (an auditor may preview). */
     PREVIEW_LIFECYCLE("GetLifecyclePreview", true, false);
 
