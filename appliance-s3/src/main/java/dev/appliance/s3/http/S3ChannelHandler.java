@@ -203,14 +203,35 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
     private void refuseEarly(HttpRequest req, S3Exception e) {
         String requestId = services.ids().next();
         refuse(e, "/", requestId, req.method().name().equals("HEAD"), true);
-        logRefusal(e, req.method().name(), null, null, requestId, System.nanoTime());
+        logRefusal(e, req.method().name(), null, null, null, requestId, System.nanoTime());
     }
 
     /**
      * An access-log line for a request answered here, before any worker ran (when the log is on; it only queues).
      * Bucket and key only when the request was parsed; never its raw URI, whose query may hold a presigned signature.
      */
-    private void logRefusal(S3Exception e, String method, String bucket, String key, String requestId, long started) {
+    private void logRefusal(S3Exception e, String method, ParsedRequest parsed, String requestId, long started) {
+        String user = null;
+        if (parsed != null) {
+            // the key it claims, as the audit log names it: a key id this server does not know is cut short (a client
+            // that mixed up its key id and secret sends the secret there)
+            user = SigV4Verifier.isAnonymous(parsed.rawQuery(), parsed.headers())
+                    ? "anonymous"
+                    : services.verifier()
+                            .auditedKey(SigV4Verifier.claimedAccessKey(parsed.rawQuery(), parsed.headers()));
+        }
+        logRefusal(
+                e,
+                method,
+                user,
+                parsed == null ? null : parsed.bucket(),
+                parsed == null ? null : parsed.key(),
+                requestId,
+                started);
+    }
+
+    private void logRefusal(
+            S3Exception e, String method, String user, String bucket, String key, String requestId, long started) {
         AccessLog log = services.accessLog();
         if (!log.enabled()) {
             return;
@@ -218,7 +239,7 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
         log.record(new AccessLog.Entry(
                 Instant.now(),
                 sourceIp(ctx.channel().remoteAddress()),
-                null,
+                user,
                 method,
                 bucket,
                 key,
@@ -289,7 +310,7 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
             S3Exception e =
                     new S3Exception(S3ErrorCode.InvalidArgument, "The Content-Length header is not a valid number.");
             refuse(e, "/", requestId, head, true);
-            logRefusal(e, req.method().name(), null, null, requestId, started);
+            logRefusal(e, req.method().name(), null, requestId, started);
             return;
         }
         if (req.decoderResult().isFailure()) {
@@ -301,7 +322,7 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                             : S3ErrorCode.InvalidRequest;
             S3Exception e = new S3Exception(code, null, cause);
             refuse(e, "/", requestId, head, true);
-            logRefusal(e, req.method().name(), null, null, requestId, started);
+            logRefusal(e, req.method().name(), null, requestId, started);
             return;
         }
         String resource = req.uri();
@@ -397,13 +418,7 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
             releaseSlot();
             S3Exception answer = ErrorMapper.map(e);
             refuse(answer, resource, requestId, head, hasBody || !keepAlive);
-            logRefusal(
-                    answer,
-                    req.method().name(),
-                    parsed == null ? null : parsed.bucket(),
-                    parsed == null ? null : parsed.key(),
-                    requestId,
-                    started);
+            logRefusal(answer, req.method().name(), parsed, requestId, started);
         }
     }
 
@@ -651,7 +666,7 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                     "Your request head was not received completely within the timeout period.");
             String requestId = services.ids().next();
             refuse(e, "/", requestId, false, true);
-            logRefusal(e, null, null, null, requestId, System.nanoTime());
+            logRefusal(e, null, null, requestId, System.nanoTime());
             return;
         }
         ctx.fireUserEventTriggered(evt);
