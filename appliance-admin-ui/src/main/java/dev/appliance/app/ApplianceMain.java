@@ -3,12 +3,14 @@ package dev.appliance.app;
 import dev.appliance.app.cli.AlertsCommand;
 import dev.appliance.app.cli.CertsCommand;
 import dev.appliance.app.cli.HealCommand;
+import dev.appliance.app.cli.LoggingCommand;
 import dev.appliance.app.cli.ServerOptions;
 import dev.appliance.app.config.ApplianceProperties;
 import dev.appliance.app.console.ConsoleApplication;
 import dev.appliance.app.credentials.CredentialStore;
 import dev.appliance.app.credentials.IdentityKeys;
 import dev.appliance.app.credentials.RootCredentials;
+import dev.appliance.app.logging.ServiceLogging;
 import dev.appliance.app.metrics.ApplianceMetrics;
 import dev.appliance.app.metrics.TrafficHistory;
 import dev.appliance.core.StoreConfig;
@@ -20,6 +22,7 @@ import dev.appliance.core.identity.UserPolicies;
 import dev.appliance.core.policy.PolicySetCache;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.S3ServerConfig;
+import dev.appliance.s3.access.AccessLog;
 import dev.appliance.s3.auth.AccountCredentials;
 import dev.appliance.s3.auth.Authorizer;
 import dev.appliance.s3.auth.CredentialsProvider;
@@ -34,6 +37,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Command-line entry point: {@code appliance server [DRIVES...] [flags]}, {@code appliance certs generate ...},
@@ -48,6 +53,8 @@ import java.util.Optional;
  * the usage and exits with status 0.
  */
 public final class ApplianceMain {
+    /** The start banner, start failures and the stop ({@link ServiceLogging#BANNER}). */
+    private static final Logger LOG = LoggerFactory.getLogger(ServiceLogging.BANNER);
     /** Compiled policy sets kept (one per distinct combination of a user's policies and a bucket policy). */
     private static final int POLICY_SETS = 10_000;
 
@@ -56,6 +63,12 @@ public final class ApplianceMain {
     public static void main(String[] args) {
         // One line per log record (the engine logs through java.util.logging before Spring Boot starts).
         System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tFT%1$tT.%1$tLZ %4$s %3$s: %5$s%6$s%n");
+        // msgpack (the metadata codec) would reach for sun.misc.Unsafe, which the JVM warns about on stderr (and a
+        // later
+        // JDK refuses); its ByteBuffer implementation needs no Unsafe
+        if (System.getProperty("msgpack.universal-buffer") == null) {
+            System.setProperty("msgpack.universal-buffer", "true");
+        }
         PrintStream out = System.out;
         String help = helpFor(args);
         if (help != null) {
@@ -76,29 +89,48 @@ public final class ApplianceMain {
             System.exit(alerts(Arrays.asList(args).subList(1, args.length), System.getenv(), out, System.err));
             return;
         }
+        if (args.length > 0 && args[0].equals("logging")) {
+            System.exit(logging(Arrays.asList(args).subList(1, args.length), System.getenv(), out, System.err));
+            return;
+        }
         if (args.length == 0 || !args[0].equals("server")) {
             System.err.println(
                     args.length == 0
                             ? ServerOptions.USAGE
-                            : "unknown command '" + args[0] + "' (expected server, certs, heal or alerts)\n"
+                            : "unknown command '" + args[0] + "' (expected server, certs, heal, alerts or logging)\n"
                                     + ServerOptions.USAGE);
             System.exit(2);
         }
+        // Every line the server prints from here on is a log line with its time (docs/operations.md#logging)
+        ServiceLogging.configure(ServiceLogging.Settings.CONSOLE);
         ServerOptions options;
         try {
             options = ServerOptions.parse(
                     Arrays.asList(args).subList(1, args.length), System.getenv(), systemProperties());
         } catch (IllegalArgumentException e) {
-            System.err.println("appliance: " + e.getMessage());
+            LOG.error(e.getMessage());
             System.err.println(ServerOptions.USAGE);
             System.exit(2);
             return;
         }
         try {
-            run(options, System.getenv(), out);
+            logTo(options.properties().logging());
+            run(options, System.getenv());
         } catch (RuntimeException | java.io.IOException | InterruptedException e) {
-            System.err.println("appliance: cannot start: " + e.getMessage());
+            LOG.error("cannot start: " + e.getMessage());
+            ServiceLogging.stop(); // the log file's queue is written out before the exit
             System.exit(1);
+        }
+    }
+
+    /** Switches to the rotated log files when a log directory is set; standard output only otherwise. */
+    private static void logTo(ApplianceProperties.Logging logging) {
+        if (logging.dir() != null) {
+            ServiceLogging.configure(new ServiceLogging.Settings(
+                    logging.dir(),
+                    logging.maxFileSize().toBytes(),
+                    logging.maxFiles(),
+                    java.time.Duration.ofSeconds(1)));
         }
     }
 
@@ -124,8 +156,15 @@ public final class ApplianceMain {
             case "certs" -> CertsCommand.USAGE;
             case "heal" -> HealCommand.USAGE;
             case "alerts" -> AlertsCommand.USAGE;
+            case "logging" -> LoggingCommand.USAGE;
             default ->
-                String.join("\n", ServerOptions.USAGE, CertsCommand.USAGE, HealCommand.USAGE, AlertsCommand.USAGE);
+                String.join(
+                        "\n",
+                        ServerOptions.USAGE,
+                        CertsCommand.USAGE,
+                        HealCommand.USAGE,
+                        AlertsCommand.USAGE,
+                        LoggingCommand.USAGE);
         };
     }
 
@@ -162,6 +201,25 @@ public final class ApplianceMain {
             return 0;
         } catch (dev.appliance.app.cli.AdminClient.Unreachable e) {
             err.println("appliance alerts: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /** {@code appliance logging access-log [on|off]}: asks the running server; returns the exit status. */
+    static int logging(List<String> args, Map<String, String> env, PrintStream out, PrintStream err) {
+        LoggingCommand.Options options;
+        try {
+            options = LoggingCommand.parse(args, env);
+        } catch (IllegalArgumentException e) {
+            err.println("appliance logging: " + e.getMessage());
+            err.println(LoggingCommand.USAGE);
+            return 2;
+        }
+        try {
+            LoggingCommand.run(options, out);
+            return 0;
+        } catch (dev.appliance.app.cli.AdminClient.Unreachable e) {
+            err.println("appliance logging: " + e.getMessage());
             return 1;
         }
     }
@@ -214,8 +272,7 @@ public final class ApplianceMain {
                 m.sampleInterval(), m.trafficHistory(), m.capacityInterval(), m.capacityHistory(), m.forecastMinSpan());
     }
 
-    static void run(ServerOptions options, Map<String, String> env, PrintStream out)
-            throws java.io.IOException, InterruptedException {
+    static void run(ServerOptions options, Map<String, String> env) throws java.io.IOException, InterruptedException {
         // Everything that can refuse the start is checked before anything is written: the credentials from the
         // environment, the TLS files, both listening addresses, the drives and the config directory.
         Optional<RootCredentials> fromEnv = CredentialStore.fromEnvironment(env);
@@ -249,14 +306,14 @@ public final class ApplianceMain {
         ApplianceStore store = Stores.open(config);
         applyScannerOptions(store, options.scanner());
         var credentialStore = new CredentialStore(store.drives(), store.deploymentId(), configDir);
-        var creds = credentialStore.resolve(env, (c, again) -> showGenerated(c, again, out));
+        var creds = credentialStore.resolve(env, ApplianceMain::showGenerated);
         String accessKey = creds.credentials().accessKey();
         String secret = creds.credentials().secretKey();
         // Users' secrets on the drives are sealed under a key derived from the root secret, which is not on the drives
         try {
             store.identity().unlock(IdentityKeys.derive(secret, store.deploymentId()));
         } catch (dev.appliance.core.identity.IdentityException e) {
-            out.println("WARNING: " + e.getMessage() + "; IAM users cannot sign in, the root credential can");
+            LOG.warn(e.getMessage() + "; IAM users cannot sign in, the root credential can");
         }
         store.identity().reserveAccessKeyId(accessKey);
         // IAM users sign with their own keys; the root key is allowed everything, a user what its policies allow
@@ -284,7 +341,10 @@ public final class ApplianceMain {
                             domain,
                             S3ServerConfig.Limits.of(options.maxConnections(), options.maxRequests()),
                             options.timeouts()),
-                    metrics.s3());
+                    metrics.s3(),
+                    new AccessLog(
+                            ServiceLogging.accessWriter(),
+                            options.properties().logging().accessLog()));
         } catch (Exception e) { // Netty rethrows the bind failure (an IOException) undeclared
             store.close();
             throw cannotListen(options.address(), "--address", e);
@@ -310,6 +370,8 @@ public final class ApplianceMain {
                             console.close();
                             metrics.close();
                             store.close();
+                            LOG.info("stopped");
+                            ServiceLogging.stop(); // last: writes out the queued lines
                         },
                         "shutdown"));
         exitZeroOnSigterm();
@@ -318,50 +380,52 @@ public final class ApplianceMain {
             Runtime.getRuntime().halt(137); // tests: as a SIGKILL at the worst moment, credentials stored, no banner
         }
 
-        out.printf(
-                "Appliance %s: %d drive(s), %d erasure set(s) of %d, EC %d+%d%n",
+        LOG.info(String.format(
+                "Appliance %s: %d drive(s), %d erasure set(s) of %d, EC %d+%d",
                 store.deploymentId(),
                 drives.size(),
                 store.setCount(),
                 store.drivesPerSet(),
                 store.drivesPerSet() - store.parity(),
-                store.parity());
+                store.parity()));
         for (String w : store.startupWarnings()) {
-            out.println("WARNING: " + w);
+            LOG.warn(w);
         }
         if (!store.lifecycleDayLength().equals(java.time.Duration.ofDays(1))) {
-            out.println("WARNING: a lifecycle day lasts " + store.lifecycleDayLength()
+            LOG.warn("a lifecycle day lasts " + store.lifecycleDayLength()
                     + " (--lifecycle-day): lifecycle rules expire objects that much sooner; tests and demos only");
         }
         String host = options.address().host().isEmpty()
                 ? "127.0.0.1"
                 : options.address().host();
         String scheme = tls == null ? "http" : "https";
-        out.printf("S3 API:   %s://%s:%d%n", scheme, host, s3.port());
+        LOG.info(String.format("S3 API:   %s://%s:%d", scheme, host, s3.port()));
         if (tls == null) {
-            out.println("S3 TLS:   off, plain HTTP (lab mode; --certs-dir DIR enables TLS)");
+            LOG.info("S3 TLS:   off, plain HTTP (lab mode; --certs-dir DIR enables TLS)");
         } else {
-            out.printf(
-                    "S3 TLS:   on, certificate %s, valid until %s (%s)%n",
+            LOG.info(String.format(
+                    "S3 TLS:   on, certificate %s, valid until %s (%s)",
                     tls.certificate().getSubjectX500Principal().getName(),
                     tls.certificate().getNotAfter().toInstant(),
-                    options.certsDir().resolve(ServerTls.CERT_FILE));
+                    options.certsDir().resolve(ServerTls.CERT_FILE)));
             String warning = tls.validityWarning(java.time.Instant.now());
             if (warning != null) {
-                out.println("WARNING: " + warning);
+                LOG.warn(warning);
             }
         }
         if (domain != null) {
-            out.printf("S3 virtual-hosted style: bucket.%s%n", domain.toLowerCase(java.util.Locale.ROOT));
+            LOG.info("S3 virtual-hosted style: bucket." + domain.toLowerCase(java.util.Locale.ROOT));
         }
         // the console serves HTTPS with the S3 port's certificate when there is one (ConsoleApplication.tls)
-        out.printf("Console:  %s://%s:%d%n", scheme, host, console.port());
-        out.println("Root user: " + accessKey + " (credentials " + creds.source()
+        LOG.info(String.format("Console:  %s://%s:%d", scheme, host, console.port()));
+        LOG.info("Root user: " + accessKey + " (credentials " + creds.source()
                 + (creds.generated() ? ", the password is printed above" : "") + ")");
-        out.printf(
-                "Try: AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=... aws --endpoint-url %s://%s:%d s3 ls%n",
-                accessKey, scheme, host, s3.port());
-        out.flush();
+        LOG.info(String.format(
+                "Try: AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=... aws --endpoint-url %s://%s:%d s3 ls",
+                accessKey, scheme, host, s3.port()));
+        if (options.properties().logging().accessLog()) {
+            LOG.info("S3 access log: on (appliance.logging.access-log)");
+        }
         if (creds.generated()) {
             credentialStore.confirmShown(); // the start finished with them printed: later starts name the user only
         }
@@ -381,17 +445,20 @@ public final class ApplianceMain {
         }
     }
 
-    /** Printed before the credentials are stored, so that stored credentials were always shown. */
-    private static void showGenerated(RootCredentials c, boolean again, PrintStream out) {
-        out.println(
+    /**
+     * Printed before the credentials are stored, so that stored credentials were always shown; to standard output only
+     * (the journal under systemd), never into a log file ({@link ServiceLogging#SHOWN_ONCE}).
+     */
+    private static void showGenerated(RootCredentials c, boolean again) {
+        org.slf4j.Logger shown = LoggerFactory.getLogger(ServiceLogging.SHOWN_ONCE);
+        shown.info(
                 again
                         ? "Root credentials generated by an earlier start that did not finish, shown again until a"
                                 + " start finishes (kept encrypted; see docs/operations.md):"
                         : "Root credentials were generated and are shown this once (kept encrypted; see"
                                 + " docs/operations.md):");
-        out.println("  RootUser:     " + c.accessKey());
-        out.println("  RootPassword: " + c.secretKey());
-        out.flush();
+        shown.info("  RootUser:     " + c.accessKey());
+        shown.info("  RootPassword: " + c.secretKey());
     }
 
     /**

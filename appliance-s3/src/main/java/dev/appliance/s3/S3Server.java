@@ -3,6 +3,7 @@ package dev.appliance.s3;
 import static java.util.Objects.requireNonNull;
 
 import dev.appliance.core.ObjectStore;
+import dev.appliance.s3.access.AccessLog;
 import dev.appliance.s3.api.S3Dispatcher;
 import dev.appliance.s3.auth.SigV4Verifier;
 import dev.appliance.s3.http.HttpServer;
@@ -20,9 +21,11 @@ import java.time.Clock;
  */
 public final class S3Server implements AutoCloseable {
     private final HttpServer http;
+    private final AccessLog accessLog;
 
-    private S3Server(HttpServer http) {
+    private S3Server(HttpServer http, AccessLog accessLog) {
         this.http = http;
+        this.accessLog = accessLog;
     }
 
     /** Binds and returns once listening. */
@@ -33,7 +36,17 @@ public final class S3Server implements AutoCloseable {
     /** Binds and returns once listening; requests, bytes and authentication failures are told to {@code metrics}. */
     public static S3Server start(ObjectStore store, S3ServerConfig config, S3Metrics metrics)
             throws InterruptedException {
+        return start(store, config, metrics, new AccessLog(AccessLog.SYSTEM_LOGGER, false));
+    }
+
+    /**
+     * As above, offering each answered request to {@code accessLog} (which records it when switched on); the server
+     * owns it from here and closes it after the last request.
+     */
+    public static S3Server start(ObjectStore store, S3ServerConfig config, S3Metrics metrics, AccessLog accessLog)
+            throws InterruptedException {
         requireNonNull(store, "store");
+        requireNonNull(accessLog, "accessLog");
         requireNonNull(config, "config");
         SigV4Verifier verifier = new SigV4Verifier(config.credentials(), config.region(), Clock.systemUTC());
         // audited calls go to the engine's audit log when it keeps one (docs/audit.md)
@@ -49,12 +62,19 @@ public final class S3Server implements AutoCloseable {
                 config.timeouts().requestHead(),
                 config.timeouts().bodyRead(),
                 config.timeouts().idle());
-        return new S3Server(HttpServer.start(config.host(), config.port(), options, verifier, dispatcher, metrics));
+        return new S3Server(
+                HttpServer.start(config.host(), config.port(), options, verifier, dispatcher, metrics, accessLog),
+                accessLog);
     }
 
     /** Open connections, requests in flight and requests waiting for admission, now. */
     public HttpServer.Stats stats() {
         return http.stats();
+    }
+
+    /** The S3 access log, to switch on and off at run time. */
+    public AccessLog accessLog() {
+        return accessLog;
     }
 
     /** The port actually bound. */
@@ -66,6 +86,7 @@ public final class S3Server implements AutoCloseable {
     @Override
     public void close() {
         http.close();
+        accessLog.close(); // after the last request: its line is written too
     }
 
     /**

@@ -73,7 +73,7 @@ public record ServerOptions(
                                     [--scanner-interval DURATION] [--scanner-rate N]
                                     [--heal-sample-cycles N] [--deep-scan-interval DURATION]
                                     [--header-timeout DURATION] [--body-timeout DURATION]
-                                    [--idle-timeout DURATION] [--config FILE]
+                                    [--idle-timeout DURATION] [--log-dir DIR] [--config FILE]
               DRIVE              drive directories; {1...N} expands, e.g. /mnt/disk{1...8}
                                  (default: ./data/disk{1...4}, created if missing, EC 2+2)
               --address          S3 API address (default :9000)
@@ -95,6 +95,8 @@ public record ServerOptions(
               --header-timeout   time a client has to send a request's line and headers (default 30s)
               --body-timeout     silence allowed inside a request body before the request is cut (default 60s)
               --idle-timeout     an idle keep-alive connection is closed after this (default 5m)
+              --log-dir          log to DIR/appliance.log and DIR/access.log, rotated by size (default:
+                                 standard output only)
               --config           settings file, YAML (or .properties): appliance.* properties as listed in
                                  docs/operations.md; flags, -D properties and the environment override it
             environment: APPLIANCE_ROOT_USER, APPLIANCE_ROOT_PASSWORD set the root credentials (both or
@@ -161,7 +163,8 @@ public record ServerOptions(
             Map.entry("--deep-scan-interval", "appliance.scanner.deep-scan-interval"),
             Map.entry("--header-timeout", "appliance.s3.timeouts.header"),
             Map.entry("--body-timeout", "appliance.s3.timeouts.body"),
-            Map.entry("--idle-timeout", "appliance.s3.timeouts.idle"));
+            Map.entry("--idle-timeout", "appliance.s3.timeouts.idle"),
+            Map.entry("--log-dir", "appliance.logging.dir"));
 
     static final String ALLOW_ROOT_DRIVES = "--allow-root-drives";
     static final String CONFIG = "--config";

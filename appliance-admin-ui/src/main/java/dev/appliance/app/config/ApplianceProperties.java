@@ -3,6 +3,8 @@ package dev.appliance.app.config;
 import dev.appliance.app.cli.ServerOptions.HostPort;
 import dev.appliance.core.drive.DriveSettings;
 import jakarta.validation.Valid;
+import jakarta.validation.constraints.Max;
+import jakarta.validation.constraints.Min;
 import jakarta.validation.constraints.NotNull;
 import jakarta.validation.constraints.Positive;
 import jakarta.validation.constraints.PositiveOrZero;
@@ -12,6 +14,7 @@ import java.util.List;
 import org.hibernate.validator.constraints.time.DurationMin;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
+import org.springframework.util.unit.DataSize;
 import org.springframework.validation.annotation.Validated;
 
 /**
@@ -30,12 +33,14 @@ public record ApplianceProperties(
         @Valid @DefaultValue Scanner scanner,
         @Valid @DefaultValue Testing testing,
         @Valid @DefaultValue Metrics metrics,
-        @Valid @DefaultValue Health health) {
+        @Valid @DefaultValue Health health,
+        @Valid @DefaultValue Logging logging) {
 
     static final String POSITIVE_DURATION = "expected a positive duration such as 500ms, 10s, 5m, 24h or PT10S";
     static final String POSITIVE_NUMBER = "expected a positive number";
     static final String ZERO_OR_MORE = "expected 0 or a positive number";
     static final String ZERO_OR_MORE_DURATION = "expected 0 or a positive duration such as 500ms, 10s, 5m or PT10S";
+    static final String ONE_TO_TWENTY = "expected a number from 1 to 20";
     static final String AT_LEAST_A_SECOND = "expected a duration of at least 1s, such as 10s, 5m, 7d or PT10S";
 
     /**
@@ -204,6 +209,24 @@ public record ApplianceProperties(
     public record Health(
             @NotNull @DurationMin(seconds = 1, message = AT_LEAST_A_SECOND) @DefaultValue("5m")
             Duration checksInterval) {}
+
+    /**
+     * Where the server logs (docs/operations.md#logging).
+     *
+     * @param dir the directory of the rotated log files {@code appliance.log} and {@code access.log}
+     *     ({@code --log-dir}); null: everything goes to standard output (a checkout, or journald)
+     * @param accessLog whether the S3 access log (one line per request) is on at start; switched at run time by the
+     *     admin API, never persisted: a restart comes back to this
+     * @param maxFileSize a log file is rotated when it grows past this
+     * @param maxFiles rotated files kept of each log, compressed (the oldest is deleted), 1 to 20
+     */
+    public record Logging(
+            Path dir,
+            boolean accessLog,
+            @NotNull @DefaultValue("100MB") DataSize maxFileSize,
+
+            @Min(value = 1, message = ONE_TO_TWENTY) @Max(value = 20, message = ONE_TO_TWENTY) @DefaultValue("10")
+            int maxFiles) {}
 
     /**
      * Test-only switches (docs/testing.md); a production appliance leaves them off.

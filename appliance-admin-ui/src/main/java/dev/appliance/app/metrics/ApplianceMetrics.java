@@ -124,6 +124,14 @@ public final class ApplianceMetrics implements AutoCloseable {
         Gauge.builder("appliance.s3.requests.waiting", server, s -> s.stats().waiting())
                 .description("S3 requests waiting for admission (the request queue)")
                 .register(registry);
+        FunctionCounter.builder("appliance.s3.access.log.lines", server, s -> s.accessLog()
+                        .written())
+                .description("S3 access log lines written")
+                .register(registry);
+        FunctionCounter.builder("appliance.s3.access.log.dropped", server, s -> s.accessLog()
+                        .dropped())
+                .description("S3 access log lines dropped because the writer fell behind")
+                .register(registry);
     }
 
     /**

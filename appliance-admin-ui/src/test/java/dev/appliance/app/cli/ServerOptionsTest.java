@@ -54,6 +54,34 @@ class ServerOptionsTest {
     }
 
     @Test
+    void logging_aDirectoryByFlagOrVariable_offAndStandardOutputByDefault() {
+        var defaults = ServerOptions.parse(List.of()).properties().logging();
+        assertThat(defaults.dir()).isNull();
+        assertThat(defaults.accessLog()).isFalse();
+        assertThat(defaults.maxFileSize().toMegabytes()).isEqualTo(100);
+        assertThat(defaults.maxFiles()).isEqualTo(10);
+        var flag = ServerOptions.parse(List.of("--log-dir", "/var/log/appliance"))
+                .properties()
+                .logging();
+        assertThat(flag.dir()).isEqualTo(java.nio.file.Path.of("/var/log/appliance"));
+        var env = ServerOptions.parse(
+                        List.of(),
+                        java.util.Map.of(
+                                "APPLIANCE_LOGGING_DIR", "/srv/logs",
+                                "APPLIANCE_LOGGING_ACCESS_LOG", "true",
+                                "APPLIANCE_LOGGING_MAX_FILE_SIZE", "10MB"),
+                        java.util.Map.of())
+                .properties()
+                .logging();
+        assertThat(env.dir()).isEqualTo(java.nio.file.Path.of("/srv/logs"));
+        assertThat(env.accessLog()).isTrue();
+        assertThat(env.maxFileSize().toMegabytes()).isEqualTo(10);
+        assertThatThrownBy(() -> ServerOptions.parse(
+                        List.of(), java.util.Map.of("APPLIANCE_LOGGING_MAX_FILES", "0"), java.util.Map.of()))
+                .hasMessageContaining("APPLIANCE_LOGGING_MAX_FILES '0': expected a number from 1 to 20");
+    }
+
+    @Test
     void badValues_areNamedInTheMessage() {
         assertThatThrownBy(() -> ServerOptions.parse(List.of("--address", "9000")))
                 .hasMessageContaining("--address '9000'");

@@ -60,12 +60,13 @@ class ConsolePathSpellingTest {
     private static final String TOKEN_BODY =
             "{\"name\":\"x\",\"policyArns\":[\"arn:aws:iam::aws:policy/readonly\"],\"expiresInDays\":1}";
 
-    /** Valid input for the bucket resource's routes whose body BODY is not (BucketsController). */
+    /** Valid input for the routes whose body BODY is not (BucketsController, the access log's switch). */
     private static final Map<String, String> BUCKET_BODIES = Map.of(
             "POST /api/v1/admin/buckets", "{\"name\":\"made-by-the-spelling-test\"}",
             "PUT /api/v1/admin/buckets/bkt/versioning", "{\"status\":\"Enabled\"}",
             "PUT /api/v1/admin/buckets/bkt/object-lock", "{}",
             "POST /api/v1/admin/heal/buckets", "{\"bucket\":\"bkt\"}",
+            "PUT /api/v1/admin/logging/access-log", "{\"enabled\":false}",
             "PUT /api/v1/admin/buckets/bkt/lifecycle",
                     "{\"rules\":[{\"id\":\"r\",\"status\":\"Enabled\",\"expiration\":{\"days\":1}}]}",
             "POST /api/v1/admin/buckets/bkt/lifecycle/preview",

@@ -60,6 +60,10 @@ public enum AdminAction {
     GET_HEALTH_CHECKS("GetHealthChecks", true, false),
     /** Runs the health checks now (drive I/O, alerts raised or cleared). */
     RUN_HEALTH_CHECKS("RunHealthChecks", false, false),
+    /** Whether the S3 access log is on, and its counts. */
+    GET_LOGGING("GetLogging", true, false),
+    /** Switches the S3 access log on or off. */
+    UPDATE_LOGGING("UpdateLogging", false, false),
     /** A lifecycle dry run: reads the bucket's versions, changes nothing (an auditor may preview). */
     PREVIEW_LIFECYCLE("GetLifecyclePreview", true, false);
 

@@ -1,5 +1,6 @@
 package dev.appliance.s3.http;
 
+import dev.appliance.s3.access.AccessLog;
 import dev.appliance.s3.api.S3Dispatcher;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.api.S3Response;
@@ -39,6 +40,10 @@ final class Exchange implements Runnable {
     volatile boolean requestBodyDone;
     /** The response went out before the body ended: closing the connection is the handler's (after lingering). */
     volatile boolean closeLeftToHandler;
+    /** Request body bytes received so far; written by the event loop only. */
+    volatile long bytesIn;
+    /** Response body bytes handed to the connection (set by {@link #send}). */
+    private long bytesOut;
 
     Exchange(
             S3ChannelHandler handler,
@@ -79,7 +84,35 @@ final class Exchange implements Runnable {
         }
         boolean close = send(response);
         channel.eventLoop().execute(() -> handler.exchangeDone(this, close));
-        recordMetrics(response.status(), failure != null ? failure : response.refusal());
+        S3Exception error = failure != null ? failure : response.refusal();
+        recordMetrics(response.status(), error);
+        logAccess(response.status(), error);
+    }
+
+    /** One access-log line when the log is on (it only queues the line); after the connection was handed back. */
+    private void logAccess(int status, S3Exception error) {
+        AccessLog log = services.accessLog();
+        if (!log.enabled()) {
+            return;
+        }
+        String user = refused != null
+                ? refused.claimedKey() // unverified, as the audit log records it: which client signs wrongly
+                : request.auth().isAnonymous()
+                        ? "anonymous"
+                        : request.auth().accessKey(); // empty for a form upload: its key is in the body
+        log.record(new AccessLog.Entry(
+                java.time.Instant.now(),
+                request.sourceIp(),
+                user,
+                request.method(),
+                request.bucket(),
+                request.key(),
+                status,
+                bytesIn,
+                bytesOut,
+                System.nanoTime() - startedNanos,
+                request.requestId(),
+                error != null ? error.code().name() : null));
     }
 
     /** Tells the metrics, after the connection was handed back: a slow recorder cannot hold the slot. */
@@ -126,16 +159,21 @@ final class Exchange implements Runnable {
         S3Response.StreamingBody streaming = response.streaming();
         try {
             if (streaming == null || request.method().equals("HEAD")) {
-                ChannelFuture f = channel.writeAndFlush(Responses.full(channel.alloc(), response, id, hostId, !close));
+                var full = Responses.full(channel.alloc(), response, id, hostId, !close);
+                bytesOut = full.content().readableBytes();
+                ChannelFuture f = channel.writeAndFlush(full);
                 if (close && !bodyPending) {
                     f.addListener(ChannelFutureListener.CLOSE);
                 }
                 return close;
             }
             channel.write(Responses.streamingHead(response, id, hostId, !close));
+            ChannelOutputStream out = new ChannelOutputStream(channel, handler.gate());
             try {
-                streaming.writeTo(new ChannelOutputStream(channel, handler.gate()));
+                streaming.writeTo(out);
+                bytesOut = out.written();
             } catch (IOException | RuntimeException e) {
+                bytesOut = out.written();
                 // the status line is gone: all that is left is to cut the connection short
                 LOG.log(System.Logger.Level.DEBUG, "response body of " + id + " aborted", e);
                 channel.close();

@@ -2,6 +2,7 @@ package dev.appliance.s3.http;
 
 import static java.util.Objects.requireNonNull;
 
+import dev.appliance.s3.access.AccessLog;
 import dev.appliance.s3.api.S3Dispatcher;
 import dev.appliance.s3.auth.SigV4Verifier;
 import dev.appliance.s3.metrics.S3Metrics;
@@ -54,7 +55,24 @@ public final class HttpServer implements AutoCloseable {
             String domain,
             Admission admission,
             Duration bodyReadTimeout,
-            S3Metrics metrics) {}
+            S3Metrics metrics,
+            AccessLog accessLog) {
+        /** Without an access log (one that stays off). */
+        Services(
+                SigV4Verifier verifier,
+                S3Dispatcher dispatcher,
+                ExecutorService workers,
+                RequestIds ids,
+                String domain,
+                Admission admission,
+                Duration bodyReadTimeout,
+                S3Metrics metrics) {
+            this(verifier, dispatcher, workers, ids, domain, admission, bodyReadTimeout, metrics, OFF);
+        }
+    }
+
+    /** An access log never switched on. */
+    private static final AccessLog OFF = new AccessLog(AccessLog.SYSTEM_LOGGER, false);
 
     /**
      * Transport options.
@@ -168,7 +186,21 @@ public final class HttpServer implements AutoCloseable {
     public static HttpServer start(
             String host, int port, Options options, SigV4Verifier verifier, S3Dispatcher dispatcher, S3Metrics metrics)
             throws InterruptedException {
+        return start(host, port, options, verifier, dispatcher, metrics, OFF);
+    }
+
+    /** As above; each answered request is offered to {@code accessLog} (which records it when on). */
+    public static HttpServer start(
+            String host,
+            int port,
+            Options options,
+            SigV4Verifier verifier,
+            S3Dispatcher dispatcher,
+            S3Metrics metrics,
+            AccessLog accessLog)
+            throws InterruptedException {
         requireNonNull(host, "host");
+        requireNonNull(accessLog, "accessLog");
         requireNonNull(metrics, "metrics");
         requireNonNull(options, "options");
         boolean epoll = Epoll.isAvailable();
@@ -188,7 +220,8 @@ public final class HttpServer implements AutoCloseable {
                 options.domain(),
                 admission,
                 options.bodyReadTimeout(),
-                metrics);
+                metrics,
+                accessLog);
         long headNanos = options.requestHeadTimeout().toNanos();
         long idleNanos = options.idleTimeout().toNanos();
         SslContext ssl = options.ssl();

@@ -1,5 +1,6 @@
 package dev.appliance.s3.http;
 
+import dev.appliance.s3.access.AccessLog;
 import dev.appliance.s3.api.S3Dispatcher;
 import dev.appliance.s3.api.S3Request;
 import dev.appliance.s3.api.S3Response;
@@ -186,6 +187,7 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             Exchange ex = current;
+            ex.bytesIn += content.content().readableBytes(); // only this event loop writes it
             bodyProgressNanos = System.nanoTime();
             if (ex.body.offer(content.content())) {
                 bodyPaused = true;
@@ -215,6 +217,52 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
     private void refuseEarly(HttpRequest req, S3Exception e) {
         String requestId = services.ids().next();
         refuse(e, "/", requestId, req.method().name().equals("HEAD"), true);
+        logRefusal(e, req.method().name(), null, null, null, requestId, System.nanoTime());
+    }
+
+    /**
+     * An access-log line for a request answered here, before any worker ran (when the log is on; it only queues).
+     * Bucket and key only when the request was parsed; never its raw URI, whose query may hold a presigned signature.
+     */
+    private void logRefusal(S3Exception e, String method, ParsedRequest parsed, String requestId, long started) {
+        String user = null;
+        if (parsed != null) {
+            // the key it claims, as the audit log names it: a key id this server does not know is cut short (a client
+            // that mixed up its key id and secret sends the secret there)
+            user = SigV4Verifier.isAnonymous(parsed.rawQuery(), parsed.headers())
+                    ? "anonymous"
+                    : services.verifier()
+                            .auditedKey(SigV4Verifier.claimedAccessKey(parsed.rawQuery(), parsed.headers()));
+        }
+        logRefusal(
+                e,
+                method,
+                user,
+                parsed == null ? null : parsed.bucket(),
+                parsed == null ? null : parsed.key(),
+                requestId,
+                started);
+    }
+
+    private void logRefusal(
+            S3Exception e, String method, String user, String bucket, String key, String requestId, long started) {
+        AccessLog log = services.accessLog();
+        if (!log.enabled()) {
+            return;
+        }
+        log.record(new AccessLog.Entry(
+                Instant.now(),
+                sourceIp(ctx.channel().remoteAddress()),
+                user,
+                method,
+                bucket,
+                key,
+                e.code().status(),
+                0,
+                0,
+                System.nanoTime() - started,
+                requestId,
+                e.code().name()));
     }
 
     /** Event loop: an admission slot may be free. */
@@ -273,12 +321,10 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
         boolean hasBody = HttpUtil.isTransferEncodingChunked(req) || contentLength > 0;
         if (contentLength == MALFORMED_LENGTH) {
             // the body's framing is unknown: answer, then close
-            refuse(
-                    new S3Exception(S3ErrorCode.InvalidArgument, "The Content-Length header is not a valid number."),
-                    "/",
-                    requestId,
-                    head,
-                    true);
+            S3Exception e =
+                    new S3Exception(S3ErrorCode.InvalidArgument, "The Content-Length header is not a valid number.");
+            refuse(e, "/", requestId, head, true);
+            logRefusal(e, req.method().name(), null, requestId, started);
             return;
         }
         if (req.decoderResult().isFailure()) {
@@ -288,12 +334,16 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                     : cause instanceof TooLongHttpLineException || cause instanceof TooLongFrameException
                             ? S3ErrorCode.InvalidURI
                             : S3ErrorCode.InvalidRequest;
-            refuse(new S3Exception(code, null, cause), "/", requestId, head, true);
+            S3Exception e = new S3Exception(code, null, cause);
+            refuse(e, "/", requestId, head, true);
+            logRefusal(e, req.method().name(), null, requestId, started);
             return;
         }
         String resource = req.uri();
+        ParsedRequest parsed = null;
         try {
             ParsedRequest p = ParsedRequest.parse(req, services.domain());
+            parsed = p;
             resource = p.resource();
             if (HealthProbes.addresses(p.bucket())) {
                 answerProbe(p, requestId, head, hasBody || !keepAlive);
@@ -385,7 +435,9 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
         } catch (RuntimeException e) {
             current = null;
             releaseSlot();
-            refuse(ErrorMapper.map(e), resource, requestId, head, hasBody || !keepAlive);
+            S3Exception answer = ErrorMapper.map(e);
+            refuse(answer, resource, requestId, head, hasBody || !keepAlive);
+            logRefusal(answer, req.method().name(), parsed, requestId, started);
         }
     }
 
@@ -628,14 +680,12 @@ final class S3ChannelHandler extends ChannelInboundHandlerAdapter {
                 headTimer.rearm(); // the head waits behind an earlier request of this connection
                 return;
             }
-            refuse(
-                    new S3Exception(
-                            S3ErrorCode.RequestTimeout,
-                            "Your request head was not received completely within the timeout period."),
-                    "/",
-                    services.ids().next(),
-                    false,
-                    true);
+            S3Exception e = new S3Exception(
+                    S3ErrorCode.RequestTimeout,
+                    "Your request head was not received completely within the timeout period.");
+            String requestId = services.ids().next();
+            refuse(e, "/", requestId, false, true);
+            logRefusal(e, null, null, requestId, System.nanoTime());
             return;
         }
         ctx.fireUserEventTriggered(evt);

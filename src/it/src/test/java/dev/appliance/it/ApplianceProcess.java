@@ -41,11 +41,12 @@ public final class ApplianceProcess implements AutoCloseable {
 
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
     private static final Duration STOP_GRACE = Duration.ofSeconds(10);
-    private static final Pattern S3_LINE = Pattern.compile("(?m)^S3 API:\\s+(https?://\\S+)\\s*$");
-    private static final Pattern CONSOLE_LINE = Pattern.compile("(?m)^Console:\\s+(https?://\\S+)\\s*$");
-    private static final Pattern ROOT_USER_LINE = Pattern.compile("(?m)^  RootUser:\\s+(\\S+)\\s*$");
-    private static final Pattern ROOT_PASSWORD_LINE = Pattern.compile("(?m)^  RootPassword:\\s+(\\S+)\\s*$");
-    private static final Pattern STORED_USER_LINE = Pattern.compile("(?m)^Root user: (\\S+) \\(credentials ");
+    // the banner's lines are log lines: "<time> INFO  appliance: S3 API:   http://..." (docs/operations.md#logging)
+    private static final Pattern S3_LINE = Pattern.compile("(?m): S3 API:\\s+(https?://\\S+)\\s*$");
+    private static final Pattern CONSOLE_LINE = Pattern.compile("(?m): Console:\\s+(https?://\\S+)\\s*$");
+    private static final Pattern ROOT_USER_LINE = Pattern.compile("(?m):   RootUser:\\s+(\\S+)\\s*$");
+    private static final Pattern ROOT_PASSWORD_LINE = Pattern.compile("(?m):   RootPassword:\\s+(\\S+)\\s*$");
+    private static final Pattern STORED_USER_LINE = Pattern.compile("(?m): Root user: (\\S+) \\(credentials ");
 
     /** Every instance created in this JVM, for {@link DumpLogsOnFailure} and the shutdown hook. */
     static final List<ApplianceProcess> INSTANCES = new CopyOnWriteArrayList<>();

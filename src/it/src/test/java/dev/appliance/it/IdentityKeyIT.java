@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * identity file is written here from the documented format only (docs/formats/identity.md), not with the engine's code.
  */
 class IdentityKeyIT {
-    private static final Pattern DEPLOYMENT = Pattern.compile("(?m)^Appliance ([0-9a-f-]{36}):");
+    private static final Pattern DEPLOYMENT = Pattern.compile("(?m): Appliance ([0-9a-f-]{36}):");
     private static final String WARNING = "does not open with the given identity key";
 
     @RegisterExtension
@@ -62,7 +62,10 @@ class IdentityKeyIT {
         try (ApplianceProcess app =
                 LOGS.watch(ApplianceProcess.withRootCredentials(work, "rootadmin", "second-root-password-2"))) {
             app.start();
-            assertThat(app.stdout()).contains("WARNING: ").contains(WARNING).contains("IAM users cannot sign in");
+            assertThat(app.stdout())
+                    .contains(" WARN  appliance: ")
+                    .contains(WARNING)
+                    .contains("IAM users cannot sign in");
             assertThat(app.client().listBuckets().buckets()).isEmpty(); // the root credential still works
         }
         for (int i = 1; i <= ApplianceProcess.DRIVES; i++) {

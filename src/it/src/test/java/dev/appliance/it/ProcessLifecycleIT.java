@@ -82,6 +82,26 @@ class ProcessLifecycleIT {
                 .containsExactlyInAnyOrderElementsOf(OBJECTS.keySet());
     }
 
+    /**
+     * What the operator sees of a running server (docs/operations.md#logging): every line a log line starting with its
+     * UTC time, no terminal escape code, and no JVM notice (the incubator module the codec uses is announced by the JVM
+     * at every start; the launcher drops exactly that line).
+     */
+    private static void assertOperatorView(String output) {
+        // the launcher's own notice when it builds first (sources newer than the jar) comes before the server runs
+        assertThat(output.lines()
+                        .filter(l -> !l.startsWith("appliance: building"))
+                        .toList())
+                .as("the server's output:%n%s", output)
+                .isNotEmpty()
+                .allSatisfy(line -> assertThat(line)
+                        .matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z (INFO |WARN |ERROR) \\S+: .*"));
+        assertThat(output)
+                .doesNotContain("\u001b")
+                .doesNotContain("WARNING: Using incubator modules")
+                .doesNotContain("sun.misc.Unsafe");
+    }
+
     private static int occurrences(String text, String needle) {
         return text.split(Pattern.quote(needle), -1).length - 1;
     }
@@ -89,8 +109,15 @@ class ProcessLifecycleIT {
     @Test
     @Order(1)
     void firstStartGeneratesCredentialsPrintsThemOnceAndTheyWork() throws Exception {
+        // through the repository's launcher, as an operator starts it: ./appliance server
+        Path launcher = Path.of(System.getProperty("appliance.jar"))
+                .getParent()
+                .getParent()
+                .getParent()
+                .resolve("appliance");
         appliance = LOGS.watch(ApplianceProcess.withGeneratedCredentials(tmp.resolve("appliance"))
                         .withEnv("APPLIANCE_METRICS_TOKEN", METRICS_TOKEN))
+                .withLauncher(launcher)
                 .start();
         String out = appliance.stdout();
         accessKey = appliance.accessKey();
@@ -133,6 +160,8 @@ class ProcessLifecycleIT {
             assertThat(s3.listBuckets().buckets()).extracting(Bucket::name).contains(BUCKET);
             assertObjectsIntact(s3);
         }
+        // after the start and the first writes and reads (a library's JVM warning would show at first use)
+        assertOperatorView(appliance.stdout() + appliance.stderr());
     }
 
     @Test
@@ -599,7 +628,7 @@ class ProcessLifecycleIT {
                 .as("the credentials were stored before the kill")
                 .isRegularFile();
         java.util.regex.Matcher printed =
-                Pattern.compile("(?m)^  RootPassword:\\s+(\\S+)\\s*$").matcher(killed.stdout());
+                Pattern.compile("(?m):   RootPassword:\\s+(\\S+)\\s*$").matcher(killed.stdout());
         assertThat(printed.find())
                 .as("the generated password was printed before it was stored:%n%s", killed.stdout())
                 .isTrue();
