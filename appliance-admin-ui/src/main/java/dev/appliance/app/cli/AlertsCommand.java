@@ -2,7 +2,6 @@ package dev.appliance.app.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -37,40 +36,16 @@ public final class AlertsCommand {
         String[] ack = {null};
         boolean[] acking = {false};
         boolean[] all = {false};
-        boolean[] json = {false};
-        String[] console = {AdminClient.DEFAULT_CONSOLE};
-        String[] user = {null};
-        String[] password = {null};
-        Path[] cacert = {null};
-        Arguments.walk(
-                args,
-                Set.of("--console", "--user", "--password", "--cacert"),
-                Set.of("--json", "--all"),
-                new Arguments.Visitor() {
-                    @Override
-                    public void option(String flag, String value) {
-                        switch (flag) {
-                            case "--console" -> console[0] = value;
-                            case "--user" -> user[0] = value;
-                            case "--password" -> password[0] = value;
-                            case "--cacert" -> cacert[0] = Path.of(value);
-                            case "--all" -> all[0] = true;
-                            default -> json[0] = true;
-                        }
-                    }
-
-                    @Override
-                    public void positional(String arg) {
-                        if (!acking[0] && ack[0] == null && arg.equals("ack")) {
-                            acking[0] = true;
-                        } else if (acking[0] && ack[0] == null) {
-                            ack[0] = arg;
-                        } else {
-                            throw new IllegalArgumentException("unexpected argument '" + arg + "'"
-                                    + (acking[0] ? "" : " (expected 'ack ID' or options)"));
-                        }
-                    }
-                });
+        ConsoleFlags flags = ConsoleFlags.walk(args, Set.of("--all"), sw -> all[0] = true, arg -> {
+            if (!acking[0] && ack[0] == null && arg.equals("ack")) {
+                acking[0] = true;
+            } else if (acking[0] && ack[0] == null) {
+                ack[0] = arg;
+            } else {
+                throw new IllegalArgumentException(
+                        "unexpected argument '" + arg + "'" + (acking[0] ? "" : " (expected 'ack ID' or options)"));
+            }
+        });
         if (acking[0] && ack[0] == null) {
             throw new IllegalArgumentException(
                     "ack: missing the alert ID (as listed by 'appliance alerts', CODE:bucket or CODE:check)");
@@ -83,13 +58,7 @@ public final class AlertsCommand {
         if (ack[0] != null && all[0]) {
             throw new IllegalArgumentException("--all lists alerts; it does not go with ack");
         }
-        String[] creds = AdminClient.credentials(user[0], password[0], env);
-        return new Options(
-                ack[0],
-                all[0],
-                json[0],
-                new AdminClient(
-                        AdminClient.consoleUri(console[0]), creds[0], creds[1], AdminClient.trusting(cacert[0])));
+        return new Options(ack[0], all[0], flags.json(), flags.client(env));
     }
 
     /** Lists or acknowledges and prints; returns the server's JSON answer. */

@@ -65,35 +65,12 @@ public final class HealCommand {
         }
         boolean start = args.getFirst().equals("start");
         List<String> target = new java.util.ArrayList<>();
-        boolean[] json = {false};
-        String[] console = {AdminClient.DEFAULT_CONSOLE};
-        String[] user = {env.get("APPLIANCE_ROOT_USER")};
-        String[] password = {env.get("APPLIANCE_ROOT_PASSWORD")};
-        Path[] cacert = {null};
-        Arguments.walk(
-                args.subList(1, args.size()),
-                Set.of("--console", "--user", "--password", "--cacert"),
-                Set.of("--json"),
-                new Arguments.Visitor() {
-                    @Override
-                    public void option(String flag, String value) {
-                        switch (flag) {
-                            case "--console" -> console[0] = value;
-                            case "--user" -> user[0] = value;
-                            case "--password" -> password[0] = value;
-                            case "--cacert" -> cacert[0] = Path.of(value);
-                            default -> json[0] = true;
-                        }
-                    }
-
-                    @Override
-                    public void positional(String arg) {
-                        if (!start || !target.isEmpty()) {
-                            throw new IllegalArgumentException("unexpected argument '" + arg + "'");
-                        }
-                        target.add(arg);
-                    }
-                });
+        ConsoleFlags flags = ConsoleFlags.walk(args.subList(1, args.size()), Set.of(), sw -> {}, arg -> {
+            if (!start || !target.isEmpty()) {
+                throw new IllegalArgumentException("unexpected argument '" + arg + "'");
+            }
+            target.add(arg);
+        });
         String bucket = null;
         String prefix = null;
         if (start) {
@@ -108,10 +85,10 @@ public final class HealCommand {
             bucket = slash < 0 ? t : t.substring(0, slash);
             prefix = slash < 0 ? "" : t.substring(slash + 1);
         }
-        String[] credentials = AdminClient.credentials(user[0], password[0], Map.of());
-        AdminClient.trusting(cacert[0]); // a bad --cacert is a usage error (status 2), found before any request
+        String[] credentials = flags.credentials(env);
+        AdminClient.trusting(flags.cacert()); // a bad --cacert is a usage error (status 2), found before any request
         return new Options(
-                json[0], AdminClient.consoleUri(console[0]), credentials[0], credentials[1], cacert[0], bucket, prefix);
+                flags.json(), flags.consoleUri(), credentials[0], credentials[1], flags.cacert(), bucket, prefix);
     }
 
     /** Fetches the drives' heal status and prints it; the JSON answer is returned for callers that want figures. */

@@ -2,7 +2,6 @@ package dev.appliance.app.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -35,32 +34,7 @@ public final class LoggingCommand {
 
     public static Options parse(List<String> args, Map<String, String> env) {
         List<String> words = new ArrayList<>();
-        boolean[] json = {false};
-        String[] console = {AdminClient.DEFAULT_CONSOLE};
-        String[] user = {null};
-        String[] password = {null};
-        Path[] cacert = {null};
-        Arguments.walk(
-                args,
-                Set.of("--console", "--user", "--password", "--cacert"),
-                Set.of("--json"),
-                new Arguments.Visitor() {
-                    @Override
-                    public void option(String flag, String value) {
-                        switch (flag) {
-                            case "--console" -> console[0] = value;
-                            case "--user" -> user[0] = value;
-                            case "--password" -> password[0] = value;
-                            case "--cacert" -> cacert[0] = Path.of(value);
-                            default -> json[0] = true;
-                        }
-                    }
-
-                    @Override
-                    public void positional(String arg) {
-                        words.add(arg);
-                    }
-                });
+        ConsoleFlags flags = ConsoleFlags.walk(args, Set.of(), sw -> {}, words::add);
         if (words.isEmpty() || !words.getFirst().equals("access-log")) {
             throw new IllegalArgumentException(
                     words.isEmpty()
@@ -78,12 +52,7 @@ public final class LoggingCommand {
                 default -> throw new IllegalArgumentException("'" + words.get(1) + "': expected on or off");
             };
         }
-        String[] creds = AdminClient.credentials(user[0], password[0], env);
-        return new Options(
-                enable,
-                json[0],
-                new AdminClient(
-                        AdminClient.consoleUri(console[0]), creds[0], creds[1], AdminClient.trusting(cacert[0])));
+        return new Options(enable, flags.json(), flags.client(env));
     }
 
     /** Shows or switches, and prints the state; returns the server's JSON answer. */
