@@ -3,9 +3,6 @@ package dev.appliance.installer.tune;
 import dev.appliance.installer.check.SysctlRule;
 import dev.appliance.installer.system.SystemView;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,11 +52,7 @@ public final class TunedProfile {
 
     /** The profile on the host now; empty when there is none. */
     public static List<String> current(SystemView view) throws IOException {
-        try {
-            return Files.readAllLines(view.file(FILE), StandardCharsets.UTF_8);
-        } catch (NoSuchFileException e) {
-            return List.of();
-        }
+        return WholeFile.lines(view.file(FILE));
     }
 
     public static List<String> diff(SystemView view) throws IOException {

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -14,6 +15,15 @@ import java.util.List;
 /** A configuration file replaced whole or not at all. */
 final class WholeFile {
     private WholeFile() {}
+
+    /** The file's lines; empty when there is no such file. */
+    static List<String> lines(Path file) throws IOException {
+        try {
+            return Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            return List.of();
+        }
+    }
 
     /**
      * A temporary file beside the target, forced to disk, mode 0644, renamed over it, the directory forced: a crash
