@@ -32,7 +32,7 @@ function report(r) {
   const preflight = r.checks.filter(c => c.source === 'preflight');
   return h('div', {id: 'checks-report', 'data-result': r.result},
     h('p', {id: 'checks-summary'},
-      'Checked ', h('time', {datetime: r.checkedAt, id: 'checks-time'}, time(r.checkedAt)), ': ',
+      'Checked ', h('time', {datetime: r.checkedAt, id: 'checks-time'}, time(r.checkedAt)), ' (preflight rules ', h('time', {datetime: r.preflightCheckedAt, id: 'checks-preflight-time'}, time(r.preflightCheckedAt)), '): ',
       h('span', {class: 'pill ' + RESULT_CLASS[r.result], id: 'checks-result'}, r.result), ' · ',
       count(by('fail')) + ' failed, ' + count(by('warn')) + ' warnings, ' + count(by('pass')) + ' passed.'),
     table('checks-runtime', 'Runtime: drives, erasure sets and the retention clock, as the engine sees them', runtime),

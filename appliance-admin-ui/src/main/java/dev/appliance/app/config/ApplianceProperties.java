@@ -203,12 +203,18 @@ public record ApplianceProperties(
      * The health checks the appliance runs itself: the installer's cheap preflight rules against its own drives, and
      * the drives' and the retention clock's state (docs/operations.md, "Health checks").
      *
-     * @param checksInterval how often they run (the first run is at start); their results feed {@code GET
-     *     /api/v1/health/checks}, the console's System checks page, the health alerts and metrics
+     * @param checksInterval how often the installer's preflight rules run (they read /proc and /sys and run smartctl
+     *     per disk; the first run is at start); their results feed {@code GET /api/v1/health/checks}, the console's
+     *     System checks page, the health alerts and metrics
+     * @param driveChecksInterval how often the runtime checks run: each drive's state, errors and latency over the
+     *     interval, each set's quorum and the retention clock (in memory, cheap); their results feed the same
      */
     public record Health(
             @NotNull @DurationMin(seconds = 1, message = AT_LEAST_A_SECOND) @DefaultValue("5m")
-            Duration checksInterval) {}
+            Duration checksInterval,
+
+            @NotNull @DurationMin(seconds = 1, message = AT_LEAST_A_SECOND) @DefaultValue("30s")
+            Duration driveChecksInterval) {}
 
     /**
      * Where the server logs (docs/operations.md#logging).

@@ -30,14 +30,18 @@ class HealthChecksController {
     /**
      * A run of the health checks.
      *
-     * @param checkedAt when it ran, ISO-8601
+     * @param checkedAt when the runtime checks last ran (every {@code appliance.health.drive-checks-interval}),
+     *     ISO-8601
+     * @param preflightCheckedAt when the preflight rules last ran (every {@code appliance.health.checks-interval}),
+     *     ISO-8601
      * @param result the worst result: {@code pass}, {@code warn} or {@code fail}
      * @param checks every check, preflight rules first, then the runtime checks
      */
-    record ChecksView(String checkedAt, String result, List<CheckView> checks) {
+    record ChecksView(String checkedAt, String preflightCheckedAt, String result, List<CheckView> checks) {
         static ChecksView of(HealthChecks.Report r) {
             return new ChecksView(
                     r.checkedAt().toString(),
+                    r.preflightCheckedAt().toString(),
                     r.result().label(),
                     r.checks().stream().map(CheckView::of).toList());
         }
@@ -67,8 +71,9 @@ class HealthChecksController {
 
     @Operation(
             summary = "The health checks' last results",
-            description = "Run at start and every appliance.health.checks-interval; before the first run ended, this"
-                    + " request runs them and waits.")
+            description = "The runtime checks run every appliance.health.drive-checks-interval, the preflight rules at"
+                    + " start and every appliance.health.checks-interval; before the first run ended, this request"
+                    + " runs them and waits.")
     @AdminOperation(AdminAction.GET_HEALTH_CHECKS)
     @GetMapping("/api/v1/health/checks")
     ChecksView latest() throws InterruptedException {
@@ -77,7 +82,9 @@ class HealthChecksController {
 
     @Operation(
             summary = "Run the health checks now",
-            description = "Checks the drives first, then runs every check; raises and clears the health alerts.")
+            description =
+                    "Checks the drives first, then runs every check (preflight and runtime); raises and clears the"
+                            + " health alerts.")
     @AdminOperation(AdminAction.RUN_HEALTH_CHECKS)
     @PostMapping("/api/v1/health/checks/run")
     ChecksView run() throws InterruptedException {

@@ -129,8 +129,10 @@ class HealthChecksResourceTest {
         for (JsonNode report : List.of(json(read), json(run))) {
             List<String> names = new ArrayList<>();
             report.fieldNames().forEachRemaining(names::add);
-            assertThat(names).containsExactly("checkedAt", "result", "checks");
+            assertThat(names).containsExactly("checkedAt", "preflightCheckedAt", "result", "checks");
             assertThat(Instant.parse(report.path("checkedAt").asText())).isBeforeOrEqualTo(Instant.now());
+            assertThat(Instant.parse(report.path("preflightCheckedAt").asText()))
+                    .isBeforeOrEqualTo(Instant.parse(report.path("checkedAt").asText()));
             String worst = "pass";
             for (JsonNode c : report.path("checks")) {
                 List<String> fields = new ArrayList<>();

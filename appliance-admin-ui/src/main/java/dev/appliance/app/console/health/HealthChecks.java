@@ -38,9 +38,11 @@ import org.springframework.stereotype.Component;
  * appliance's own drive directories, and the {@link RuntimeChecks} only the running appliance can make (each drive's
  * state in the engine, each set's quorum, the retention clock), in one list of {@link Check}s.
  *
- * <p>They run at start and every {@code appliance.health.checks-interval} (default 5 minutes) on one daemon thread of
- * their own, never on a request thread; a request that asks for a run now ({@link #runNow}) waits for it on that same
- * thread, so two runs never overlap. Each run
+ * <p>They run on one daemon thread of their own, never on a request thread: the runtime checks (in memory, cheap)
+ * every {@code appliance.health.drive-checks-interval} (default 30 seconds), the preflight rules (they read /proc and
+ * /sys and run smartctl per disk) at start and every {@code appliance.health.checks-interval} (default 5 minutes),
+ * each time with the runtime checks. The report always holds the latest run of both. A request that asks for a run now
+ * ({@link #runNow}) runs both and waits for them on that same thread, so two runs never overlap. Each run
  *
  * <ul>
  *   <li>replaces the report {@code GET /api/v1/health/checks} answers ({@link #latest});
@@ -63,11 +65,18 @@ public final class HealthChecks implements SmartLifecycle {
     /** One check and where it comes from: {@link #PREFLIGHT} (the installer's rules) or {@link #RUNTIME}. */
     public record Entry(Check check, String source) {}
 
-    /** A complete run: when it ran, its worst result, every check in report order (preflight first). */
-    public record Report(Instant checkedAt, Result result, List<Entry> checks) {}
+    /**
+     * The latest results: when the runtime checks last ran ({@code checkedAt}, the time of the run that made this
+     * report) and when the preflight rules last ran, the worst result, every check in report order (preflight first).
+     */
+    public record Report(Instant checkedAt, Instant preflightCheckedAt, Result result, List<Entry> checks) {}
+
+    /** The preflight rules' last results and when they ran; touched on the runner thread only. */
+    private record PreflightRun(Instant at, List<Entry> entries) {}
 
     private final ApplianceStore store;
     private final Duration interval;
+    private final Duration driveInterval;
     private final Clock clock;
     private final SystemView view;
     private final MeterRegistry registry;
@@ -75,6 +84,7 @@ public final class HealthChecks implements SmartLifecycle {
     private final Map<String, AtomicInteger> gauges = new HashMap<>();
     private final Map<String, Gauge> meters = new HashMap<>();
     private volatile Report latest;
+    private PreflightRun preflight;
     private volatile ScheduledExecutorService runner;
 
     HealthChecks(
@@ -87,6 +97,9 @@ public final class HealthChecks implements SmartLifecycle {
         this.interval = properties.health() == null
                 ? Duration.ofMinutes(5)
                 : properties.health().checksInterval();
+        this.driveInterval = properties.health() == null
+                ? Duration.ofSeconds(30)
+                : properties.health().driveChecksInterval();
         this.clock = clock.getIfUnique(Clock::systemUTC);
         this.view = view.getIfUnique(SystemView::real);
         this.registry = registry.getIfUnique(() -> null);
@@ -104,8 +117,9 @@ public final class HealthChecks implements SmartLifecycle {
     }
 
     /**
-     * Runs the checks now on their thread and waits for the report. With {@code checkDrives}, the engine's drive check
-     * runs first (as it does every few seconds on its own), so a drive pulled a moment ago is reported as it is now.
+     * Runs every check (the preflight rules and the runtime checks) now on their thread and waits for the report. With
+     * {@code checkDrives}, the engine's drive check runs first (as it does every few seconds on its own), so a drive
+     * pulled a moment ago is reported as it is now.
      */
     public Report runNow(boolean checkDrives) throws InterruptedException {
         ScheduledExecutorService r = runner;
@@ -113,7 +127,7 @@ public final class HealthChecks implements SmartLifecycle {
             throw new IllegalStateException("the health checks are not running (the console is stopping)");
         }
         try {
-            return r.submit(() -> run(checkDrives)).get(RUN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            return r.submit(() -> run(true, checkDrives)).get(RUN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             throw new IllegalStateException("the health checks failed: " + e.getCause(), e.getCause());
         } catch (TimeoutException e) {
@@ -121,11 +135,38 @@ public final class HealthChecks implements SmartLifecycle {
         }
     }
 
-    /** One run on the caller's thread (the runner's): checks, then the report, gauges and alerts. */
-    private Report run(boolean checkDrives) {
+    /**
+     * One run on the caller's thread (the runner's): the preflight rules when {@code withPreflight} (or when they never
+     * ran: a report without them would clear their alerts), the runtime checks always; then the report from the latest
+     * of both, the gauges and the alerts.
+     */
+    private Report run(boolean withPreflight, boolean checkDrives) {
         if (checkDrives) {
             store.checkDrivesNow();
         }
+        if (withPreflight || preflight == null) {
+            preflight = new PreflightRun(clock.instant(), preflightRules());
+        }
+        List<Entry> entries = new ArrayList<>(preflight.entries());
+        for (Check c : runtime.drives(store)) {
+            entries.add(new Entry(c, RUNTIME));
+        }
+        for (Check c : RuntimeChecks.quorum(store.setQuorums())) {
+            entries.add(new Entry(c, RUNTIME));
+        }
+        entries.add(new Entry(RuntimeChecks.clock(store.retentionClock().status()), RUNTIME));
+        Report report = new Report(
+                clock.instant(),
+                preflight.at(),
+                Result.worst(entries.stream().map(Entry::check).toList()),
+                List.copyOf(entries));
+        latest = report;
+        publish(report);
+        store.versionAlerts().reportHealth(findings(report));
+        return report;
+    }
+
+    private List<Entry> preflightRules() {
         List<Entry> entries = new ArrayList<>();
         List<Path> drives = store.drives().stream().map(LocalDrive::root).toList();
         try {
@@ -144,26 +185,18 @@ public final class HealthChecks implements SmartLifecycle {
                             "run appliance-installer check on this host to see which rule fails, and report it"),
                     PREFLIGHT));
         }
-        for (Check c : runtime.drives(store)) {
-            entries.add(new Entry(c, RUNTIME));
-        }
-        for (Check c : RuntimeChecks.quorum(store.setQuorums())) {
-            entries.add(new Entry(c, RUNTIME));
-        }
-        entries.add(new Entry(RuntimeChecks.clock(store.retentionClock().status()), RUNTIME));
-        Report report = new Report(
-                clock.instant(), Result.worst(entries.stream().map(Entry::check).toList()), List.copyOf(entries));
-        latest = report;
-        publish(report);
-        store.versionAlerts().reportHealth(findings(report));
-        return report;
+        return entries;
     }
 
-    private void runQuietly() {
+    private void runQuietly(boolean withPreflight) {
         try {
-            run(false);
+            run(withPreflight, false);
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "health checks: the run failed (next run in " + interval + ")", e);
+            // the runtime checks run again within driveInterval, the preflight rules within interval
+            LOG.log(
+                    Level.WARNING,
+                    "health checks: the " + (withPreflight ? "full" : "runtime") + " run failed; the next runs on time",
+                    e);
         }
     }
 
@@ -224,7 +257,10 @@ public final class HealthChecks implements SmartLifecycle {
     public void start() {
         ScheduledExecutorService r = Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().name("health-checks").daemon().factory());
-        r.scheduleWithFixedDelay(this::runQuietly, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        // both on this one thread, so they never overlap; the first run (at start) is a full one
+        r.scheduleWithFixedDelay(() -> runQuietly(true), 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        r.scheduleWithFixedDelay(
+                () -> runQuietly(false), driveInterval.toMillis(), driveInterval.toMillis(), TimeUnit.MILLISECONDS);
         runner = r;
     }
 
