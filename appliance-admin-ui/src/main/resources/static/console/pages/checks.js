@@ -63,7 +63,7 @@ export async function render(params, ctx) {
       h('h1', {}, 'System checks'),
       h('button', {type: 'button', class: 'secondary', id: 'checks-refresh', onclick: () => ctx.refresh()}, 'Refresh'),
       run),
-    h('p', {}, 'The appliance re-runs these checks every few minutes; a check that warns or fails also raises an ',
+    h('p', {}, 'The appliance re-checks its drives and clock every 30 seconds and this host every 5 minutes (by default); a check that warns or fails also raises an ',
       h('a', {href: '#/alerts'}, 'alert'), '. Drive details are on the ', h('a', {href: '#/drives'}, 'Drives'), ' page.'),
     message,
     live);
