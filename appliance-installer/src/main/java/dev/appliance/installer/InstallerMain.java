@@ -31,9 +31,9 @@ import java.util.function.Function;
  * recommends, formatting data disks, and the nodes' reports judged against each other. From a checkout: {@code
  * ./appliance installer ...}.
  *
- * <p>Exit status: {@code check} and {@code compare} exit with its worst result (0 pass, 1 warn, 2 fail); a bad argument exits {@value
- * #EXIT_USAGE} (sysexits' EX_USAGE) after naming it; a file {@code tune --apply} cannot write exits {@value
- * #EXIT_IO}.
+ * <p>Exit status: {@code check} and {@code compare} exit with their worst result (0 pass, 1 warn, 2 fail); a bad
+ * argument or a report {@code compare} cannot read exits {@value #EXIT_USAGE} (sysexits' EX_USAGE) after naming it; a
+ * file {@code tune --apply} cannot write exits {@value #EXIT_IO}.
  */
 public final class InstallerMain {
     private InstallerMain() {}
