@@ -53,30 +53,31 @@ final class NodeReport {
 
     /** The report in {@code file}, or on {@code stdin} when the file is {@code -}. */
     static NodeRules.Node read(String file, InputStream stdin) throws Unusable {
+        String named = file.equals("-") ? "standard input" : file;
         JsonNode json;
         try {
             json = file.equals("-") ? JSON.readTree(stdin) : JSON.readTree(Files.readAllBytes(Path.of(file)));
         } catch (NoSuchFileException e) {
-            throw new Unusable(file + ": no such file");
+            throw new Unusable(named + ": no such file");
         } catch (JacksonException e) {
-            throw new Unusable(file + ": not JSON (" + e.getOriginalMessage() + "); expected the output of"
+            throw new Unusable(named + ": not JSON (" + e.getOriginalMessage() + "); expected the output of"
                     + " appliance-installer check --json");
         } catch (IOException e) {
-            throw new Unusable(file + ": cannot be read: " + e);
+            throw new Unusable(named + ": cannot be read: " + e);
         }
         if (json == null || json.isMissingNode() || !json.isObject()) {
-            throw new Unusable(file + ": not a JSON object; expected the output of appliance-installer check --json");
+            throw new Unusable(named + ": not a JSON object; expected the output of appliance-installer check --json");
         }
         JsonNode node = json.get("node");
         if (node == null || !node.isObject()) {
-            throw new Unusable(file + ": no \"node\" object"
+            throw new Unusable(named + ": no \"node\" object"
                     + (json.has("checks") ? " (written by an installer older than compare)" : "")
                     + "; run this installer's check --json on that node again");
         }
         try {
             return new NodeRules.Node(file, facts(node));
         } catch (IllegalArgumentException e) {
-            throw new Unusable(file + ": " + e.getMessage() + "; run check --json on that node again");
+            throw new Unusable(named + ": " + e.getMessage() + "; run check --json on that node again");
         }
     }
 

@@ -223,7 +223,12 @@ class CompareCommandTest {
                         tmp.resolve("node-1.json").toString(),
                         tmp.resolve("node-2.json").toString()))
                 .isEqualTo(2);
-        assertThat(out()).contains("FAIL  nodes.mtu").contains("fail (exit 2)");
+        // two nodes, two sets: no majority, so both are named with their values
+        assertThat(out())
+                .contains("FAIL  nodes.mtu")
+                .contains(
+                        "fix: give the nodes one set of MTUs (node-1: eth0 9000, eth1 9000; node-2: eth0 9000, eth1 1500)")
+                .contains("fail (exit 2)");
     }
 
     @Test
@@ -282,6 +287,14 @@ class CompareCommandTest {
         int exit = run(new ByteArrayInputStream(Files.readAllBytes(two)), "compare", one.toString(), "-");
         assertThat(exit).isZero();
         assertThat(out()).contains("2 nodes: node-1, node-2");
+
+        assertThat(run(
+                        new ByteArrayInputStream("{\"checks\": []}".getBytes(StandardCharsets.UTF_8)),
+                        "compare",
+                        one.toString(),
+                        "-"))
+                .isEqualTo(64);
+        assertThat(err()).startsWith("appliance-installer: compare: standard input: no \"node\" object");
     }
 
     @Test

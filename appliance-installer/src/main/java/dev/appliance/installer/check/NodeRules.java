@@ -262,10 +262,25 @@ public final class NodeRules {
                     .add(n);
             parts.add(name.apply(n) + ": " + interfaces(mtus));
         }
+        String how = "(nmcli connection modify IFACE 802-3-ethernet.mtu N; ip link set IFACE mtu N now): large frames"
+                + " between nodes with different MTUs are dropped or fragmented, which stalls shard transfers";
+        int largestGroup = bySet.values().stream().mapToInt(List::size).max().orElse(0);
+        if (bySet.size() > 1
+                && bySet.values().stream().filter(g -> g.size() == largestGroup).count() > 1) {
+            // No majority to name the odd ones against: every node is listed with its values.
+            return Check.of(
+                    "nodes.mtu",
+                    Result.FAIL,
+                    String.join("; ", parts),
+                    expected,
+                    "give the nodes one set of MTUs (" + String.join("; ", parts) + "), and the same on the switch"
+                            + " ports between them " + how);
+        }
         if (bySet.size() > 1) {
             // The largest group is taken as what the cluster means; the others are named against it.
             List<Node> most = bySet.values().stream()
-                    .max((a, b) -> Integer.compare(a.size(), b.size()))
+                    .filter(g -> g.size() == largestGroup)
+                    .findFirst()
                     .orElseThrow();
             Set<Integer> meant = new TreeSet<>(most.getFirst().facts().mtus().values());
             List<String> off = new ArrayList<>();
@@ -283,9 +298,7 @@ public final class NodeRules {
                     expected,
                     "set " + String.join(", ", off) + " to the MTUs of "
                             + most.stream().map(name).collect(Collectors.joining(", ")) + " (" + mtuList(meant)
-                            + "), and the same on the switch ports between them (nmcli connection modify IFACE"
-                            + " 802-3-ethernet.mtu N; ip link set IFACE mtu N now): large frames between nodes with"
-                            + " different MTUs are dropped or fragmented, which stalls shard transfers");
+                            + "), and the same on the switch ports between them " + how);
         }
         if (!unknown.isEmpty()) {
             return Check.of(
