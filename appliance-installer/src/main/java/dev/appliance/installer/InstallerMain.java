@@ -1,6 +1,8 @@
 package dev.appliance.installer;
 
 import dev.appliance.installer.check.Check;
+import dev.appliance.installer.check.NodeFacts;
+import dev.appliance.installer.check.NodeRules;
 import dev.appliance.installer.check.Preflight;
 import dev.appliance.installer.check.Requirements;
 import dev.appliance.installer.check.Result;
@@ -12,6 +14,7 @@ import dev.appliance.installer.system.SystemView;
 import dev.appliance.installer.tune.SysctlTuning;
 import dev.appliance.installer.tune.TunedProfile;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,16 +22,18 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Function;
 
 /**
- * {@code appliance-installer check | tune | prepare-drives}: the preflight report, the kernel settings it recommends,
- * and formatting data disks. From a checkout: {@code ./appliance installer ...}.
+ * {@code appliance-installer check | tune | prepare-drives | compare}: the preflight report, the kernel settings it
+ * recommends, formatting data disks, and the nodes' reports judged against each other. From a checkout: {@code
+ * ./appliance installer ...}.
  *
- * <p>Exit status: {@code check} exits with its worst result (0 pass, 1 warn, 2 fail); a bad argument exits {@value
- * #EXIT_USAGE} (sysexits' EX_USAGE) after naming it; a file {@code tune --apply} cannot write exits {@value
- * #EXIT_IO}.
+ * <p>Exit status: {@code check} and {@code compare} exit with their worst result (0 pass, 1 warn, 2 fail); a bad
+ * argument or a report {@code compare} cannot read exits {@value #EXIT_USAGE} (sysexits' EX_USAGE) after naming it; a
+ * file {@code tune --apply} cannot write exits {@value #EXIT_IO}.
  */
 public final class InstallerMain {
     private InstallerMain() {}
@@ -43,6 +48,7 @@ public final class InstallerMain {
                    appliance-installer prepare-drives [--root DIR]
                    appliance-installer prepare-drives --format DEV... [--yes] [--force] [--label-prefix P]
                                                       [--mount-base DIR] [--no-mount] [--root DIR]
+                   appliance-installer compare [--json] FILE...
                    appliance-installer --help
             """;
 
@@ -52,7 +58,9 @@ public final class InstallerMain {
                      settings, clock source, open-file limit, time synchronisation, data drives and their disks'
                      SMART health) and prints one line per rule: pass, warn or fail, what was measured, and for a
                      warn or fail what was expected and how to fix it (docs/install.md#preflight-checks).
-              --json             print {"checks":[{"id","result","measured","expected","remediation"}, ...]}
+              --json             print {"checks":[{"id","result","measured","expected","remediation"}, ...],
+                                 "node":{...}}: the node's facts compare judges (host name, CPU model and
+                                 flags, cores, RAM, kernel release, MTU by interface, version)
               --drives DIR...    every data drive of this node (their mount points); without it the drive
                                  rules do not run and the report warns
               --probe            also write, sync and read back 32 MiB on each drive with O_DIRECT (a file that
@@ -89,22 +97,39 @@ public final class InstallerMain {
               --no-mount         write /etc/fstab and the mount points, do not mount (mount -a later)
               --root DIR         /etc/fstab, /proc and /sys under DIR, mount points under DIR too
 
-            exit status: 0 every check passed, 1 a warning, 2 a failure (check); 0 done (tune, prepare-drives);
-                         64 a bad argument, or a device prepare-drives refuses; 74 a file could not be written
+            compare  Judges the nodes of one cluster against each other from their check --json reports (run
+                     "appliance-installer check --json > node-N.json" on each node, copy the files to one host):
+                     nodes.count (two or more reports, distinct host names), nodes.cpu-model, nodes.cpu-flags (a
+                     node lacking AVX2 the others have fails), nodes.memory (RAM within 10%), nodes.kernel and
+                     nodes.mtu (the same MTUs on every node's interfaces that are up; a difference fails). Printed as
+                     check prints its rules. It reads only the files: no network, no SSH.
+              FILE...            the nodes' reports; - reads one from standard input
+              --json             print {"checks":[...]} as check --json does
+
+            exit status: 0 every check passed, 1 a warning, 2 a failure (check, compare); 0 done (tune,
+                         prepare-drives); 64 a bad argument, a device prepare-drives refuses, or a report compare
+                         cannot read (the message names the file); 74 a file could not be written
                          (tune --apply) or a command failed (prepare-drives)
             """;
 
     public static void main(String[] args) {
-        System.exit(run(Arrays.asList(args), System.out, System.err, SystemView::under));
+        System.exit(run(Arrays.asList(args), System.in, System.out, System.err, SystemView::under));
+    }
+
+    /** {@link #run(List, InputStream, PrintStream, PrintStream, Function)} with nothing on standard input. */
+    public static int run(List<String> args, PrintStream out, PrintStream err, Function<Path, SystemView> views) {
+        return run(args, InputStream.nullInputStream(), out, err, views);
     }
 
     /**
      * Runs one command.
      *
+     * @param in what {@code compare -} reads
      * @param views the machine under a root directory ({@code /} unless {@code --root})
      * @return the exit status
      */
-    public static int run(List<String> args, PrintStream out, PrintStream err, Function<Path, SystemView> views) {
+    public static int run(
+            List<String> args, InputStream in, PrintStream out, PrintStream err, Function<Path, SystemView> views) {
         if (args.isEmpty()) {
             err.print(USAGE);
             return EXIT_USAGE;
@@ -114,13 +139,14 @@ public final class InstallerMain {
                 case "check" -> check(args.subList(1, args.size()), out, views);
                 case "tune" -> tune(args.subList(1, args.size()), out, err, views);
                 case "prepare-drives" -> prepareDrives(args.subList(1, args.size()), out, err, views);
+                case "compare" -> compare(args.subList(1, args.size()), in, out, err);
                 case "-h", "--help", "help" -> {
                     out.print(HELP);
                     yield 0;
                 }
                 default ->
-                    throw new UsageException(
-                            "unknown command '" + args.getFirst() + "' (expected check, tune or prepare-drives)");
+                    throw new UsageException("unknown command '" + args.getFirst()
+                            + "' (expected check, tune, prepare-drives or compare)");
             };
         } catch (UsageException e) {
             err.println("appliance-installer: " + e.getMessage());
@@ -167,8 +193,54 @@ public final class InstallerMain {
                 default -> throw new UsageException("unknown option '" + a + "' for check (see --help)");
             }
         }
-        List<Check> checks =
-                Preflight.run(views.apply(root), new Preflight.Options(drives, capacity, concurrency).withProbe(probe));
+        SystemView view = views.apply(root);
+        List<Check> checks = Preflight.run(view, new Preflight.Options(drives, capacity, concurrency).withProbe(probe));
+        out.print(
+                json
+                        ? Report.json(checks, NodeFacts.of(view, version())) + System.lineSeparator()
+                        : Report.text(checks));
+        return Result.worst(checks).exitCode();
+    }
+
+    /** The packaged jar's version (its manifest); empty when run from classes, as in tests. */
+    private static Optional<String> version() {
+        return Optional.ofNullable(InstallerMain.class.getPackage().getImplementationVersion());
+    }
+
+    private static int compare(List<String> args, InputStream in, PrintStream out, PrintStream err) {
+        boolean json = false;
+        List<String> files = new ArrayList<>();
+        for (String a : args) {
+            switch (a) {
+                case "--json" -> json = true;
+                case "-h", "--help" -> {
+                    out.print(HELP);
+                    return 0;
+                }
+                default -> {
+                    if (a.startsWith("--")) {
+                        throw new UsageException("unknown option '" + a + "' for compare (see --help)");
+                    }
+                    if (files.contains(a)) {
+                        throw new UsageException("compare: " + a + " given twice");
+                    }
+                    files.add(a);
+                }
+            }
+        }
+        if (files.isEmpty()) {
+            throw new UsageException("compare: no report given (expected compare FILE..., one check --json per node)");
+        }
+        List<NodeRules.Node> nodes = new ArrayList<>();
+        try {
+            for (String f : files) {
+                nodes.add(NodeReport.read(f, in));
+            }
+        } catch (NodeReport.Unusable e) {
+            err.println("appliance-installer: compare: " + e.getMessage());
+            return EXIT_USAGE;
+        }
+        List<Check> checks = NodeRules.compare(nodes);
         out.print(json ? Report.json(checks) + System.lineSeparator() : Report.text(checks));
         return Result.worst(checks).exitCode();
     }

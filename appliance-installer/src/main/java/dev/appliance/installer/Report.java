@@ -3,6 +3,7 @@ package dev.appliance.installer;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.appliance.installer.check.Check;
+import dev.appliance.installer.check.NodeFacts;
 import dev.appliance.installer.check.Result;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -12,7 +13,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** The preflight report: one line per check for a person, or {@code {"checks": [...]}} for a script. */
+/**
+ * The preflight report: one line per check for a person, or {@code {"checks": [...]}} (with the node's facts for
+ * {@code compare}) for a script.
+ */
 final class Report {
     private Report() {}
 
@@ -48,6 +52,14 @@ final class Report {
 
     /** {@code {"checks":[{"id","result","measured","expected","remediation"}, ...]}}, results spelled in lower case. */
     static String json(List<Check> checks) {
+        return json(checks, null);
+    }
+
+    /**
+     * {@link #json(List)} and, when {@code node} is given, {@code "node": {...}} after the checks: the facts {@code
+     * compare} judges the nodes by ({@link NodeReport} reads them back).
+     */
+    static String json(List<Check> checks, NodeFacts node) {
         List<Map<String, String>> rows = new ArrayList<>();
         for (Check c : checks) {
             Map<String, String> row = new LinkedHashMap<>();
@@ -58,9 +70,14 @@ final class Report {
             row.put("remediation", c.remediation());
             rows.add(row);
         }
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("checks", rows);
+        if (node != null) {
+            report.put("node", NodeReport.toJson(node));
+        }
         try {
-            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(Map.of("checks", rows));
-        } catch (JsonProcessingException e) { // strings only: cannot happen
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(report);
+        } catch (JsonProcessingException e) { // strings, numbers and lists only: cannot happen
             throw new UncheckedIOException(e);
         }
     }

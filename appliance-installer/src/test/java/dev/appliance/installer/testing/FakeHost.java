@@ -74,13 +74,18 @@ public final class FakeHost {
 
     /** {@code /proc/cpuinfo} for {@code packages × cores × threads} logical CPUs with the same flags. */
     public FakeHost cpus(int packages, int cores, int threads, String flags) {
+        return cpus(packages, cores, threads, flags, "Test CPU @ 3.00GHz");
+    }
+
+    /** {@link #cpus(int, int, int, String)} of the given model name. */
+    public FakeHost cpus(int packages, int cores, int threads, String flags, String model) {
         StringBuilder s = new StringBuilder();
         int processor = 0;
         for (int p = 0; p < packages; p++) {
             for (int t = 0; t < threads; t++) {
                 for (int c = 0; c < cores; c++) {
                     s.append("processor\t: ").append(processor++).append('\n');
-                    s.append("model name\t: Test CPU @ 3.00GHz\n");
+                    s.append("model name\t: ").append(model).append('\n');
                     s.append("physical id\t: ").append(p).append('\n');
                     s.append("core id\t\t: ").append(c).append('\n');
                     s.append("cpu cores\t: ").append(cores).append('\n');
