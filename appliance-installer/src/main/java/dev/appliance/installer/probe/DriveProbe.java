@@ -55,7 +55,7 @@ public final class DriveProbe {
             return withoutDirectIo(drive, file, e);
         }
         try (ch) {
-            ByteBuffer buf = ByteBuffer.allocateDirect(CHUNK_BYTES + block).alignedSlice(block);
+            ByteBuffer buf = aligned(CHUNK_BYTES, block);
             byte[] pattern = new byte[CHUNK_BYTES];
             new SplittableRandom(drive.hashCode()).nextBytes(pattern);
 
@@ -115,6 +115,18 @@ public final class DriveProbe {
         } catch (IOException e) {
             return new ProbeOutcome.Failed(drive, "cannot write a file there: " + e.getMessage());
         }
+    }
+
+    /**
+     * A direct buffer of exactly {@code bytes} whose address is a multiple of {@code block}, as O_DIRECT needs. The
+     * aligned slice of a buffer one block larger holds {@code bytes} or, when the allocation happened to be aligned
+     * already, a block more: cut to {@code bytes}, so a read of one chunk never reads into the next (or past the end).
+     */
+    static ByteBuffer aligned(int bytes, int block) {
+        return ByteBuffer.allocateDirect(bytes + block)
+                .alignedSlice(block)
+                .limit(bytes)
+                .slice();
     }
 
     private static int blockSize(Path drive) throws IOException {

@@ -59,4 +59,19 @@ class DriveProbeTest {
         assertThat(o).isInstanceOf(ProbeOutcome.Failed.class);
         assertThat(((ProbeOutcome.Failed) o).why()).startsWith("cannot write a file there: ");
     }
+
+    /**
+     * The probe's buffer holds one chunk exactly, wherever the allocation lands: with a block of 1 every allocation is
+     * aligned already, the case that made the last chunk's read run past the end of the file ("the file ended at
+     * 33554432 of 33554432 bytes written", seen under load).
+     */
+    @Test
+    void theAlignedBufferHoldsExactlyTheChunk_alsoWhenTheAllocationWasAlignedAlready() {
+        for (int block : new int[] {1, 512, 4096}) {
+            var buf = DriveProbe.aligned(DriveProbe.CHUNK_BYTES, block);
+            assertThat(buf.capacity()).as("block %d", block).isEqualTo(DriveProbe.CHUNK_BYTES);
+            assertThat(buf.clear().remaining()).isEqualTo(DriveProbe.CHUNK_BYTES);
+            assertThat(buf.alignmentOffset(0, block)).isZero();
+        }
+    }
 }
