@@ -39,6 +39,8 @@ final class Exchange implements Runnable {
     volatile boolean requestBodyDone;
     /** The response went out before the body ended: closing the connection is the handler's (after lingering). */
     volatile boolean closeLeftToHandler;
+    /** The last write (or close) of the response, done once the event loop has carried it out; worker thread only. */
+    private ChannelFuture lastWrite;
 
     Exchange(
             S3ChannelHandler handler,
@@ -77,7 +79,20 @@ final class Exchange implements Runnable {
             failure = ErrorMapper.map(t);
             response = error(failure, t);
         }
-        boolean close = send(response);
+        Admission admission = services.admission();
+        admission.responseWriting();
+        boolean close;
+        try {
+            close = send(response);
+        } finally {
+            // a stopping server shuts its event loops down once the workers are gone, and a loop that shuts down
+            // closes its channels before it runs the writes still queued: HttpServer#close waits for this one first
+            if (lastWrite == null) {
+                admission.responseWritten();
+            } else {
+                lastWrite.addListener(f -> admission.responseWritten());
+            }
+        }
         channel.eventLoop().execute(() -> handler.exchangeDone(this, close));
         recordMetrics(response.status(), failure != null ? failure : response.refusal());
     }
@@ -127,6 +142,7 @@ final class Exchange implements Runnable {
         try {
             if (streaming == null || request.method().equals("HEAD")) {
                 ChannelFuture f = channel.writeAndFlush(Responses.full(channel.alloc(), response, id, hostId, !close));
+                lastWrite = f;
                 if (close && !bodyPending) {
                     f.addListener(ChannelFutureListener.CLOSE);
                 }
@@ -138,10 +154,11 @@ final class Exchange implements Runnable {
             } catch (IOException | RuntimeException e) {
                 // the status line is gone: all that is left is to cut the connection short
                 LOG.log(System.Logger.Level.DEBUG, "response body of " + id + " aborted", e);
-                channel.close();
+                lastWrite = channel.close();
                 return true;
             }
             ChannelFuture f = channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+            lastWrite = f;
             if (close && !bodyPending) {
                 f.addListener(ChannelFutureListener.CLOSE);
             }
