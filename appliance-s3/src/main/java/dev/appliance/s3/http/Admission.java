@@ -1,6 +1,7 @@
 package dev.appliance.s3.http;
 
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -32,6 +33,11 @@ final class Admission {
     private final ConcurrentLinkedQueue<Runnable> waiters = new ConcurrentLinkedQueue<>();
     /** Set once the server stops: every request from then on is refused (see {@link #stopAdmitting}). */
     private volatile boolean stopping;
+    /**
+     * Responses a worker handed to its connection's event loop that are not yet written out (nor failed); also the
+     * monitor {@link #awaitResponsesWritten} waits on.
+     */
+    private final AtomicInteger unwrittenResponses = new AtomicInteger();
 
     Admission(int maxConnections, int maxInFlight, int maxWaiting) {
         this.maxConnections = maxConnections;
@@ -87,6 +93,41 @@ final class Admission {
     /** True once {@link #stopAdmitting} was called. */
     boolean stopping() {
         return stopping;
+    }
+
+    /** A worker begins to write a response (from its thread: the event loop does the writing later). */
+    void responseWriting() {
+        unwrittenResponses.incrementAndGet();
+    }
+
+    /** A response counted by {@link #responseWriting} is written out, or its write failed. Any thread. */
+    void responseWritten() {
+        if (unwrittenResponses.decrementAndGet() == 0) {
+            synchronized (unwrittenResponses) {
+                unwrittenResponses.notifyAll();
+            }
+        }
+    }
+
+    /**
+     * Waits until every response counted by {@link #responseWriting} is written out, or until {@code deadlineNanos}
+     * ({@link System#nanoTime}); answers whether they all were.
+     */
+    boolean awaitResponsesWritten(long deadlineNanos) throws InterruptedException {
+        synchronized (unwrittenResponses) {
+            while (unwrittenResponses.get() > 0) {
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(unwrittenResponses, left);
+            }
+        }
+        return true;
+    }
+
+    int unwrittenResponses() {
+        return unwrittenResponses.get();
     }
 
     /** A waiting request gave up (its connection closed). */

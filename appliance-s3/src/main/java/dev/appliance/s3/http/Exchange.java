@@ -44,6 +44,8 @@ final class Exchange implements Runnable {
     volatile long bytesIn;
     /** Response body bytes handed to the connection (set by {@link #send}). */
     private long bytesOut;
+    /** The last write (or close) of the response, done once the event loop has carried it out; worker thread only. */
+    private ChannelFuture lastWrite;
 
     Exchange(
             S3ChannelHandler handler,
@@ -82,7 +84,20 @@ final class Exchange implements Runnable {
             failure = ErrorMapper.map(t);
             response = error(failure, t);
         }
-        boolean close = send(response);
+        Admission admission = services.admission();
+        admission.responseWriting();
+        boolean close;
+        try {
+            close = send(response);
+        } finally {
+            // a stopping server shuts its event loops down once the workers are gone, and a loop that shuts down
+            // closes its channels before it runs the writes still queued: HttpServer#close waits for this one first
+            if (lastWrite == null) {
+                admission.responseWritten();
+            } else {
+                lastWrite.addListener(f -> admission.responseWritten());
+            }
+        }
         channel.eventLoop().execute(() -> handler.exchangeDone(this, close));
         S3Exception error = failure != null ? failure : response.refusal();
         recordMetrics(response.status(), error);
@@ -162,6 +177,7 @@ final class Exchange implements Runnable {
                 var full = Responses.full(channel.alloc(), response, id, hostId, !close);
                 bytesOut = full.content().readableBytes();
                 ChannelFuture f = channel.writeAndFlush(full);
+                lastWrite = f;
                 if (close && !bodyPending) {
                     f.addListener(ChannelFutureListener.CLOSE);
                 }
@@ -176,10 +192,11 @@ final class Exchange implements Runnable {
                 bytesOut = out.written();
                 // the status line is gone: all that is left is to cut the connection short
                 LOG.log(System.Logger.Level.DEBUG, "response body of " + id + " aborted", e);
-                channel.close();
+                lastWrite = channel.close();
                 return true;
             }
             ChannelFuture f = channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
+            lastWrite = f;
             if (close && !bodyPending) {
                 f.addListener(ChannelFutureListener.CLOSE);
             }

@@ -261,25 +261,36 @@ public final class HttpServer implements AutoCloseable {
      * Stops the server: closes the listening socket, refuses every request not yet admitted ({@code 503
      * ServiceUnavailable}, {@code Connection: close}; also those waiting for admission and those arriving on open
      * keep-alive connections), lets the requests in flight run to their end for up to {@code grace} (an upload
-     * keeps streaming in: the event loops keep reading), answers each with {@code Connection: close}, then closes
-     * every connection. Runs on the caller's thread, never on an event loop.
+     * keeps streaming in: the event loops keep reading), answers each with {@code Connection: close} and waits for
+     * those answers to be written out, then closes every connection. Runs on the caller's thread, never on an event
+     * loop.
      *
-     * @return the number of requests still running when the grace period ran out (they were interrupted)
+     * @return the number of requests still running (they were interrupted), or else of responses still being
+     *     written, when the grace period ran out
      */
     public int close(Duration grace) {
         requireNonNull(grace, "grace");
+        long deadline = System.nanoTime() + grace.toNanos();
         admission.stopAdmitting();
         serverChannel.close().awaitUninterruptibly();
         workers.shutdown();
         int cut = 0;
         try {
-            if (!workers.awaitTermination(grace.toNanos(), TimeUnit.NANOSECONDS)) {
+            if (!workers.awaitTermination(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) {
                 cut = admission.inFlight();
                 LOG.log(
                         System.Logger.Level.WARNING,
                         "stopping: " + cut + " S3 request(s) still running after the grace period of " + grace
                                 + " were interrupted");
                 workers.shutdownNow();
+            } else if (!admission.awaitResponsesWritten(deadline)) {
+                // A worker's response is written by its connection's event loop, after the worker ended; a loop that
+                // shuts down closes its channels before it runs the writes still queued, so the loops wait for them.
+                cut = admission.unwrittenResponses();
+                LOG.log(
+                        System.Logger.Level.WARNING,
+                        "stopping: " + cut + " S3 response(s) still being written after the grace period of " + grace
+                                + " were cut short");
             }
         } catch (InterruptedException e) {
             workers.shutdownNow();

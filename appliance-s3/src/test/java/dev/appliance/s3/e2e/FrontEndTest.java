@@ -389,6 +389,107 @@ class FrontEndTest {
     }
 
     /**
+     * Stopping while a response is still being written: a GET whose body is 128 KiB more than the kernel holds for a
+     * client that reads nothing yet leaves its worker done and the rest of the body queued on the event loop. The
+     * event loops close their channels when they shut down, so the stop must wait for that response: the client then
+     * reads the whole body and the stop returns with nothing cut short.
+     */
+    @Test
+    void close_waitsForAResponseStillBeingWrittenOut() throws Exception {
+        int receiveBuffer = 16 * 1024;
+        int size = Math.toIntExact(loopbackSendCapacity(receiveBuffer) + 128 * 1024);
+        String data = "0123456789abcdef".repeat(size / 16);
+        tlsClient.createBucket(b -> b.bucket("stopping-write"));
+        tlsClient.putObject(b -> b.bucket("stopping-write").key("k"), RequestBody.fromString(data));
+        S3Server server = S3Server.start(
+                store,
+                new S3ServerConfig(
+                        "127.0.0.1",
+                        0,
+                        null,
+                        S3TestServer.CREDENTIALS,
+                        Authorizer.allowAll(),
+                        null,
+                        null,
+                        new S3ServerConfig.Limits(4, 1, 1)));
+        int port = server.port();
+        var stopping = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (S3Presigner p = presigner(port, true);
+                Socket s = new Socket()) {
+            s.setReceiveBufferSize(receiveBuffer);
+            s.connect(new java.net.InetSocketAddress("127.0.0.1", port));
+            s.setSoTimeout(10_000);
+            URL get = p.presignGetObject(r -> r.signatureDuration(Duration.ofMinutes(5))
+                            .getObjectRequest(o -> o.bucket("stopping-write").key("k")))
+                    .url();
+            s.getOutputStream().write(head("GET", get, Map.of()).getBytes(StandardCharsets.UTF_8));
+            await(() -> available(s) > 0, "the response begins");
+            await(() -> server.stats().inFlight() == 0, "the GET's worker done");
+
+            var closed = stopping.submit(() -> server.close(Duration.ofSeconds(30)));
+
+            await(
+                    () -> {
+                        try (Socket probe = new Socket("127.0.0.1", port)) {
+                            return false;
+                        } catch (java.io.IOException refused) {
+                            return true;
+                        }
+                    },
+                    "the listener closed");
+            RawHttp got = RawHttp.read(s.getInputStream(), false);
+            assertThat(got.status()).isEqualTo(200);
+            assertThat(got.body().length()).as("body bytes received").isEqualTo(data.length());
+            assertThat(got.body().equals(data)).as("the body as stored").isTrue();
+            assertThat(closed.get(30, java.util.concurrent.TimeUnit.SECONDS))
+                    .as("requests cut short")
+                    .isZero();
+        } finally {
+            stopping.shutdownNow();
+            server.close();
+        }
+    }
+
+    private static int available(Socket s) {
+        try {
+            return s.getInputStream().available();
+        } catch (java.io.IOException e) {
+            return 0;
+        }
+    }
+
+    /**
+     * How many bytes this machine's kernel accepts on a loopback connection whose peer, with a receive buffer of
+     * {@code receiveBuffer}, reads nothing (the send buffer grows up to net.ipv4.tcp_wmem's maximum).
+     */
+    private static long loopbackSendCapacity(int receiveBuffer) throws java.io.IOException {
+        try (var listener = java.nio.channels.ServerSocketChannel.open()
+                        .bind(new java.net.InetSocketAddress("127.0.0.1", 0));
+                Socket peer = new Socket();
+                var selector = java.nio.channels.Selector.open()) {
+            peer.setReceiveBufferSize(receiveBuffer);
+            peer.connect(listener.getLocalAddress());
+            try (var sender = listener.accept()) {
+                sender.configureBlocking(false);
+                sender.register(selector, java.nio.channels.SelectionKey.OP_WRITE);
+                java.nio.ByteBuffer chunk = java.nio.ByteBuffer.allocate(64 * 1024);
+                long taken = 0;
+                // full once the send buffer stays full for a while (it grows as the connection goes on)
+                while (selector.select(200) > 0) {
+                    selector.selectedKeys().clear();
+                    int n;
+                    do {
+                        chunk.clear();
+                        n = sender.write(chunk);
+                        taken += n;
+                    } while (n > 0);
+                }
+                return taken;
+            }
+        }
+    }
+
+    /**
      * Limits (4 connections, 1 in flight, 1 waiting): a PUT whose body is half sent holds the only slot; a GET on a
      * second connection waits (its socket is not read), a third request is refused 503 SlowDown with Retry-After;
      * once the PUT completes the waiting GET is served and sees the object.
