@@ -47,7 +47,7 @@ public final class CrashRun {
             int outageEvery) {
         public static Config from(Properties p) {
             return new Config(
-                    Integer.parseInt(p.getProperty("crash.kills", "5")),
+                    Integer.parseInt(p.getProperty("crash.kills", "3")),
                     Integer.parseInt(p.getProperty("crash.workers", "24")),
                     Integer.parseInt(p.getProperty("crash.keysPerBucket", "24")),
                     Long.parseLong(p.getProperty("crash.seed", Long.toString(System.nanoTime() & 0xFFFFFF))),
