@@ -93,6 +93,11 @@ public record Alert(
                 remedy, figures);
     }
 
+    /** This alert cleared at {@code at}, its acknowledgement and raise count kept. */
+    Alert cleared(String at) {
+        return with(CLEARED, acknowledged, acknowledgedAt, raisedAt, at, at, timesRaised);
+    }
+
     Alert withText(String summaryText, String causeText, String remedyText, Figures newFigures, String updated) {
         return new Alert(
                 id,

@@ -247,16 +247,7 @@ public final class VersionAlerts {
                 }
                 boolean gone = !source.bucketExists(a.bucket());
                 if (a.active() && (gone || clear.contains(a.id()))) {
-                    alerts.put(
-                            a.id(),
-                            a.with(
-                                    Alert.CLEARED,
-                                    a.acknowledged(),
-                                    a.acknowledgedAt(),
-                                    a.raisedAt(),
-                                    at,
-                                    at,
-                                    a.timesRaised()));
+                    alerts.put(a.id(), a.cleared(at));
                     LOG.info("alert cleared: " + a.id());
                     changed = true;
                 }
@@ -338,16 +329,7 @@ public final class VersionAlerts {
                 List<String> cleared = new ArrayList<>();
                 for (Alert a : List.copyOf(alerts.values())) {
                     if (!a.code().perBucket() && a.active() && !holding.containsKey(a.id())) {
-                        alerts.put(
-                                a.id(),
-                                a.with(
-                                        Alert.CLEARED,
-                                        a.acknowledged(),
-                                        a.acknowledgedAt(),
-                                        a.raisedAt(),
-                                        at,
-                                        at,
-                                        a.timesRaised()));
+                        alerts.put(a.id(), a.cleared(at));
                         cleared.add(a.id());
                         changed = true;
                     }

@@ -149,19 +149,41 @@ final class DriveChecks {
             String allPass,
             String expected,
             String remediation) {
+        return worstOf(
+                id,
+                drives,
+                d -> d.given().toString(),
+                judge,
+                allPass + " (" + drives.size() + ")",
+                expected,
+                remediation);
+    }
+
+    /**
+     * The worst verdict over {@code items}; the measured value names each item that fell short with why, or is
+     * {@code allPassed} when none did.
+     */
+    static <T> Check worstOf(
+            String id,
+            List<T> items,
+            Function<T, String> name,
+            Function<T, Verdict> judge,
+            String allPassed,
+            String expected,
+            String remediation) {
         Result worst = Result.PASS;
         List<String> shortfalls = new ArrayList<>();
-        for (DriveFacts d : drives) {
-            Verdict v = judge.apply(d);
+        for (T item : items) {
+            Verdict v = judge.apply(item);
             if (v.result() != Result.PASS) {
-                shortfalls.add(d.given() + ": " + v.detail());
+                shortfalls.add(name.apply(item) + ": " + v.detail());
                 if (v.result().compareTo(worst) > 0) {
                     worst = v.result();
                 }
             }
         }
-        String measured = shortfalls.isEmpty() ? allPass + " (" + drives.size() + ")" : String.join("; ", shortfalls);
-        return Check.of(id, worst, measured, expected, remediation);
+        return Check.of(
+                id, worst, shortfalls.isEmpty() ? allPassed : String.join("; ", shortfalls), expected, remediation);
     }
 
     static Check count(int drives) {

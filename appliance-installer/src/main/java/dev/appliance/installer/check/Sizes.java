@@ -52,23 +52,19 @@ public final class Sizes {
 
     /** {@code 7.2 TB}: disks' and capacity's unit. */
     public static String decimal(long bytes) {
-        String[] units = {"B", "KB", "MB", "GB", "TB", "PB", "EB"};
-        double v = bytes;
-        int u = 0;
-        while (v >= 1000 && u < units.length - 1) {
-            v /= 1000;
-            u++;
-        }
-        return u == 0 ? bytes + " B" : String.format(Locale.ROOT, "%.1f %s", v, units[u]);
+        return scaled(bytes, 1000, "B", "KB", "MB", "GB", "TB", "PB", "EB");
     }
 
     /** {@code 15.6 GiB}: RAM's unit. */
     public static String binary(long bytes) {
-        String[] units = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+        return scaled(bytes, 1024, "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB");
+    }
+
+    private static String scaled(long bytes, int base, String... units) {
         double v = bytes;
         int u = 0;
-        while (v >= 1024 && u < units.length - 1) {
-            v /= 1024;
+        while (v >= base && u < units.length - 1) {
+            v /= base;
             u++;
         }
         return u == 0 ? bytes + " B" : String.format(Locale.ROOT, "%.1f %s", v, units[u]);

@@ -163,21 +163,14 @@ final class SmartChecks {
             String allPass,
             String expected,
             String remediation) {
-        Result worst = Result.PASS;
-        List<String> shortfalls = new ArrayList<>();
-        for (Disk d : disks) {
-            Verdict v = rule.apply(((SmartReading.Read) d.reading()).health());
-            if (v.result() != Result.PASS) {
-                shortfalls.add(d.label() + ": " + v.detail());
-                if (v.result().compareTo(worst) > 0) {
-                    worst = v.result();
-                }
-            }
-        }
-        String measured = shortfalls.isEmpty()
-                ? allPass + " (" + disks.size() + (disks.size() == 1 ? " disk)" : " disks)")
-                : String.join("; ", shortfalls);
-        return Check.of(id, worst, measured, expected, remediation);
+        return DriveChecks.worstOf(
+                id,
+                disks,
+                Disk::label,
+                d -> rule.apply(((SmartReading.Read) d.reading()).health()),
+                allPass + " (" + disks.size() + (disks.size() == 1 ? " disk)" : " disks)"),
+                expected,
+                remediation);
     }
 
     static Verdict sectors(SmartHealth h) {
