@@ -134,9 +134,6 @@ public final class S3Load {
         int status;
         try {
             status = new Run(options).execute();
-        } catch (SetupFailure e) {
-            System.err.println("s3load: " + e.getMessage());
-            status = 1;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             status = 1;
@@ -439,14 +436,21 @@ public final class S3Load {
             this.keyBase = "Veeam/Archive/s3load-repo-" + Long.toHexString(o.seed()) + "/" + guid + "/blocks/";
         }
 
-        int execute() throws SetupFailure, InterruptedException {
-            ensureBucket();
+        int execute() throws InterruptedException {
             String[] versions = new String[o.objects()];
-            if (o.objects() > 0) {
-                prefill(versions);
+            try {
+                ensureBucket();
+                if (o.objects() > 0) {
+                    prefill(versions);
+                }
+            } catch (SetupFailure e) {
+                // Still the one result line (or JSON object) a script reads, with nothing measured.
+                System.err.println("s3load: setup failed: " + e.getMessage());
+                report(new Tally(), 0);
+                return 1;
             }
             Tally total = timed(versions);
-            report(total);
+            report(total, o.durationNanos() / 1e9);
             return errors.get() == 0 ? 0 : 1;
         }
 
@@ -501,8 +505,9 @@ public final class S3Load {
         // ---- setup
 
         private void ensureBucket() throws SetupFailure, InterruptedException {
-            Answer head = send("HEAD", "/" + o.bucket(), "", Map.of(), null, null, false);
-            if (head.status() == 404) {
+            // GET ?location rather than HEAD: a refusal comes with a body that names the S3 error code.
+            Answer head = send("GET", "/" + o.bucket(), "location", Map.of(), null, null, false);
+            if (head.status() == 404 && "NoSuchBucket".equals(head.code())) {
                 Map<String, String> h = o.lock() ? Map.of("x-amz-bucket-object-lock-enabled", "true") : Map.of();
                 Answer made = send("PUT", "/" + o.bucket(), "", h, null, null, false);
                 // 409 BucketAlreadyOwnedByYou: another run made it in between; fine.
@@ -510,7 +515,7 @@ public final class S3Load {
                     throw setupFailed("create bucket " + o.bucket(), made);
                 }
             } else if (!head.ok()) {
-                throw setupFailed("HEAD bucket " + o.bucket(), head);
+                throw setupFailed("look up bucket " + o.bucket(), head);
             }
             if (!o.lock()) {
                 byte[] xml = ("<VersioningConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
@@ -851,10 +856,9 @@ public final class S3Load {
 
         // ---- the report
 
-        private void report(Tally t) {
-            double seconds = o.durationNanos() / 1e9;
-            double opsPerS = t.ops / seconds;
-            double mibPerS = t.bytes / seconds / (1 << 20);
+        private void report(Tally t, double seconds) {
+            double opsPerS = seconds == 0 ? 0 : t.ops / seconds;
+            double mibPerS = seconds == 0 ? 0 : t.bytes / seconds / (1 << 20);
             double p50 = t.latency.percentileMillis(50);
             double p90 = t.latency.percentileMillis(90);
             double p99 = t.latency.percentileMillis(99);
