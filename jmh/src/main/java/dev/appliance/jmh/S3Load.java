@@ -3,6 +3,7 @@ package dev.appliance.jmh;
 import dev.appliance.s3.auth.SigV4;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,6 +16,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
@@ -22,6 +24,8 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -60,9 +64,13 @@ import java.util.regex.Pattern;
  * </ul>
  *
  * <p>The first {@code --warmup} (default 2 s) of the timed phase is excluded from the figures; then {@code --duration}
- * is measured. Output is one line ({@code workload=… ops=… ops_per_s=… MiB_per_s=… p50_ms=… errors=…}) or, with
- * {@code --json}, one JSON object with the same fields. Any non-2xx answer (or I/O failure) is an error; the first
- * one's status and S3 code go to stderr, and a run with errors exits 1. Bad flags exit 2. Buckets default to
+ * is measured: the successful answers that arrive in it are the ops, their latencies the percentiles, and MiB/s counts
+ * object bytes (none for retention). Output is one line ({@code workload=… size=… concurrency=… ops=… seconds=…
+ * ops_per_s=… MiB_per_s=… p50_ms=… p90_ms=… p99_ms=… errors=…}) or, with {@code --json}, one JSON object with the
+ * same fields (size in bytes) and {@code first_error}. Any non-2xx answer, I/O failure or GET body that differs from
+ * what was written is an error (setup and prefill included); the count per status and the first one's status and S3
+ * code go to stderr, and a run with errors exits 1. A failed setup (wrong key, no such bucket permission) still prints
+ * the result line, with nothing measured. Bad flags exit 2, naming the flag and value. Buckets default to
  * {@code s3load-<workload>} and are not deleted.
  *
  * <p>Object bodies: one shared random prefix of {@code size - 16} bytes (from {@code --seed}) and a 16-byte tail
@@ -408,7 +416,7 @@ public final class S3Load {
         private final String keyBase;
         private final AtomicLong errors = new AtomicLong();
         private final AtomicReference<String> firstError = new AtomicReference<>();
-        private final Map<Integer, AtomicLong> errorsByStatus = new java.util.concurrent.ConcurrentSkipListMap<>();
+        private final Map<Integer, AtomicLong> errorsByStatus = new ConcurrentSkipListMap<>();
         private final AtomicLong nextKey = new AtomicLong();
         private final String retainUntil = ISO_MILLIS.format(Instant.now().plus(Duration.ofDays(1)));
         /** The signing key of one day: derived once a day, not per request. */
@@ -617,7 +625,9 @@ public final class S3Load {
                     long after = System.nanoTime();
                     if (!a.ok()) {
                         countError(a, what);
-                    } else if (before >= measureFrom && after <= end) {
+                    } else if (after >= measureFrom && after <= end) {
+                        // Answers that arrive in the window count, whenever they were asked: no bias against
+                        // slow requests still under way at either edge.
                         t.ops++;
                         t.bytes += moved;
                         t.latency.record((after - before) / 1000);
@@ -651,7 +661,7 @@ public final class S3Load {
                 for (Future<?> f : done) {
                     try {
                         f.get();
-                    } catch (java.util.concurrent.ExecutionException e) {
+                    } catch (ExecutionException e) {
                         throw new IllegalStateException("worker failed", e.getCause());
                     }
                 }
@@ -784,7 +794,7 @@ public final class S3Load {
                     int status = r.statusCode();
                     if (status < 200 || status >= 300) {
                         byte[] err = in.readNBytes(8192);
-                        in.transferTo(java.io.OutputStream.nullOutputStream());
+                        in.transferTo(OutputStream.nullOutputStream());
                         String text = new String(err, StandardCharsets.UTF_8);
                         Matcher m = S3_CODE.matcher(text);
                         Matcher msg =
@@ -797,7 +807,7 @@ public final class S3Load {
                     }
                     String version = r.headers().firstValue("x-amz-version-id").orElse(null);
                     if (!readBody) {
-                        in.transferTo(java.io.OutputStream.nullOutputStream());
+                        in.transferTo(OutputStream.nullOutputStream());
                         return new Answer(status, version, null, null);
                     }
                     String problem = readAndCheck(in, scratch, key);
@@ -839,7 +849,7 @@ public final class S3Load {
                     return "body's first bytes differ from what was written";
                 }
             }
-            if (!java.util.Arrays.equals(last, tail(key))) {
+            if (!Arrays.equals(last, tail(key))) {
                 return "body's last bytes differ from what was written";
             }
             return null;
