@@ -334,8 +334,12 @@ public final class S3Load {
             return status >= 200 && status < 300;
         }
 
+        /** Status 0 (no answer, or a GET body unlike the one written) has only its message. */
         String describe() {
-            return status == 0 ? message : "HTTP " + status + (code == null ? "" : " " + code);
+            return status == 0
+                    ? message
+                    : "HTTP " + status + (code == null ? "" : " " + code)
+                            + (message == null ? "" : " (" + message + ")");
         }
     }
 
@@ -538,7 +542,7 @@ public final class S3Load {
 
         private SetupFailure setupFailed(String what, Answer a) {
             countError(a, what);
-            return new SetupFailure(what + ": " + a.describe() + (a.message() == null ? "" : " (" + a.message() + ")"));
+            return new SetupFailure(what + ": " + a.describe());
         }
 
         /** Writes objects 0 .. objects-1 with all workers, untimed; keeps each one's version id. */
@@ -673,8 +677,7 @@ public final class S3Load {
         private void countError(Answer a, String what) {
             errors.incrementAndGet();
             errorsByStatus.computeIfAbsent(a.status(), s -> new AtomicLong()).incrementAndGet();
-            firstError.compareAndSet(
-                    null, what + ": " + a.describe() + (a.message() == null ? "" : " (" + a.message() + ")"));
+            firstError.compareAndSet(null, what + ": " + a.describe());
         }
 
         // ---- requests
