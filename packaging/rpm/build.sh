@@ -44,6 +44,7 @@ echo "appliance rpm: linking the Java runtime ($JAVA_HOME)..." >&2
   --compress=zip-6 --output "$STAGE/usr/lib/appliance/runtime"
 
 install -m 0644 "$JAR" "$STAGE/usr/lib/appliance/appliance.jar"
+install -m 0644 "$HERE/files/jvm-options.sh" "$STAGE/usr/lib/appliance/jvm-options.sh"
 sed "s/@VERSION@/$VERSION-$RELEASE/" "$HERE/files/appliance" > "$STAGE/usr/bin/appliance"
 chmod 0755 "$STAGE/usr/bin/appliance"
 # The installer CLI (jdeps: java.base, java.desktop, java.sql, jdk.unsupported: all in the runtime above)

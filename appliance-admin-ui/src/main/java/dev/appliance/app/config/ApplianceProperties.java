@@ -104,6 +104,9 @@ public record ApplianceProperties(
      * @param errorLimit this many I/O errors of one drive within {@code errorWindow} take it out of service, 0 never
      * @param errorWindow the window those errors are counted in
      * @param checkInterval how often drives are checked for removal, return and replacement; 0: only at start
+     * @param groupCommit false forces each file and directory of an object write instead of sharing one flush of the
+     *     drive's filesystem among concurrent writes
+     * @param directIo false writes part files through the page cache instead of with direct I/O
      */
     public record Drives(
             @DefaultValue List<String> paths,
@@ -127,11 +130,15 @@ public record ApplianceProperties(
             Duration errorWindow,
 
             @NotNull @DurationMin(millis = 0, message = ZERO_OR_MORE_DURATION) @DefaultValue("10s")
-            Duration checkInterval) {
+            Duration checkInterval,
+
+            @DefaultValue("true") boolean groupCommit,
+            @DefaultValue("true") boolean directIo) {
 
         /** The engine's drive settings ({@code StoreConfig}) from these properties, validated above. */
         public DriveSettings driveSettings() {
-            return new DriveSettings(timeout, straggler, writeStraggler, errorLimit, errorWindow, checkInterval);
+            return new DriveSettings(
+                    timeout, straggler, writeStraggler, errorLimit, errorWindow, checkInterval, groupCommit, directIo);
         }
     }
 

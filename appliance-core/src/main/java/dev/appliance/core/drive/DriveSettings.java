@@ -16,6 +16,10 @@ import java.time.Duration;
  * @param errorLimit this many I/O errors of one drive within {@code errorWindow} take it out of service (0: never)
  * @param errorWindow the window the errors are counted in
  * @param checkInterval how often the drives are checked; zero: only when the store opens and when asked
+ * @param groupCommit true (the default, where {@code syncfs} exists) makes object writes durable by one flush per
+ *     filesystem shared by concurrent writes ({@link SyncGroup}); false forces each file and directory
+ * @param directIo true (the default, where the filesystem allows it) writes part files with direct I/O, bypassing the
+ *     page cache; false writes them through it
  */
 public record DriveSettings(
         Duration timeout,
@@ -23,7 +27,9 @@ public record DriveSettings(
         Duration writeStraggler,
         int errorLimit,
         Duration errorWindow,
-        Duration checkInterval) {
+        Duration checkInterval,
+        boolean groupCommit,
+        boolean directIo) {
 
     /** The appliance's defaults. */
     public static final DriveSettings DEFAULTS = new DriveSettings(
@@ -32,7 +38,20 @@ public record DriveSettings(
             Duration.ofSeconds(2),
             10,
             Duration.ofSeconds(60),
-            Duration.ofSeconds(10));
+            Duration.ofSeconds(10),
+            true,
+            true);
+
+    /** With group commit and direct I/O (the defaults). */
+    public DriveSettings(
+            Duration timeout,
+            Duration straggler,
+            Duration writeStraggler,
+            int errorLimit,
+            Duration errorWindow,
+            Duration checkInterval) {
+        this(timeout, straggler, writeStraggler, errorLimit, errorWindow, checkInterval, true, true);
+    }
 
     public DriveSettings {
         atLeast("timeout", timeout, Duration.ofMillis(1));
@@ -47,12 +66,26 @@ public record DriveSettings(
 
     /** These settings with the drive call {@code timeout} and {@code errorLimit} (tests of stalling drives). */
     public DriveSettings withTimeout(Duration timeout, int errorLimit) {
-        return new DriveSettings(timeout, straggler, writeStraggler, errorLimit, errorWindow, checkInterval);
+        return new DriveSettings(
+                timeout, straggler, writeStraggler, errorLimit, errorWindow, checkInterval, groupCommit, directIo);
+    }
+
+    /** These settings with {@code groupCommit} (false: each file and directory forced, the reference path). */
+    public DriveSettings withGroupCommit(boolean groupCommit) {
+        return new DriveSettings(
+                timeout, straggler, writeStraggler, errorLimit, errorWindow, checkInterval, groupCommit, directIo);
+    }
+
+    /** These settings with {@code directIo} (false: part files written through the page cache, the reference path). */
+    public DriveSettings withDirectIo(boolean directIo) {
+        return new DriveSettings(
+                timeout, straggler, writeStraggler, errorLimit, errorWindow, checkInterval, groupCommit, directIo);
     }
 
     /** These settings with {@code checkInterval} (zero: no periodic drive check). */
     public DriveSettings withCheckInterval(Duration checkInterval) {
-        return new DriveSettings(timeout, straggler, writeStraggler, errorLimit, errorWindow, checkInterval);
+        return new DriveSettings(
+                timeout, straggler, writeStraggler, errorLimit, errorWindow, checkInterval, groupCommit, directIo);
     }
 
     private static void atLeast(String name, Duration value, Duration least) {

@@ -92,6 +92,16 @@ public final class FilesystemSync {
 
     /** Makes everything written so far on the filesystem holding {@code dir} durable. */
     public static void sync(Path dir) throws IOException {
+        try (Descriptor fd = open(dir)) {
+            fd.sync();
+        }
+    }
+
+    /**
+     * Opens {@code dir} for {@link Descriptor#sync}. A descriptor kept open is told of every write-back error on its
+     * filesystem since it was opened (the kernel records them per open file), which one opened per flush is not.
+     */
+    public static Descriptor open(Path dir) throws IOException {
         if (!available()) {
             throw new IOException("syncfs is not available: " + UNAVAILABLE);
         }
@@ -107,17 +117,45 @@ public final class FilesystemSync {
                     default -> new IOException("open(" + dir + ") failed: errno " + err);
                 };
             }
-            try {
-                if ((int) SYNCFS.invokeExact(state, fd) != 0) {
-                    throw new IOException("syncfs(" + dir + ") failed: errno " + (int) ERRNO.get(state, 0L));
-                }
-            } finally {
-                int ignored = (int) CLOSE.invokeExact(fd);
-            }
+            return new Descriptor(fd, dir);
         } catch (IOException | RuntimeException | Error e) {
             throw e;
         } catch (Throwable e) {
-            throw new IOException("syncfs(" + dir + ") failed", e);
+            throw new IOException("open(" + dir + ") failed", e);
+        }
+    }
+
+    /** An open directory of a filesystem to flush. */
+    public static final class Descriptor implements AutoCloseable {
+        private final int fd;
+        private final Path dir;
+
+        private Descriptor(int fd, Path dir) {
+            this.fd = fd;
+            this.dir = dir;
+        }
+
+        /** {@code syncfs(2)}: writes back and flushes everything dirty on the filesystem. */
+        public void sync() throws IOException {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment state = arena.allocate(CALL_STATE);
+                if ((int) SYNCFS.invokeExact(state, fd) != 0) {
+                    throw new IOException("syncfs(" + dir + ") failed: errno " + (int) ERRNO.get(state, 0L));
+                }
+            } catch (IOException | RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IOException("syncfs(" + dir + ") failed", e);
+            }
+        }
+
+        @Override
+        public void close() {
+            try {
+                int ignored = (int) CLOSE.invokeExact(fd);
+            } catch (Throwable e) {
+                // nothing to do: the descriptor is gone either way
+            }
         }
     }
 }

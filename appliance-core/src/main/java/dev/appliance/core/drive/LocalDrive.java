@@ -51,6 +51,10 @@ public final class LocalDrive {
 
     private volatile String faultReason = "";
     private volatile MetadataJournal journal;
+    /** Group commit of this drive's filesystem, or null: writes force each file and directory ({@link SyncGroup}). */
+    private volatile SyncGroup syncGroup;
+    /** See {@link #useDirectIo}. */
+    private volatile int directIoAlignment;
     /** Null unless a test injected faults: the I/O entry points then cost one volatile read. */
     private volatile DriveFaults faults;
 
@@ -430,10 +434,19 @@ public final class LocalDrive {
 
     /** A new private staging directory under {@code tmp}. */
     public Path newStagingDir() throws IOException {
-        beforeWrite();
-        Path dir = tmp.resolve(UUID.randomUUID().toString());
+        Path dir = newStagingPath("");
         Files.createDirectory(dir);
         return dir;
+    }
+
+    /**
+     * A fresh private name under {@code tmp}, not yet created, ending in {@code suffix}: a file or directory staged there
+     * is renamed into place whole. Creating it directly, without a staging directory around it, saves a directory
+     * creation and removal per write and drive (inodes a busy filesystem otherwise allocates and frees per request).
+     */
+    public Path newStagingPath(String suffix) throws IOException {
+        beforeWrite();
+        return tmp.resolve(UUID.randomUUID() + suffix);
     }
 
     /** Reads a whole file, or returns null when it does not exist. */
@@ -465,6 +478,62 @@ public final class LocalDrive {
      */
     public void openMetadataJournal() throws IOException {
         this.journal = MetadataJournal.open(this);
+    }
+
+    /**
+     * Makes the writes of objects durable by group commit ({@link SyncGroup}) when {@code enabled} and the platform
+     * allows it, else by forcing each file and directory (the reference path).
+     */
+    public void useGroupCommit(boolean enabled) throws IOException {
+        this.syncGroup = enabled ? SyncGroup.forFilesystemOf(root) : null;
+    }
+
+    /**
+     * Writes part files with direct I/O when {@code enabled} (see {@code ShardFileWriter}): the filesystem's block size
+     * is kept as the alignment, or 0 (ordinary writes) when disabled or unknown.
+     */
+    public void useDirectIo(boolean enabled) {
+        int alignment = 0;
+        if (enabled) {
+            try {
+                long block = Files.getFileStore(root).getBlockSize();
+                alignment = block > 0 && block <= 65536 ? (int) block : 0;
+            } catch (IOException | UnsupportedOperationException e) {
+                alignment = 0; // unknown: ordinary writes
+            }
+        }
+        this.directIoAlignment = alignment;
+    }
+
+    /** The alignment direct I/O needs on this drive, or 0 when part files are written through the page cache. */
+    public int directIoAlignment() {
+        return directIoAlignment;
+    }
+
+    /** The group commit of this drive's filesystem, or null when each file and directory is forced. */
+    public SyncGroup syncGroup() {
+        return syncGroup;
+    }
+
+    /**
+     * Creates {@code dir} and missing parents as {@link #createDirectoriesDurably} does, forcing each parent only when
+     * {@code force}: a caller that will await a group commit before it answers leaves them to that flush.
+     */
+    public void createDirectories(Path dir, boolean force) throws IOException {
+        if (force) {
+            createDirectoriesDurably(dir);
+            return;
+        }
+        if (Files.isDirectory(dir)) {
+            return;
+        }
+        beforeWrite();
+        for (Path p = dir; p != null && !Files.isDirectory(p); p = p.getParent()) {
+            if (p.equals(root) || p.equals(sys)) {
+                throw new NoSuchFileException(p.toString(), null, "drive directory is missing (not mounted?)");
+            }
+        }
+        Files.createDirectories(dir);
     }
 
     /** The drive's metadata journal, or null when rewrites force each file. */

@@ -44,6 +44,10 @@ final class ErasureReader implements ObjectReader {
     private final long offset;
     private final long length;
     private final FileChannel[] channels;
+    /** The coding buffers of the transfer in progress (pooled; see {@link ShardBuffers}). */
+    private ShardBuffers buffers;
+    /** Set when a shard read was given up on: its call may still write into {@link #buffers}. */
+    private boolean buffersAbandoned;
     /** Each drive's pinned data directory of the version, by position (null where none was opened). */
     private final PinnedDirectory[] pins;
     /** Releases the pins if this reader is dropped without {@link #close}, so trash is still purged. */
@@ -162,9 +166,23 @@ final class ErasureReader implements ObjectReader {
         ErasureLayout layout = set.layoutOf(version);
         BitrotAlgorithm bitrot = set.bitrotFor(version);
         ReedSolomon codec = ReedSolomon.of(layout.data(), layout.parity());
-        byte[][] shards = new byte[layout.total()][layout.fullShardLength()];
-        byte[] checksum = new byte[layout.checksumLength()];
-        byte[] block = new byte[layout.blockSize()];
+        buffers = ShardBuffers.take(layout, version.size());
+        try {
+            transferBlocks(out, layout, bitrot, codec);
+        } finally {
+            // a read given up on may still be filling its buffer: never hand the set to another request
+            if (!buffersAbandoned) {
+                buffers.close();
+            }
+            buffers = null;
+        }
+    }
+
+    private void transferBlocks(OutputStream out, ErasureLayout layout, BitrotAlgorithm bitrot, ReedSolomon codec)
+            throws IOException {
+        byte[][] shards = buffers.shards;
+        byte[] checksum = buffers.checksum;
+        byte[] block = buffers.block;
 
         long partStart = 0;
         long end = offset + length;
@@ -373,6 +391,7 @@ final class ErasureReader implements ObjectReader {
                     } else {
                         e.getValue().cancel(true);
                     }
+                    buffersAbandoned = true;
                     usable[pos] = false;
                     shards[s] = new byte[shards[s].length];
                     channels[s] = null; // the interrupted read closes it
@@ -449,23 +468,19 @@ final class ErasureReader implements ObjectReader {
             } else {
                 FileChannel ch = channel(partNumber, shard, pos);
                 set.drives().get(pos).beforeRead();
-                ByteBuffer cs = ByteBuffer.wrap(checksum, 0, csLen);
-                ByteBuffer data = ByteBuffer.wrap(into, 0, shardLength);
+                // One read of checksum and shard into this shard's reused direct buffer (a heap buffer would be
+                // read into a fresh temporary direct buffer by the JDK, then copied all the same).
+                ByteBuffer buf = buffers.direct(shard, csLen + shardLength).limit(csLen + shardLength);
                 long p = at;
-                while (cs.hasRemaining()) {
-                    int n = ch.read(cs, p);
+                while (buf.hasRemaining()) {
+                    int n = ch.read(buf, p);
                     if (n < 0) {
                         return "part file is short";
                     }
                     p += n;
                 }
-                while (data.hasRemaining()) {
-                    int n = ch.read(data, p);
-                    if (n < 0) {
-                        return "part file is short";
-                    }
-                    p += n;
-                }
+                buf.flip();
+                buf.get(checksum, 0, csLen).get(into, 0, shardLength);
             }
         } catch (IOException e) {
             return e.toString();

@@ -10,6 +10,7 @@ import dev.appliance.core.codec.ReedSolomon;
 import dev.appliance.core.drive.DriveCalls;
 import dev.appliance.core.drive.DriveCalls.Outcome;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.drive.SyncGroup;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.lock.NamespaceLocks;
@@ -26,7 +27,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
@@ -403,11 +403,17 @@ public final class ErasureSet {
         final boolean inline;
         final UUID dataDir;
         final int partNumber;
+        /** Per drive, the staged data directory (holding {@code part.N}; created only for part files). */
         public final Path[] staging = new Path[drives.size()];
-        public final FileChannel[] files = new FileChannel[drives.size()];
+
+        final ShardFileWriter[] files = new ShardFileWriter[drives.size()];
         final java.io.ByteArrayOutputStream[] inlineShards = new java.io.ByteArrayOutputStream[drives.size()];
         public final Throwable[] failed = new Throwable[drives.size()];
         final MessageDigest md5 = newMd5();
+        /** The erasure-coding memory of this write (null until streaming starts); see {@link #discard()}. */
+        private ShardBuffers buffers;
+
+        private boolean buffersInUseByLateCall;
 
         public ShardSink(ErasureLayout layout, int[] distribution, boolean inline) throws IOException {
             this(layout, distribution, inline, 1, UUID.randomUUID());
@@ -450,8 +456,11 @@ public final class ErasureSet {
             }
         }
 
-        /** One drive's private staging directory and, unless inline, its open part file. */
-        record Staged(Path dir, FileChannel file) {
+        /**
+         * One drive's private staged data directory (renamed whole into the object directory at commit; not created
+         * for inline data) and, unless inline, its open part file.
+         */
+        record Staged(Path dir, ShardFileWriter file) {
             void discard() {
                 try {
                     if (file != null) {
@@ -465,19 +474,19 @@ public final class ErasureSet {
         }
 
         private Staged stage(LocalDrive d) throws IOException {
-            Path dir = d.newStagingDir();
+            Path dir = d.newStagingPath("");
             if (inline) {
                 return new Staged(dir, null);
             }
             try {
-                d.beforeWrite();
-                Path data = Files.createDirectory(dir.resolve(dataDir.toString()));
+                Files.createDirectory(dir);
+                int alignment = d.directIoAlignment();
                 return new Staged(
                         dir,
-                        FileChannel.open(
-                                data.resolve("part." + partNumber),
-                                StandardOpenOption.CREATE_NEW,
-                                StandardOpenOption.WRITE));
+                        ShardFileWriter.create(
+                                dir.resolve("part." + partNumber),
+                                alignment > 0 && alignment <= ShardBuffers.ALIGNMENT,
+                                alignment));
             } catch (IOException e) {
                 new Staged(dir, null).discard();
                 throw e;
@@ -486,10 +495,10 @@ public final class ErasureSet {
 
         long stream(InputStream body, long size) throws IOException {
             ReedSolomon codec = ReedSolomon.of(layout.data(), layout.parity());
-            byte[] block = new byte[layout.blockSize()];
-            int fullShard = layout.fullShardLength();
-            byte[][] shards = new byte[layout.total()][fullShard];
-            byte[] checksum = new byte[layout.checksumLength()];
+            buffers = ShardBuffers.take(layout, size);
+            byte[] block = buffers.block;
+            byte[][] shards = buffers.shards;
+            byte[] checksum = buffers.checksum;
             long total = 0;
             while (size < 0 || total < size) {
                 int want = (int) (size < 0 ? block.length : Math.min(block.length, size - total));
@@ -520,8 +529,11 @@ public final class ErasureSet {
                     }
                 } else {
                     // Each drive appends its shard in parallel; a drive that lags is left out of the rest of the
-                    // write (the shards of a block are not touched again until every drive kept in answered).
+                    // write (the shards of a block are not touched again until every drive kept in answered). Writes
+                    // go from a reused direct buffer per drive: a heap buffer would be copied by the JDK into a fresh
+                    // temporary direct buffer on every call.
                     int shardLength = shardLen;
+                    int checksumLength = bitrot.checksumLength();
                     List<Outcome<Void>> outcomes = calls.onBounded(
                             drives,
                             writing(),
@@ -529,16 +541,24 @@ public final class ErasureSet {
                             calls.writeStragglerMillis(),
                             "writing a shard",
                             (pos, drive) -> {
-                                byte[] shard = shards[distribution[pos] - 1];
-                                byte[] cs = new byte[bitrot.checksumLength()];
+                                int index = distribution[pos] - 1;
+                                byte[] shard = shards[index];
+                                byte[] cs = new byte[checksumLength];
                                 bitrot.checksum(shard, 0, shardLength, cs, 0);
                                 drive.beforeWrite();
-                                writeFully(files[pos], ByteBuffer.wrap(cs));
-                                writeFully(files[pos], ByteBuffer.wrap(shard, 0, shardLength));
+                                files[pos].append(cs, shard, shardLength, buffers.writeBuffer(index));
                                 return null;
                             },
                             null);
+                    long before = Arrays.stream(failed)
+                            .filter(java.util.Objects::nonNull)
+                            .count();
                     recordFailures(outcomes);
+                    // a drive given up on may still be writing from these buffers: never hand them to another write
+                    buffersInUseByLateCall |= Arrays.stream(failed)
+                                    .filter(java.util.Objects::nonNull)
+                                    .count()
+                            > before;
                 }
                 checkQuorum(layout.writeQuorum());
                 if (n < want) {
@@ -574,7 +594,7 @@ public final class ErasureSet {
                     "writing a part file",
                     (pos, drive) -> {
                         drive.beforeWrite();
-                        Path dir = Files.createDirectory(staging[pos].resolve(dataDir.toString()));
+                        Path dir = Files.createDirectory(staging[pos]);
                         LocalDrive.writeAndForce(dir.resolve("part.1"), inlineShards[pos].toByteArray());
                         LocalDrive.forceDirectory(dir);
                         return null;
@@ -606,10 +626,18 @@ public final class ErasureSet {
                     "forcing a part file",
                     (pos, drive) -> {
                         drive.beforeWrite();
-                        files[pos].force(false);
-                        files[pos].close(); // closing again in discard() does nothing
+                        files[pos].finish();
+                        SyncGroup group = drive.syncGroup();
+                        if (group != null) {
+                            // one flush shared with the other writes on this filesystem covers file and directory
+                            files[pos].close(); // closing again in discard() does nothing
+                            group.await();
+                            return null;
+                        }
+                        files[pos].force();
+                        files[pos].close();
                         // the part file's name lives in the data directory, which the commit renames into place
-                        LocalDrive.forceDirectory(staging[pos].resolve(dataDir.toString()));
+                        LocalDrive.forceDirectory(staging[pos]);
                         return null;
                     },
                     null);
@@ -649,8 +677,16 @@ public final class ErasureSet {
             }
         }
 
-        /** Closes files and removes staging directories that were not committed. */
+        /**
+         * Closes files, removes staging directories that were not committed, and returns the coding buffers for reuse
+         * unless a drive was given up on while writing: its call may still be running and reading them.
+         */
         public void discard() {
+            ShardBuffers b = buffers;
+            buffers = null;
+            if (b != null && !buffersInUseByLateCall) {
+                b.close();
+            }
             for (int i = 0; i < drives.size(); i++) {
                 try {
                     if (files[i] != null) {
@@ -701,7 +737,7 @@ public final class ErasureSet {
                     include,
                     (pos, drive) -> {
                         byte[] inlineShard = v.inline() ? sink.inlineShards[pos].toByteArray() : null;
-                        Path stagedDataDir = v.inline() ? null : sink.staging[pos].resolve(sink.dataDir.toString());
+                        Path stagedDataDir = v.inline() ? null : sink.staging[pos];
                         return commitOnDrive(drive, bucket, key, v, inlineShard, stagedDataDir);
                     },
                     late);

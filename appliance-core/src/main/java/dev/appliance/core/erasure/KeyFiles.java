@@ -1,6 +1,7 @@
 package dev.appliance.core.erasure;
 
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.drive.SyncGroup;
 import dev.appliance.core.meta.CorruptMetaException;
 import dev.appliance.core.meta.ObjectVersion;
 import dev.appliance.core.meta.XlMeta;
@@ -205,21 +206,46 @@ public final class KeyFiles {
             newArchive = XlMeta.assemble(toArchive);
             next = XlMeta.assemble(toKeep);
         }
-        drive.createDirectoriesDurably(dir);
+        // With group commit, nothing is forced file by file: one shared flush makes the staged files' contents, the
+        // created directories and the data directory's rename durable before the renames that commit, and a second
+        // makes those renames durable before the answer. Without it, each file and directory is forced.
+        SyncGroup group = drive.syncGroup();
+        drive.createDirectories(dir, group == null);
         byte[] previousArchive = newArchive != null ? archiveBytesQuietly() : null;
-        if (newArchive != null) {
-            writeStaged(ARCHIVE_FILE, newArchive.asReadOnlyBuffer());
+        Path stagedArchive =
+                newArchive != null ? stage(ARCHIVE_FILE, newArchive.asReadOnlyBuffer(), group == null) : null;
+        try {
+            if (stagedDataDir != null) {
+                drive.beforeModify();
+                Files.move(
+                        stagedDataDir,
+                        dir.resolve(version.dataDir().toString()),
+                        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            }
+            Path stagedMeta = stage(LocalDrive.META_FILE, next.asReadOnlyBuffer(), group == null);
+            try {
+                if (group != null) {
+                    group.await();
+                }
+                if (stagedArchive != null) {
+                    commitStaged(stagedArchive, ARCHIVE_FILE);
+                    stagedArchive = null;
+                }
+                // The rename of xl.meta is the commit point; one directory force covers it and the data dir rename.
+                commitStaged(stagedMeta, LocalDrive.META_FILE);
+            } finally {
+                Files.deleteIfExists(stagedMeta); // gone when committed
+            }
+        } finally {
+            if (stagedArchive != null) {
+                Files.deleteIfExists(stagedArchive);
+            }
         }
-        if (stagedDataDir != null) {
-            drive.beforeModify();
-            Files.move(
-                    stagedDataDir,
-                    dir.resolve(version.dataDir().toString()),
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        if (group != null) {
+            group.await();
+        } else {
+            LocalDrive.forceDirectory(dir);
         }
-        // The rename of xl.meta is the commit point; one directory force covers it and the data dir rename.
-        writeStaged(LocalDrive.META_FILE, next.asReadOnlyBuffer());
-        LocalDrive.forceDirectory(dir);
         return new Change(
                 true,
                 hotBytes,
@@ -385,22 +411,41 @@ public final class KeyFiles {
         }
     }
 
+    /** Replaces {@code name} in the key's directory with {@code content}, forced before the rename. */
     private void writeStaged(String name, ByteBuffer content) throws IOException {
-        Path staging = drive.newStagingDir();
-        Path staged = staging.resolve(name);
+        Path staged = stage(name, content, true);
+        try {
+            commitStaged(staged, name);
+        } finally {
+            Files.deleteIfExists(staged); // gone when committed
+        }
+    }
+
+    /** Writes {@code content} to a fresh staging file for {@code name} (forced when {@code force}) and returns it. */
+    private Path stage(String name, ByteBuffer content, boolean force) throws IOException {
+        Path staged = drive.newStagingPath("." + name);
         try (FileChannel ch = FileChannel.open(staged, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             while (content.hasRemaining()) {
                 ch.write(content);
             }
-            ch.force(false);
+            if (force) {
+                ch.force(false);
+            }
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(staged);
+            throw e;
         }
+        return staged;
+    }
+
+    /** Renames a staged file over {@code name} in the key's directory (not forcing the directory). */
+    private void commitStaged(Path staged, String name) throws IOException {
         drive.beforeCommit();
         Files.move(
                 staged,
                 dir.resolve(name),
                 java.nio.file.StandardCopyOption.ATOMIC_MOVE,
                 java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        Files.delete(staging);
     }
 
     private XlMeta.Pick locateQuietly(UUID id) throws IOException {

@@ -125,6 +125,8 @@ public final class Topology {
                     if (config.metadataJournal()) {
                         d.openMetadataJournal();
                     }
+                    d.useGroupCommit(config.driveSettings().groupCommit());
+                    d.useDirectIo(config.driveSettings().directIo());
                     online++;
                 }
             }

@@ -237,6 +237,8 @@ final class DriveMonitor {
         if (topology.config.metadataJournal()) {
             d.openMetadataJournal(); // replays what a returning drive's journal holds
         }
+        d.useGroupCommit(topology.config.driveSettings().groupCommit());
+        d.useDirectIo(topology.config.driveSettings().directIo());
         d.markOnline();
     }
 

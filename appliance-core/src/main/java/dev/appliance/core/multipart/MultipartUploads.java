@@ -323,7 +323,7 @@ public final class MultipartUploads {
                     Path target = dir.resolve(rec.dataDir()).resolve("part." + partNumber);
                     drive.createDirectoriesDurably(target.getParent());
                     Files.move(
-                            sink.staging[pos].resolve(rec.dataDir()).resolve("part." + partNumber),
+                            sink.staging[pos].resolve("part." + partNumber),
                             target,
                             StandardCopyOption.ATOMIC_MOVE,
                             StandardCopyOption.REPLACE_EXISTING);
