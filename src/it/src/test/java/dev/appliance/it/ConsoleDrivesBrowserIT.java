@@ -54,7 +54,9 @@ class ConsoleDrivesBrowserIT {
     static void start() throws IOException {
         ConsoleBrowser.assumeInstalled();
         appliance = LOGS.watch(ApplianceProcess.withRootCredentials(tmp.resolve("appliance"), ROOT, SECRET)
-                        .withJvmOptions("-Dappliance.faultInjection=true"))
+                        // the drive check (10 s by default) formats the replacement into its slot and brings the
+                        // drive back: the test waits for it
+                        .withJvmOptions("-Dappliance.faultInjection=true", "-Dappliance.drives.check-interval=1s"))
                 .start();
         chromium = ConsoleBrowser.open(tmp.resolve("chromium-profile"));
     }
@@ -215,7 +217,7 @@ class ConsoleDrivesBrowserIT {
         admin.inject(3, "{\"latencyMillis\":200}");
         browser.findElement(By.cssSelector("#nav a[data-route=drives]")).click();
         chromium.visible(By.id("drives-table"));
-        // the drive check (every 10 s) formats it into its slot and the fill starts
+        // the drive check (every second here) formats it into its slot and the fill starts
         refreshUntil(browser, Duration.ofSeconds(90), b -> b.findElement(fourth)
                 .getText()
                 .startsWith("healing"));

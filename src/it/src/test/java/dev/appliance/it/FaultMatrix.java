@@ -68,7 +68,10 @@ final class FaultMatrix {
                     logs.watch(ApplianceProcess.withRootCredentials(workDir, "faultsadmin", "faults-secret-0123456789")
                             .withJvmOptions(
                                     "-Dappliance.faultInjection=true",
-                                    "-Dappliance.drives.timeout=" + DRIVE_TIMEOUT_MILLIS + "ms")
+                                    "-Dappliance.drives.timeout=" + DRIVE_TIMEOUT_MILLIS + "ms",
+                                    // drives come back at the next drive check: each case waits for one (10 s
+                                    // by default) after its drives are restored
+                                    "-Dappliance.drives.check-interval=1s")
                             .withArgs("--parity", Integer.toString(layout.parity)));
             p.start(List.of(workDir.resolve("disk{1..." + layout.drives + "}").toString()));
             S3Client s3 = p.client(

@@ -15,9 +15,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The Veeam workload simulator ({@link VeeamSimulator}) against a real appliance process for about half a minute of
- * backup sessions: every byte read back and every lock state must be what was written, and every Veeam behaviour of
- * the simulator must have been exercised at least once.
+ * The Veeam workload simulator ({@link VeeamSimulator}) against a real appliance process for at least 15 seconds of
+ * backup sessions (and until 1000 blocks are written): every byte read back and every lock state must be what was
+ * written, and every Veeam behaviour of the simulator must have been exercised at least once.
  *
  * <p>With {@code -Dveeam.endpoint=...} (and {@code veeam.accessKey}, {@code veeam.secretKey}) it drives that endpoint
  * instead of starting an appliance; the other {@code veeam.*} properties tune the load ({@code docs/veeam.md}).
@@ -52,15 +52,17 @@ class VeeamWorkloadIT {
                             tmp.resolve("appliance"), "veeam-it-admin", "veeam-it-secret-" + UUID.randomUUID()))
                     .start();
             System.out.printf("[it] appliance ready in %.1f s%n", (System.nanoTime() - t0) / 1e9);
-            // sized for the default suite on two cores; any veeam.* system property overrides these
+            // sized for the default suite on two cores; any veeam.* system property overrides these. The sessions go
+            // on past the 15 s until 1000 blocks (a full DeleteObjects batch) are written, 11 sessions; the final
+            // cleanup waits out up to one short retention (plus the clock skew), so that is short.
             Properties defaults = new Properties();
             defaults.setProperty("veeam.endpoint", appliance.s3Endpoint().toString());
             defaults.setProperty("veeam.accessKey", appliance.accessKey());
             defaults.setProperty("veeam.secretKey", appliance.secretKey());
-            defaults.setProperty("veeam.seconds", "30");
+            defaults.setProperty("veeam.seconds", "15");
             defaults.setProperty("veeam.minBlocks", "1000");
-            defaults.setProperty("veeam.shortRetentionSeconds", "8");
-            defaults.setProperty("veeam.cleanupIntervalSeconds", "10");
+            defaults.setProperty("veeam.shortRetentionSeconds", "4");
+            defaults.setProperty("veeam.cleanupIntervalSeconds", "5");
             Properties p = new Properties(defaults);
             p.putAll(System.getProperties());
             cfg = SimConfig.from(p);
