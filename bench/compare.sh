@@ -71,7 +71,7 @@ fi
 
 ./appliance build >/dev/null
 ./appliance mvn -q -o -Dspotless.check.skip=true -pl jmh -am -DskipTests package >/dev/null
-JAVA="$(./appliance mvn -v 2>/dev/null | sed -n 's/^Java home: //p')/bin/java"
+JAVA="$(./appliance mvn -v 2>/dev/null | sed -n 's/^Java version: .*runtime: //p')/bin/java"
 LOADJAR="$CHECKOUT/jmh/target/benchmarks.jar"
 
 RESULTS="$DIR/results"

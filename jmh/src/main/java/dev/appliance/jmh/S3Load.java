@@ -63,6 +63,10 @@ import java.util.regex.Pattern;
  *       and 30 % PUTs of new ones.
  * </ul>
  *
+ * <p>{@code --prefill-only} writes the objects and stops; {@code --no-prefill} measures objects an earlier run with the
+ * same {@code --seed}, {@code --objects} and {@code --bucket} wrote (restore and mixed), so a server can be changed
+ * between the two, e.g. a drive taken away.
+ *
  * <p>The first {@code --warmup} (default 2 s) of the timed phase is excluded from the figures; then {@code --duration}
  * is measured: the successful answers that arrive in it are the ops, their latencies the percentiles, and MiB/s counts
  * object bytes (none for retention). Output is one line ({@code workload=… size=… concurrency=… ops=… seconds=…
@@ -125,7 +129,15 @@ public final class S3Load {
             int objects,
             long seed,
             boolean lock,
-            boolean json) {}
+            boolean json,
+            Prefill prefill) {}
+
+    /** Whether the untimed writes run: both (the default), alone, or not (objects written by an earlier run). */
+    enum Prefill {
+        THEN_MEASURE,
+        ONLY,
+        NONE
+    }
 
     public static void main(String[] args) {
         Options options;
@@ -153,6 +165,7 @@ public final class S3Load {
         Map<String, String> values = new TreeMap<>();
         boolean lock = false;
         boolean json = false;
+        Prefill prefill = Prefill.THEN_MEASURE;
         List<String> valued = List.of(
                 "--endpoint",
                 "--access-key",
@@ -177,6 +190,8 @@ public final class S3Load {
             switch (name) {
                 case "--lock" -> lock = true;
                 case "--json" -> json = true;
+                case "--prefill-only" -> prefill = Prefill.ONLY;
+                case "--no-prefill" -> prefill = Prefill.NONE;
                 default -> {
                     if (!valued.contains(name)) {
                         throw new UsageException("unknown argument '" + arg + "'");
@@ -227,6 +242,9 @@ public final class S3Load {
             throw new UsageException("bad --bucket '" + bucket + "': expected an S3 bucket name (3-63 of a-z 0-9 . -)");
         }
         boolean lockBucket = lock || workload == Workload.RETENTION;
+        if (prefill == Prefill.NONE && workload == Workload.RETENTION) {
+            throw new UsageException("--no-prefill does not apply to retention (it needs the version ids it writes)");
+        }
         return new Options(
                 endpoint,
                 values.get("--access-key"),
@@ -240,7 +258,8 @@ public final class S3Load {
                 objects,
                 seed,
                 lockBucket,
-                json);
+                json,
+                prefill);
     }
 
     private static URI parseEndpoint(String text) throws UsageException {
@@ -452,8 +471,14 @@ public final class S3Load {
             String[] versions = new String[o.objects()];
             try {
                 ensureBucket();
-                if (o.objects() > 0) {
+                if (o.objects() > 0 && o.prefill() != Prefill.NONE) {
                     prefill(versions);
+                } else {
+                    nextKey.set(versions.length); // written by an earlier run with the same seed
+                }
+                if (o.prefill() == Prefill.ONLY) {
+                    System.out.println("prefilled=" + versions.length + " bucket=" + o.bucket());
+                    return 0;
                 }
             } catch (SetupFailure e) {
                 // Still the one result line (or JSON object) a script reads, with nothing measured.

@@ -13,12 +13,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * buffers), and a fresh one per request is allocated and zeroed each time, by the heap for the arrays and by the JDK
  * for the temporary direct buffer behind each heap-buffer file write. At concurrency 16 that was hundreds of MB/s of
  * memory zeroed and faulted in (measured: a quarter of the server's CPU on 1 MiB PUTs). Full-block sets are kept for
- * reuse, at most {@link #KEPT_PER_LAYOUT} per layout, so their memory stays bounded; a write smaller than one block
- * gets arrays of its own size, which cost little.
+ * reuse, at most {@link #KEPT_PER_LAYOUT} per layout, so their memory stays bounded. Any body from
+ * {@link #POOLED_FROM} up takes a full set (Veeam's blocks are 256 KiB to 4 MiB and every size differs, and arrays of
+ * half a MiB and more are "humongous" to G1, whose churn set off concurrent marking cycles); smaller bodies get arrays
+ * of their own size, which cost little.
  */
 final class ShardBuffers implements AutoCloseable {
     /** Sets kept for reuse per layout: the concurrency the pool serves without allocating. */
     static final int KEPT_PER_LAYOUT = 16;
+
+    /** Bodies of this size and larger use a pooled full-block set. */
+    static final long POOLED_FROM = 64 * 1024;
 
     /** The address alignment of the direct buffers: the block size of common filesystems. */
     static final int ALIGNMENT = 4096;
@@ -46,7 +51,7 @@ final class ShardBuffers implements AutoCloseable {
      * smaller than one block.
      */
     static ShardBuffers take(ErasureLayout layout, long size) {
-        if (size >= 0 && size < layout.blockSize()) {
+        if (size >= 0 && size < POOLED_FROM) {
             return new ShardBuffers(layout, (int) Math.max(size, 1), null);
         }
         Pool pool = POOLS.computeIfAbsent(layout, l -> new Pool());
