@@ -7,7 +7,8 @@
 # Both servers run at once on 127.0.0.1 (ours :9500, MinIO :9600), each on four drive directories under --dir on the
 # same filesystem, EC 2+2, plain HTTP, and are wiped and restarted for every round. Within a round each workload runs
 # on one server and then the other, the order swapped every round, so drift on a shared machine falls on both. The
-# resident set (VmRSS) of each server is sampled every second while its workload runs; the table gives the peak.
+# resident set (VmRSS) of each server is sampled every second while its workload runs; the table gives the peak. After
+# each start, both servers get 30 s of untimed warm-up writes.
 #
 # Peers are built from their public sources beside the project and never committed (docs/benchmarks.md says how):
 # MinIO's server (needs MINIO_CI_CD=1 for drives on the root disk) and warp v1.4.0. Defaults: ../peer/bin/{minio,warp}
@@ -69,8 +70,10 @@ if [[ " $SERVERS " == *" minio "* ]]; then
 fi
 [ -x "$WARP_BIN" ] || die "no warp at $WARP_BIN (build v1.4.0 from source, see docs/benchmarks.md, or pass --warp)"
 
-./appliance build >/dev/null
-./appliance mvn -q -o -Dspotless.check.skip=true -pl jmh -am -DskipTests package >/dev/null
+mkdir -p "$DIR"
+./appliance build >"$DIR/build.log" 2>&1 || { tail -20 "$DIR/build.log" >&2; die "the build failed (log: $DIR/build.log)"; }
+./appliance mvn -q -o -Dspotless.check.skip=true -pl jmh -am -DskipTests package >>"$DIR/build.log" 2>&1 \
+  || { tail -20 "$DIR/build.log" >&2; die "the load client's build failed (log: $DIR/build.log)"; }
 JAVA="$(./appliance mvn -v 2>/dev/null | sed -n 's/^Java version: .*runtime: //p')/bin/java"
 LOADJAR="$CHECKOUT/jmh/target/benchmarks.jar"
 
@@ -131,12 +134,15 @@ rss_peak() {
   done
 }
 
+run_duration() { if [ -n "${WARM:-}" ]; then echo 10s; else echo "$DURATION"; fi; }
+
 warp_run() { # op size objects server -> ops/s
   local op="$1" size="$2" objects="$3" s="$4" extra=()
   [ "$op" = get ] && extra=(--objects "$objects")
   local out
   out="$("$WARP_BIN" "$op" --host "127.0.0.1:${PORT[$s]}" --access-key "$USER_KEY" --secret-key "$USER_SECRET" \
-    --bucket "warp-$op-${size,,}" --obj.size "$size" --concurrent "$CONCURRENCY" --duration "$DURATION" \
+    --bucket "${WARM:+warmup-}warp-$op-${size,,}" --obj.size "$size" --concurrent "$CONCURRENCY" \
+    --duration "$(run_duration)" \
     --noclear --no-color --lookup path "${extra[@]}" 2>&1)" || { echo "$out" >>"$LOG"; echo "error"; return; }
   echo "$out" >>"$LOG"
   # warp's summary: "Report: PUT. ..." followed by " * Average: 123.45 MiB/s, 123.45 obj/s"
@@ -148,7 +154,8 @@ warp_run() { # op size objects server -> ops/s
 load_run() { # s3load args... (server last) -> ops/s
   local s="${*: -1}" args=("${@:1:$#-1}") out
   out="$("$JAVA" -Xmx512m -cp "$LOADJAR" dev.appliance.jmh.S3Load --endpoint "http://127.0.0.1:${PORT[$s]}" \
-    --access-key "$USER_KEY" --secret-key "$USER_SECRET" --concurrency "$CONCURRENCY" --duration "$DURATION" \
+    --access-key "$USER_KEY" --secret-key "$USER_SECRET" --concurrency "$CONCURRENCY" \
+    --duration "$(run_duration)" \
     "${args[@]}" 2>&1)" || { echo "$out" >>"$LOG"; echo "error"; return; }
   echo "$out" >>"$LOG"
   echo "$out" | sed -n 's/.*ops_per_s=\([0-9.]*\).*/\1/p' | tail -1
@@ -184,6 +191,13 @@ printf 'round\tworkload\tserver\tops_per_s\trss_peak_mib\tload1\n' >"$TABLE"
 order=($SERVERS)
 for r in $(seq 1 "$ROUNDS"); do
   for s in "${order[@]}"; do start_server "$s"; done
+  # Untimed warm-up of each server (the JVM compiles its hot paths in its first minute; MinIO's binary needs none,
+  # but gets the same): 1 MiB and 4 KiB PUTs and a Veeam write, into buckets no workload uses.
+  for s in "${order[@]}"; do
+    WARM=1 warp_run put 1MiB 0 "$s" >/dev/null
+    WARM=1 warp_run put 4KiB 0 "$s" >/dev/null
+    WARM=1 load_run --workload veeam-write --size 512KiB --lock --bucket "warmup-$r" "$s" >/dev/null
+  done
   for w in $WORKLOADS; do
     for s in "${order[@]}"; do
       peakf="$(mktemp)"; echo 0 >"$peakf"

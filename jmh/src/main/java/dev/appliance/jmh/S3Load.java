@@ -63,6 +63,9 @@ import java.util.regex.Pattern;
  *       and 30 % PUTs of new ones.
  * </ul>
  *
+ * <p>{@code --overwrite} (mixed): the bucket stays unversioned and the PUTs replace prefilled objects, so a long run
+ * (bench/soak.sh) keeps the stored bytes bounded.
+ *
  * <p>{@code --prefill-only} writes the objects and stops; {@code --no-prefill} measures objects an earlier run with the
  * same {@code --seed}, {@code --objects} and {@code --bucket} wrote (restore and mixed), so a server can be changed
  * between the two, e.g. a drive taken away.
@@ -130,7 +133,8 @@ public final class S3Load {
             long seed,
             boolean lock,
             boolean json,
-            Prefill prefill) {}
+            Prefill prefill,
+            boolean overwrite) {}
 
     /** Whether the untimed writes run: both (the default), alone, or not (objects written by an earlier run). */
     enum Prefill {
@@ -166,6 +170,7 @@ public final class S3Load {
         boolean lock = false;
         boolean json = false;
         Prefill prefill = Prefill.THEN_MEASURE;
+        boolean overwrite = false;
         List<String> valued = List.of(
                 "--endpoint",
                 "--access-key",
@@ -192,6 +197,7 @@ public final class S3Load {
                 case "--json" -> json = true;
                 case "--prefill-only" -> prefill = Prefill.ONLY;
                 case "--no-prefill" -> prefill = Prefill.NONE;
+                case "--overwrite" -> overwrite = true;
                 default -> {
                     if (!valued.contains(name)) {
                         throw new UsageException("unknown argument '" + arg + "'");
@@ -259,7 +265,8 @@ public final class S3Load {
                 seed,
                 lockBucket,
                 json,
-                prefill);
+                prefill,
+                overwrite);
     }
 
     private static URI parseEndpoint(String text) throws UsageException {
@@ -554,7 +561,7 @@ public final class S3Load {
             } else if (!head.ok()) {
                 throw setupFailed("look up bucket " + o.bucket(), head);
             }
-            if (!o.lock()) {
+            if (!o.lock() && !o.overwrite()) {
                 byte[] xml = ("<VersioningConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
                                 + "<Status>Enabled</Status></VersioningConfiguration>")
                         .getBytes(StandardCharsets.UTF_8);
@@ -645,7 +652,9 @@ public final class S3Load {
                                 a = get(key(random.nextInt(versions.length)), scratch);
                                 what = "GET";
                             } else {
-                                a = put(key(nextKey.getAndIncrement()));
+                                // --overwrite: a prefilled key again, so the bucket's size stays bounded (soak)
+                                a = put(key(
+                                        o.overwrite() ? random.nextInt(versions.length) : nextKey.getAndIncrement()));
                                 what = "PUT";
                             }
                             moved = o.size();

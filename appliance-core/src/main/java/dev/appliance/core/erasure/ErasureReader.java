@@ -266,7 +266,8 @@ final class ErasureReader implements ObjectReader {
             if (!usable[pos]) {
                 continue;
             }
-            String problem = readShard(partNumber, layout, bitrot, block, shardLength, shard, shards[shard], checksum);
+            String problem =
+                    readShard(partNumber, layout, bitrot, block, shardLength, shard, shards[shard], checksum, buffers);
             if (problem == null) {
                 present[shard] = true;
                 have++;
@@ -307,6 +308,7 @@ final class ErasureReader implements ObjectReader {
                 new java.util.concurrent.atomic.AtomicIntegerArray(layout.total());
         java.util.concurrent.atomic.AtomicReferenceArray<Thread> readers =
                 new java.util.concurrent.atomic.AtomicReferenceArray<>(layout.total());
+        ShardBuffers coding = buffers; // a read given up on may still run after the transfer let go of the field
         while (have < layout.data()) {
             int want = layout.data() - have - inFlight.size();
             for (int shard = 0; shard < layout.total() && want > 0; shard++) {
@@ -333,7 +335,8 @@ final class ErasureReader implements ObjectReader {
                                 shardLength,
                                 s,
                                 into,
-                                new byte[layout.checksumLength()]);
+                                new byte[layout.checksumLength()],
+                                coding);
                     } finally {
                         if (!readState.compareAndSet(s, 0, 1)) {
                             drive.stalledCallEnded();
@@ -453,7 +456,8 @@ final class ErasureReader implements ObjectReader {
             int shardLength,
             int shard,
             byte[] into,
-            byte[] checksum) {
+            byte[] checksum,
+            ShardBuffers coding) {
         int pos = positionOfShard[shard];
         long at = layout.blockOffset(block);
         int csLen = layout.checksumLength();
@@ -470,7 +474,7 @@ final class ErasureReader implements ObjectReader {
                 set.drives().get(pos).beforeRead();
                 // One read of checksum and shard into this shard's reused direct buffer (a heap buffer would be
                 // read into a fresh temporary direct buffer by the JDK, then copied all the same).
-                ByteBuffer buf = buffers.direct(shard, csLen + shardLength).limit(csLen + shardLength);
+                ByteBuffer buf = coding.direct(shard, csLen + shardLength).limit(csLen + shardLength);
                 long p = at;
                 while (buf.hasRemaining()) {
                     int n = ch.read(buf, p);

@@ -495,10 +495,11 @@ public final class ErasureSet {
 
         long stream(InputStream body, long size) throws IOException {
             ReedSolomon codec = ReedSolomon.of(layout.data(), layout.parity());
-            buffers = ShardBuffers.take(layout, size);
-            byte[] block = buffers.block;
-            byte[][] shards = buffers.shards;
-            byte[] checksum = buffers.checksum;
+            ShardBuffers coding = ShardBuffers.take(layout, size);
+            buffers = coding; // a drive call given up on may still use them after discard() let go of the field
+            byte[] block = coding.block;
+            byte[][] shards = coding.shards;
+            byte[] checksum = coding.checksum;
             long total = 0;
             while (size < 0 || total < size) {
                 int want = (int) (size < 0 ? block.length : Math.min(block.length, size - total));
@@ -546,7 +547,7 @@ public final class ErasureSet {
                                 byte[] cs = new byte[checksumLength];
                                 bitrot.checksum(shard, 0, shardLength, cs, 0);
                                 drive.beforeWrite();
-                                files[pos].append(cs, shard, shardLength, buffers.writeBuffer(index));
+                                files[pos].append(cs, shard, shardLength, coding.writeBuffer(index));
                                 return null;
                             },
                             null);
