@@ -182,7 +182,6 @@ final class ErasureReader implements ObjectReader {
             throws IOException {
         byte[][] shards = buffers.shards;
         byte[] checksum = buffers.checksum;
-        byte[] block = buffers.block;
 
         long partStart = 0;
         long end = offset + length;
@@ -202,17 +201,19 @@ final class ErasureReader implements ObjectReader {
                     int blockLength = (int) layout.blockLength(part.size(), b);
                     int shardLength = layout.shardLength(blockLength);
                     readBlock(part.number(), layout, bitrot, codec, b, shardLength, shards, checksum);
-                    for (int j = 0; j < layout.data(); j++) {
-                        int at = j * shardLength;
-                        int n = Math.min(shardLength, blockLength - at);
-                        if (n > 0) {
-                            System.arraycopy(shards[j], 0, block, at, n);
-                        }
-                    }
                     long blockStart = b * layout.blockSize();
                     int lo = (int) Math.max(0, from - blockStart);
                     int hi = (int) Math.min(blockLength, to - blockStart);
-                    out.write(block, lo, hi - lo);
+                    // The block's bytes are its data shards in order: write the wanted range from them directly
+                    // (no copy into one block array first).
+                    for (int j = 0; j < layout.data(); j++) {
+                        int at = j * shardLength;
+                        int first = Math.max(lo, at);
+                        int last = Math.min(hi, Math.min(blockLength, at + shardLength));
+                        if (last > first) {
+                            out.write(shards[j], first - at, last - first);
+                        }
+                    }
                 }
             }
             partStart = partEnd;

@@ -19,7 +19,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p><b>Ownership:</b> each buffer is allocated here and handed to Netty with the write, which releases it.
  */
 final class ChannelOutputStream extends OutputStream {
-    static final int MAX_CHUNK = 64 * 1024;
+    /**
+     * Up to a shard of a 1 MiB block per piece: each piece is a task handed to the channel's event loop and a flush, so
+     * fewer, larger pieces cost less (the outbound buffer's high water mark, 1 MiB, still bounds what waits).
+     */
+    static final int MAX_CHUNK = 512 * 1024;
 
     /** Signalled by the channel handler when writability changes or the channel closes. */
     static final class WritabilityGate {
