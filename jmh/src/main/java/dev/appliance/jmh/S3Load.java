@@ -45,7 +45,7 @@ import java.util.regex.Pattern;
  * java -cp jmh/target/benchmarks.jar dev.appliance.jmh.S3Load --endpoint http://127.0.0.1:9000 \
  *     --access-key KEY --secret-key SECRET --workload veeam-write|restore|retention|mixed \
  *     [--size 512KiB] [--concurrency 16] [--duration 30s] [--warmup 2s] [--bucket NAME] [--objects N] [--seed 1] \
- *     [--lock] [--json]
+ *     [--lock] [--json] [--prefill-only | --no-prefill] [--overwrite]
  * </pre>
  *
  * <ul>
@@ -151,7 +151,8 @@ public final class S3Load {
             System.err.println("s3load: " + e.getMessage());
             System.err.println("usage: S3Load --endpoint http://HOST:PORT --access-key K --secret-key S"
                     + " --workload veeam-write|restore|retention|mixed [--size 512KiB] [--concurrency 16]"
-                    + " [--duration 30s] [--warmup 2s] [--bucket NAME] [--objects N] [--seed 1] [--lock] [--json]");
+                    + " [--duration 30s] [--warmup 2s] [--bucket NAME] [--objects N] [--seed 1] [--lock] [--json]"
+                    + " [--prefill-only | --no-prefill] [--overwrite]");
             System.exit(2);
             return;
         }
@@ -909,42 +910,42 @@ public final class S3Load {
             double p50 = t.latency.percentileMillis(50);
             double p90 = t.latency.percentileMillis(90);
             double p99 = t.latency.percentileMillis(99);
-            if (o.json()) {
-                String first = firstError.get();
-                System.out.printf(
-                        Locale.ROOT,
-                        "{\"workload\":\"%s\",\"size\":%d,\"concurrency\":%d,\"ops\":%d,\"seconds\":%.3f,"
-                                + "\"ops_per_s\":%.2f,\"MiB_per_s\":%.2f,\"p50_ms\":%.3f,\"p90_ms\":%.3f,"
-                                + "\"p99_ms\":%.3f,\"errors\":%d,\"first_error\":%s}%n",
-                        o.workload().flag,
-                        o.size(),
-                        o.concurrency(),
-                        t.ops,
-                        seconds,
-                        opsPerS,
-                        mibPerS,
-                        p50,
-                        p90,
-                        p99,
-                        errors.get(),
-                        first == null ? "null" : jsonString(first));
-            } else {
-                System.out.printf(
-                        Locale.ROOT,
-                        "workload=%s size=%s concurrency=%d ops=%d seconds=%.3f ops_per_s=%.2f MiB_per_s=%.2f"
-                                + " p50_ms=%.3f p90_ms=%.3f p99_ms=%.3f errors=%d%n",
-                        o.workload().flag,
-                        sizeText(o.size()),
-                        o.concurrency(),
-                        t.ops,
-                        seconds,
-                        opsPerS,
-                        mibPerS,
-                        p50,
-                        p90,
-                        p99,
-                        errors.get());
+            // One list of fields for both outputs: JSON numbers and strings, or key=value words.
+            String first = firstError.get();
+            java.util.LinkedHashMap<String, Object> fields = new java.util.LinkedHashMap<>();
+            fields.put("workload", o.workload().flag);
+            fields.put("size", o.json() ? o.size() : sizeText(o.size()));
+            fields.put("concurrency", o.concurrency());
+            fields.put("ops", t.ops);
+            fields.put("seconds", String.format(Locale.ROOT, "%.3f", seconds));
+            fields.put("ops_per_s", String.format(Locale.ROOT, "%.2f", opsPerS));
+            fields.put("MiB_per_s", String.format(Locale.ROOT, "%.2f", mibPerS));
+            fields.put("p50_ms", String.format(Locale.ROOT, "%.3f", p50));
+            fields.put("p90_ms", String.format(Locale.ROOT, "%.3f", p90));
+            fields.put("p99_ms", String.format(Locale.ROOT, "%.3f", p99));
+            fields.put("errors", errors.get());
+            StringBuilder line = new StringBuilder(o.json() ? "{" : "");
+            for (var f : fields.entrySet()) {
+                boolean text = f.getKey().equals("workload");
+                if (o.json()) {
+                    line.append(line.length() > 1 ? "," : "")
+                            .append('"')
+                            .append(f.getKey())
+                            .append("\":");
+                    line.append(text ? jsonString(f.getValue().toString()) : f.getValue());
+                } else {
+                    line.append(line.isEmpty() ? "" : " ")
+                            .append(f.getKey())
+                            .append('=')
+                            .append(f.getValue());
+                }
             }
+            if (o.json()) {
+                line.append(",\"first_error\":")
+                        .append(first == null ? "null" : jsonString(first))
+                        .append('}');
+            }
+            System.out.println(line);
             if (errors.get() > 0) {
                 System.err.println("s3load: " + errors.get() + " errors " + errorsByStatus + " (status 0: no answer"
                         + " or a wrong body); first: " + firstError.get());
