@@ -97,11 +97,8 @@ public final class FilesystemSync {
         }
     }
 
-    /**
-     * Opens {@code dir} for {@link Descriptor#sync}. A descriptor kept open is told of every write-back error on its
-     * filesystem since it was opened (the kernel records them per open file), which one opened per flush is not.
-     */
-    public static Descriptor open(Path dir) throws IOException {
+    /** Opens {@code dir} for {@link Descriptor#sync}. */
+    private static Descriptor open(Path dir) throws IOException {
         if (!available()) {
             throw new IOException("syncfs is not available: " + UNAVAILABLE);
         }
@@ -126,7 +123,7 @@ public final class FilesystemSync {
     }
 
     /** An open directory of a filesystem to flush. */
-    public static final class Descriptor implements AutoCloseable {
+    private static final class Descriptor implements AutoCloseable {
         private final int fd;
         private final Path dir;
 

@@ -22,18 +22,17 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Generations: a call needs the first flush that <em>starts after</em> it (one already running may have missed
  * the caller's writes). A single platform thread per group runs the flushes back to back while callers wait, so a
- * flush never pins a virtual thread's carrier. A failed flush fails every caller that needed it; the descriptor the
- * flushes use stays open for the life of the group, so the kernel reports to it every write-back error on the
- * filesystem since it was opened (Linux 5.8 and later), including errors of pages written before the flush began.
+ * flush never pins a virtual thread's carrier. A failed flush fails every caller that needed it. Each flush opens the
+ * directory of a drive waiting for it and closes it after: a descriptor kept open would pin the filesystem, and an
+ * operator could not unmount a drive to replace it while the appliance runs. The kernel reports to that descriptor
+ * the write-back errors raised from its opening on (Linux 5.8 and later), so the errors of the flush's own write-back;
+ * part files, the bulk of a write, are written with direct I/O, whose errors come back from the write itself.
  */
 public final class SyncGroup {
-    /** Flushes the filesystem; a test replaces it to count or fail flushes. */
+    /** Flushes the filesystem holding {@code dir}; a test replaces it to count or fail flushes. */
     @FunctionalInterface
-    public interface Flusher extends AutoCloseable {
-        void flush() throws IOException;
-
-        @Override
-        default void close() throws IOException {}
+    public interface Flusher {
+        void flush(Path dir) throws IOException;
     }
 
     private static final Map<Object, SyncGroup> BY_FILESYSTEM = new ConcurrentHashMap<>();
@@ -48,6 +47,7 @@ public final class SyncGroup {
     private final Map<Long, IOException> failures = new HashMap<>();
     private final AtomicLong flushes = new AtomicLong();
     private int waiting; // callers inside await (tests)
+    private Path target; // the directory the next flush opens
     private long requested; // the newest generation a caller needs
     private long started; // the generation of the flush running or last run
     private long finished; // the newest generation finished
@@ -71,20 +71,19 @@ public final class SyncGroup {
         if (g != null) {
             return g;
         }
-        FilesystemSync.Descriptor fd = FilesystemSync.open(dir);
-        SyncGroup fresh = new SyncGroup("fs-sync-" + device, fd::sync);
+        SyncGroup fresh = new SyncGroup("fs-sync-" + device, FilesystemSync::sync);
         g = BY_FILESYSTEM.putIfAbsent(device, fresh);
-        if (g != null) {
-            fd.close();
-            return g;
-        }
-        return fresh;
+        return g != null ? g : fresh;
     }
 
-    /** Returns once a flush that started after this call has finished; throws if that flush failed. */
-    public void await() throws IOException {
+    /**
+     * Returns once a flush that started after this call has finished; throws if that flush failed. {@code dir} is a
+     * directory on the filesystem (the caller's drive): a flush opens the latest one given.
+     */
+    public void await(Path dir) throws IOException {
         lock.lock();
         try {
+            target = dir;
             long need = started + 1;
             if (requested < need) {
                 requested = need;
@@ -135,18 +134,20 @@ public final class SyncGroup {
     private void runFlushes() {
         while (true) {
             long generation;
+            Path dir;
             lock.lock();
             try {
                 while (requested <= started) {
                     wanted.awaitUninterruptibly();
                 }
                 generation = ++started;
+                dir = target;
             } finally {
                 lock.unlock();
             }
             IOException failure = null;
             try {
-                flusher.flush();
+                flusher.flush(dir);
             } catch (IOException e) {
                 failure = e;
             } catch (RuntimeException e) {

@@ -632,7 +632,7 @@ public final class ErasureSet {
                         if (group != null) {
                             // one flush shared with the other writes on this filesystem covers file and directory
                             files[pos].close(); // closing again in discard() does nothing
-                            group.await();
+                            group.await(drive.root());
                             return null;
                         }
                         files[pos].force();

@@ -225,7 +225,7 @@ public final class KeyFiles {
             Path stagedMeta = stage(LocalDrive.META_FILE, next.asReadOnlyBuffer(), group == null);
             try {
                 if (group != null) {
-                    group.await();
+                    group.await(drive.root());
                 }
                 if (stagedArchive != null) {
                     commitStaged(stagedArchive, ARCHIVE_FILE);
@@ -242,7 +242,7 @@ public final class KeyFiles {
             }
         }
         if (group != null) {
-            group.await();
+            group.await(drive.root());
         } else {
             LocalDrive.forceDirectory(dir);
         }

@@ -32,7 +32,7 @@ class SyncGroupTest {
         volatile IOException failNext;
 
         @Override
-        public void flush() throws IOException {
+        public void flush(Path dir) throws IOException {
             count.incrementAndGet();
             started.release();
             release.acquireUninterruptibly();
@@ -51,14 +51,14 @@ class SyncGroupTest {
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             // the first caller starts flush 1 and holds it open; 20 callers arrive during it
             Future<?> first = pool.submit(() -> {
-                group.await();
+                group.await(tmp);
                 return null;
             });
             assertThat(flusher.started.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
             List<Future<?>> later = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 later.add(pool.submit(() -> {
-                    group.await();
+                    group.await(tmp);
                     return null;
                 }));
             }
@@ -85,7 +85,7 @@ class SyncGroupTest {
         flusher.failNext = new IOException("EIO");
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             Future<?> failing = pool.submit(() -> {
-                group.await();
+                group.await(tmp);
                 return null;
             });
             assertThat(flusher.started.tryAcquire(10, TimeUnit.SECONDS)).isTrue();
@@ -94,7 +94,7 @@ class SyncGroupTest {
                     .hasCauseInstanceOf(IOException.class)
                     .hasMessageContaining("the flush failed: EIO");
             flusher.release.release(); // the next flush succeeds at once
-            group.await();
+            group.await(tmp);
         }
         assertThat(flusher.count).hasValue(2);
     }
@@ -109,7 +109,7 @@ class SyncGroupTest {
         Path other = java.nio.file.Files.createDirectory(tmp.resolve("other"));
         assertThat(SyncGroup.forFilesystemOf(other)).isSameAs(a);
         long before = a.flushes();
-        a.await();
+        a.await(tmp);
         assertThat(a.flushes()).isGreaterThan(before);
     }
 }
