@@ -41,6 +41,11 @@ class LauncherIT {
         root = Files.createDirectories(tmp.resolve("project"));
         Files.copy(launcher, root.resolve("appliance"));
         executable(root.resolve("appliance"));
+        // the launcher sizes the server's JVM with the package's helper, which it sources
+        Path jvmOptions = Path.of("packaging/rpm/files/jvm-options.sh");
+        Files.copy(
+                launcher.resolveSibling(jvmOptions.toString()),
+                Files.createDirectories(root.resolve(jvmOptions).getParent()).resolve("jvm-options.sh"));
         Files.writeString(root.resolve("pom.xml"), "<project/>");
         source = Files.createDirectories(root.resolve("appliance-core/src/main/java"))
                 .resolve("Engine.java");
