@@ -516,24 +516,34 @@ public final class LocalDrive {
     }
 
     /**
-     * Creates {@code dir} and missing parents as {@link #createDirectoriesDurably} does, forcing each parent only when
-     * {@code force}: a caller that will await a group commit before it answers leaves them to that flush.
+     * Creates {@code dir} and missing parents, never at or above the drive's root, and forces each parent whose entries
+     * changed when {@code force}: a caller that will await a group commit before it answers leaves them to that flush.
      */
     public void createDirectories(Path dir, boolean force) throws IOException {
-        if (force) {
-            createDirectoriesDurably(dir);
-            return;
-        }
         if (Files.isDirectory(dir)) {
             return;
         }
         beforeWrite();
+        List<Path> missing = new ArrayList<>();
         for (Path p = dir; p != null && !Files.isDirectory(p); p = p.getParent()) {
             if (p.equals(root) || p.equals(sys)) {
+                // An unmounted disk leaves its mount point empty or gone: never write into what lies beneath.
                 throw new NoSuchFileException(p.toString(), null, "drive directory is missing (not mounted?)");
             }
+            missing.addFirst(p);
         }
-        Files.createDirectories(dir);
+        for (Path p : missing) {
+            try {
+                Files.createDirectory(p);
+            } catch (FileAlreadyExistsException e) {
+                if (!Files.isDirectory(p)) {
+                    throw e;
+                }
+            }
+            if (force) {
+                forceDirectory(p.getParent());
+            }
+        }
     }
 
     /** The drive's metadata journal, or null when rewrites force each file. */
@@ -588,28 +598,7 @@ public final class LocalDrive {
 
     /** Creates missing directories and forces each parent whose entries changed, so the new names survive a crash. */
     public void createDirectoriesDurably(Path dir) throws IOException {
-        if (Files.isDirectory(dir)) {
-            return;
-        }
-        beforeWrite();
-        List<Path> missing = new ArrayList<>();
-        for (Path p = dir; p != null && !Files.isDirectory(p); p = p.getParent()) {
-            if (p.equals(root) || p.equals(sys)) {
-                // An unmounted disk leaves its mount point empty or gone: never write into what lies beneath.
-                throw new NoSuchFileException(p.toString(), null, "drive directory is missing (not mounted?)");
-            }
-            missing.addFirst(p);
-        }
-        for (Path p : missing) {
-            try {
-                Files.createDirectory(p);
-            } catch (FileAlreadyExistsException e) {
-                if (!Files.isDirectory(p)) {
-                    throw e;
-                }
-            }
-            forceDirectory(p.getParent());
-        }
+        createDirectories(dir, true);
     }
 
     /** Renames a directory or file into place (creating parents durably) and forces the destination's directory. */

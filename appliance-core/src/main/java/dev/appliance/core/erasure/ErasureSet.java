@@ -22,8 +22,6 @@ import dev.appliance.core.meta.XlMeta;
 import dev.appliance.core.naming.VersionIds;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -551,15 +549,8 @@ public final class ErasureSet {
                                 return null;
                             },
                             null);
-                    long before = Arrays.stream(failed)
-                            .filter(java.util.Objects::nonNull)
-                            .count();
-                    recordFailures(outcomes);
                     // a drive given up on may still be writing from these buffers: never hand them to another write
-                    buffersInUseByLateCall |= Arrays.stream(failed)
-                                    .filter(java.util.Objects::nonNull)
-                                    .count()
-                            > before;
+                    buffersInUseByLateCall |= recordFailures(outcomes);
                 }
                 checkQuorum(layout.writeQuorum());
                 if (n < want) {
@@ -655,12 +646,16 @@ public final class ErasureSet {
             return include;
         }
 
-        private void recordFailures(List<Outcome<Void>> outcomes) {
+        /** Records the drives that failed now; returns whether there were any. */
+        private boolean recordFailures(List<Outcome<Void>> outcomes) {
+            boolean any = false;
             for (int i = 0; i < outcomes.size(); i++) {
                 if (failed[i] == null && !outcomes.get(i).ok()) {
                     failed[i] = outcomes.get(i).error();
+                    any = true;
                 }
             }
+            return any;
         }
 
         void checkQuorum(int writeQuorum) {
@@ -704,12 +699,6 @@ public final class ErasureSet {
                     }
                 }
             }
-        }
-    }
-
-    private static void writeFully(FileChannel ch, ByteBuffer buf) throws IOException {
-        while (buf.hasRemaining()) {
-            ch.write(buf);
         }
     }
 
