@@ -144,7 +144,8 @@ warp_run() { # op size objects server -> ops/s
   out="$("$WARP_BIN" "$op" --host "127.0.0.1:${PORT[$s]}" --access-key "$USER_KEY" --secret-key "$USER_SECRET" \
     --bucket "${WARM:+warmup-}warp-$op-${size,,}" --obj.size "$size" --concurrent "$CONCURRENCY" \
     --duration "$(run_duration)" \
-    --noclear --no-color --lookup path "${extra[@]}" 2>&1)" || { echo "$out" >>"$LOG"; echo "error"; return; }
+    --noclear --no-color --lookup path --benchdata "$RESULTS/warp-$RUN_ID-$s-$op-${size,,}${WARM:+-warmup}" \
+    "${extra[@]}" 2>&1)" || { echo "$out" >>"$LOG"; echo "error"; return; }
   echo "$out" >>"$LOG"
   # warp's summary: "Report: PUT. ..." followed by " * Average: 123.45 MiB/s, 123.45 obj/s"
   echo "$out" | awk -v op="$(echo "$op" | tr a-z A-Z)" '

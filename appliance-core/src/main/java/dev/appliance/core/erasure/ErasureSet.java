@@ -911,6 +911,8 @@ public final class ErasureSet {
         public int failed;
         /** Drives given up on as too slow: they may well hold the version, so their absence is not reported. */
         int slow;
+        /** Drives out of service, or given up on as slow, when read: they said nothing of the key. */
+        private final boolean[] unheard = new boolean[drives.size()];
 
         public MetaSnapshot(String bucket, String key) {
             this(bucket, key, calls.stragglerMillis());
@@ -935,6 +937,8 @@ public final class ErasureSet {
                     if (o.error() instanceof DriveCalls.DriveTimeoutException) {
                         slow++;
                     }
+                    unheard[i] = o.error() instanceof DriveCalls.DriveOfflineException
+                            || o.error() instanceof DriveCalls.DriveTimeoutException;
                     if (o.error() instanceof CorruptMetaException e) {
                         heal.report(
                                 bucket,
@@ -949,6 +953,23 @@ public final class ErasureSet {
                     metas[i] = o.value().hot();
                 }
             }
+        }
+
+        /**
+         * Whether a drive in service, and given time to answer, lacks what {@code holders} hold. A drive out of service,
+         * or whose {@code format.json} is gone (pulled; the drive check takes it out within seconds), is not reported
+         * object by object: every read would queue a heal that cannot write to it. What such a drive misses was
+         * reported by the writes that missed it, and a replacement is healed whole.
+         */
+        private boolean lacksOnDriveInService(boolean[] holders) {
+            for (int i = 0; i < holders.length; i++) {
+                if (!holders[i]
+                        && !unheard[i]
+                        && Files.isRegularFile(drives.get(i).formatFile())) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         /** Where drive {@code i} holds a version, or null (a damaged archive counts as not holding it). */
@@ -994,7 +1015,7 @@ public final class ErasureSet {
         Resolved r = versionId == null ? resolveLatest(snap) : resolveVersion(snap, versionId);
         if (r != null) {
             int holders = count(r.holders());
-            if (holders + snap.slow < drives.size()) {
+            if (holders + snap.slow < drives.size() && snap.lacksOnDriveInService(r.holders())) {
                 heal.report(
                         bucket,
                         key,

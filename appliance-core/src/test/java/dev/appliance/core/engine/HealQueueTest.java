@@ -263,6 +263,37 @@ class HealQueueTest {
     }
 
     @Test
+    void readsWhileADriveIsPulled_queueNoHeal_butADriveInServiceLackingTheVersionIsQueued() throws Exception {
+        ErasureObjectStore s = open();
+        s.makeBucket(B);
+        byte[] data = random(1 << 20, 11);
+        put(s, "k", data);
+        put(s, "gone-here", data);
+        away(s, List.of(3));
+        try {
+            // Pulled, not yet noticed by the drive check: its format.json is gone with it.
+            assertThat(read(s, B, "k", null)).isEqualTo(data);
+            assertThat(s.healStatus().pending())
+                    .as("a pulled drive is not healed object by object")
+                    .isZero();
+            assertThat(String.join("\n", s.checkDrivesNow())).contains("lost its format.json");
+            assertThat(s.drives().get(3).isOnline()).isFalse();
+            assertThat(read(s, B, "k", null)).isEqualTo(data);
+            assertThat(s.healStatus().pending())
+                    .as("nor once the drive check took it out of service")
+                    .isZero();
+        } finally {
+            back(s, List.of(3));
+        }
+        s.checkDrivesNow();
+        assertThat(s.drives().get(3).isOnline()).as("back in service").isTrue();
+        // A drive in service that lost the version's metadata is reported by the read.
+        Files.delete(s.drives().get(3).metaFile(B, "gone-here"));
+        assertThat(read(s, B, "gone-here", null)).isEqualTo(data);
+        assertThat(s.healQueue().snapshot()).extracting(HealQueue.Item::key).containsExactly("gone-here");
+    }
+
+    @Test
     void theHealer_waitsWhileClientRequestsAreBusy() throws Exception {
         ErasureObjectStore s = open();
         s.makeBucket(B);
