@@ -3,7 +3,8 @@
 # bytes stay bounded and replaced data goes through trash; S3Load --overwrite) against one appliance for a long run, with the
 # server's resident set (VmRSS) sampled every 10 s. Memory must stay flat: the script prints the samples, the peak, and
 # the mean of the first and of the last quarter of the run, and fails (exit 1) when the last quarter's mean is more
-# than 10 % above the first's, or the load had errors.
+# than 10 % above the first's, or the load had errors. It also prints the live heap after a full collection at minute
+# 3 and at the end (jcmd GC.class_histogram), which a leak would grow.
 #
 #   bench/soak.sh [--minutes 30] [--concurrency 16] [--size 1MiB] [--dir DIR]
 #
@@ -60,6 +61,12 @@ SAMPLES="$DIR/rss.tsv"
 ) &
 SAMPLER=$!
 
+# The live heap (after a full collection) early in the run and at its end: a leak grows it even where the resident
+# set cannot show it (the launcher's heap is fixed and touched at start).
+live_heap_mib() {
+  "$(dirname "$JAVA")/jcmd" "$PID" GC.class_histogram 2>/dev/null | awk '/^Total/ {printf "%.0f", $3 / 1048576}'
+}
+( sleep 180; echo "$(live_heap_mib)" >"$DIR/live-heap-early" ) &
 set +e
 "$JAVA" -Xmx256m -cp jmh/target/benchmarks.jar dev.appliance.jmh.S3Load --endpoint http://127.0.0.1:9700 \
   --access-key soakadmin --secret-key soaksecret-0123456789 --workload mixed --overwrite --size "$SIZE" --objects 500 \
@@ -67,6 +74,7 @@ set +e
 LOAD_RC=${PIPESTATUS[0]}
 set -e
 kill "$SAMPLER" 2>/dev/null || true
+echo "[soak] live heap after a full collection: $(cat "$DIR/live-heap-early" 2>/dev/null || echo '?') MiB at minute 3, $(live_heap_mib) MiB at the end"
 
 python3 - "$SAMPLES" "$LOAD_RC" <<'EOF'
 import sys

@@ -1,13 +1,16 @@
 # The appliance server's JVM options, sized from the machine: sourced by both launchers (the checkout's ./appliance and
 # the package's /usr/bin/appliance), which pass what appliance_jvm_options prints before any options of the admin's own
-# (APPLIANCE_JAVA_OPTS), so an -Xmx there still wins.
+# (APPLIANCE_JAVA_OPTS). When those size the heap (-Xmx, -Xms, -XX:MaxRAM...), the heap options here are left out, so
+# the admin's sizing is taken whole (an -Xmx below the -Xms here would stop the JVM at start).
 #
 # Why these bounds: the server never holds a whole object. Its memory is the Spring console and caches (about 150 MiB),
 # the erasure-coding buffers of the requests in flight (about 5 MiB per request, pooled, and the S3 port admits
 # --max-requests at a time) and Netty's pooled direct buffers. Left to the JVM's defaults the heap may grow to a quarter
 # of the machine (5.8 GB resident was measured on a 24 GiB machine), taking the page cache the drives need.
-#   heap:   1/32 of the memory the server may use (RAM, or a cgroup limit below it), at least 512 MiB, at most 2 GiB
-#           (768 MiB on a 24 GiB machine: resident 0.9-1.0 GiB at concurrency 16, docs/benchmarks.md)
+#   heap:   1/48 of the memory the server may use (RAM, or a cgroup limit below it), at least 512 MiB, at most 2 GiB;
+#           the most ever in use was 329 MiB at concurrency 16 (docs/benchmarks.md). Fixed (-Xms = -Xmx) and touched at
+#           start (AlwaysPreTouch): the resident set is stated from the first minute instead of creeping up as G1 grows
+#           the heap under load, and a leak shows as collections, not as a slow climb hidden in the heap's growth.
 #   direct: a third of the heap, at least 256 MiB (Netty's buffers and the coding buffers' direct halves)
 #   G1:     on 2 to 8 cores it costs less CPU per request than ZGC's concurrent threads, and with a bounded heap its
 #           pauses stay in the tens of milliseconds (docs/benchmarks.md, issue 17).
@@ -20,10 +23,13 @@ appliance_jvm_options() {
       mem_kib=$((limit / 1024))
     fi
   fi
-  heap_mib=$((mem_kib / 1024 / 32))
+  heap_mib=$((mem_kib / 1024 / 48))
   [ "$heap_mib" -lt 512 ] && heap_mib=512
   [ "$heap_mib" -gt 2048 ] && heap_mib=2048
   direct_mib=$((heap_mib / 3))
   [ "$direct_mib" -lt 256 ] && direct_mib=256
-  echo "-XX:+UseG1GC -Xms256m -Xmx${heap_mib}m -XX:MaxDirectMemorySize=${direct_mib}m"
+  local heap="-Xms${heap_mib}m -Xmx${heap_mib}m -XX:+AlwaysPreTouch" direct="-XX:MaxDirectMemorySize=${direct_mib}m"
+  case " ${APPLIANCE_JAVA_OPTS:-} " in *" -Xmx"* | *" -Xms"* | *" -XX:MaxRAM"* | *" -XX:InitialRAM"*) heap="" ;; esac
+  case " ${APPLIANCE_JAVA_OPTS:-} " in *" -XX:MaxDirectMemorySize="*) direct="" ;; esac
+  echo "-XX:+UseG1GC $heap $direct"
 }

@@ -8,6 +8,7 @@ import dev.appliance.core.drive.DriveSettings;
 import dev.appliance.core.drive.FilesystemSync;
 import dev.appliance.core.drive.SyncGroup;
 import dev.appliance.core.erasure.KeyFiles;
+import dev.appliance.core.objectlock.ObjectLock;
 import dev.appliance.core.testing.TestStore;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -29,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * I/O (the fast path), and by forcing each file and directory with part files written through the page cache (the
  * reference path), leave the same objects: the same versions, sizes, ETags and bytes, for
  * inline objects, part-file objects of several blocks, overwrites and a key deep enough to have an archive, written
- * concurrently, and readable by a store opened the other way. Nothing is left in staging either way.
+ * concurrently, then legal holds set concurrently (in-place rewrites through the metadata journal), and readable by a store opened the other way. Nothing is left in staging either way.
  */
 class GroupCommitStoreTest {
     private static final int[] SIZES = {0, 1, 4096, 200_000, 1 << 20, (3 << 20) + 17};
@@ -84,6 +85,17 @@ class GroupCommitStoreTest {
                         "veeam", "deep", new PutRequest(b.length, null, Map.of(), null), new ByteArrayInputStream(b));
             }
             keys.add("deep");
+            // In-place metadata rewrites (the metadata journal, forced by the group or per drive), concurrently.
+            try (ExecutorService pool = Executors.newFixedThreadPool(8)) {
+                List<Future<?>> done = new ArrayList<>();
+                for (int i = 0; i < keys.size(); i += 2) {
+                    String key = keys.get(i);
+                    done.add(pool.submit(() -> store.putObjectLegalHold("veeam", key, null, true)));
+                }
+                for (Future<?> f : done) {
+                    f.get();
+                }
+            }
             if (group != null) {
                 assertThat(group.flushes())
                         .as("writes awaited the group's flushes")
@@ -113,6 +125,9 @@ class GroupCommitStoreTest {
                             : SIZES[Integer.parseInt(key.replaceAll("\\D", "")) % SIZES.length];
                     String seed = key.equals("deep") ? "deep" + (versions.size() - 1 - i) : key + (1 - i);
                     assertThat(out.toByteArray()).as("%s version %d", key, i).isEqualTo(body(seed, size));
+                    assertThat(ObjectLock.legalHold(v.userMetadata()))
+                            .as("legal hold of %s version %d", key, i)
+                            .isEqualTo(i == 0 && keys.indexOf(key) % 2 == 0);
                     state.add(v);
                 }
             }
@@ -132,6 +147,9 @@ class GroupCommitStoreTest {
             assertThat(g.size()).isEqualTo(f.size());
             assertThat(g.etag()).isEqualTo(f.etag());
             assertThat(g.latest()).isEqualTo(f.latest());
+            assertThat(ObjectLock.legalHold(g.userMetadata()))
+                    .as("legal hold of %s", g.key())
+                    .isEqualTo(ObjectLock.legalHold(f.userMetadata()));
         }
     }
 }

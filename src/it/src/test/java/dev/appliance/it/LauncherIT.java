@@ -10,8 +10,11 @@ import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -122,6 +125,30 @@ class LauncherIT {
         assertThat(calls()).hasSize(4);
         assertThat(calls().get(2)).startsWith("mvn ").contains("package");
         assertThat(calls().get(3)).startsWith("java ");
+    }
+
+    @Test
+    void server_getsAFixedPreTouchedHeap_unlessTheAdminSizesTheHeap() throws IOException {
+        assertThat(launcher("build").status()).isZero();
+        Commands.Result sized = launcher("server");
+        assertThat(sized.status()).as(sized.stderr()).isZero();
+        String call = calls().getLast();
+        Matcher heap = Pattern.compile(" -Xms(\\d+)m -Xmx(\\d+)m ").matcher(call);
+        assertThat(heap.find()).as("heap options in %s", call).isTrue();
+        assertThat(heap.group(1))
+                .as("-Xms equals -Xmx: the heap does not grow under load")
+                .isEqualTo(heap.group(2));
+        assertThat(Integer.parseInt(heap.group(2))).isBetween(512, 2048);
+        assertThat(call).contains("-XX:+UseG1GC", "-XX:+AlwaysPreTouch", "-XX:MaxDirectMemorySize=");
+
+        env = new HashMap<>(env);
+        env.put("APPLIANCE_JAVA_OPTS", "-Xmx3g");
+        Commands.Result admin = launcher("server");
+        assertThat(admin.status()).as(admin.stderr()).isZero();
+        assertThat(calls().getLast())
+                .as("the admin's -Xmx is taken whole: no -Xms above it, no pre-touch of a heap it did not ask for")
+                .contains(" -Xmx3g ")
+                .doesNotContain("-Xms", "AlwaysPreTouch", "-Xmx512m");
     }
 
     @Test
