@@ -48,7 +48,7 @@ for _ in $(seq 1 240); do
   kill -0 "$PID" 2>/dev/null || die "the appliance did not start (log: $DIR/server.log)"
   sleep 0.5
 done
-echo "[soak] $(date -u +%FT%TZ) $MINUTES min, concurrency $CONCURRENCY, $SIZE; $(tr '\0' '\n' </proc/$PID/cmdline | grep -E -- '^-Xm[sx]|^-XX:MaxDirectMemorySize|^-XX:\+Use.*GC' | tr '\n' ' ')load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "[soak] $(date -u +%FT%TZ) $MINUTES min, concurrency $CONCURRENCY, $SIZE; $(tr '\0' '\n' </proc/$PID/cmdline | grep -E -- '^-Xm[sx]|^-XX:MaxDirectMemorySize|^-XX:\+Use.*GC|^-XX:\+AlwaysPreTouch' | tr '\n' ' ')MALLOC_ARENA_MAX=$(tr '\0' '\n' </proc/$PID/environ | sed -n 's/^MALLOC_ARENA_MAX=//p'), load $(cut -d' ' -f1-3 /proc/loadavg)"
 
 SAMPLES="$DIR/rss.tsv"
 : >"$SAMPLES"

@@ -64,7 +64,7 @@ class LauncherIT {
         String java = """
                 #!/bin/sh
                 case "$*" in *XshowSettings*) echo "    java.specification.version = 99" >&2; exit 0 ;; esac
-                echo "java $*" >> "%s"
+                echo "java $* [MALLOC_ARENA_MAX=$MALLOC_ARENA_MAX]" >> "%s"
                 """.formatted(log);
         Files.writeString(jdkBin.resolve("java"), java);
         Files.writeString(jdkBin.resolve("javac"), "#!/bin/sh\n");
@@ -140,6 +140,7 @@ class LauncherIT {
                 .isEqualTo(heap.group(2));
         assertThat(Integer.parseInt(heap.group(2))).isBetween(512, 2048);
         assertThat(call).contains("-XX:+UseG1GC", "-XX:+AlwaysPreTouch", "-XX:MaxDirectMemorySize=");
+        assertThat(call).as("glibc's malloc arenas capped").endsWith("[MALLOC_ARENA_MAX=2]");
 
         env = new HashMap<>(env);
         env.put("APPLIANCE_JAVA_OPTS", "-Xmx3g");
