@@ -37,5 +37,5 @@ appliance_jvm_options() {
 # glibc's malloc keeps up to 8 arenas per core and rarely hands memory freed in one back to the system, so the native
 # memory of a JVM with many threads creeps up under load. Measured (docs/benchmarks.md, 1 MiB mixed load): with the
 # default, the resident set outside what the JVM accounts for (NMT) grew about 10 MiB a minute; with 2 arenas it stayed
-# within 60-95 MiB. An admin's own setting wins.
+# within 80-110 MiB. An admin's own setting wins.
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
