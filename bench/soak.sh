@@ -6,7 +6,10 @@
 # than 10 % above the first's, or the load had errors. It also prints the live heap after a full collection at minute
 # 3 and at the end (jcmd GC.class_histogram), which a leak would grow.
 #
-#   bench/soak.sh [--minutes 30] [--concurrency 16] [--size 1MiB] [--dir DIR]
+#   bench/soak.sh [--minutes 30] [--concurrency 16] [--size 1MiB] [--dir DIR] [--nmt]
+#
+# --nmt runs the server with native memory tracking and prints, each minute, what the JVM says it has committed (NMT)
+# beside the resident set: the difference is memory the JVM does not account for (malloc arenas, native libraries).
 #
 # The server is started with the launcher's own sizing (packaging/rpm/files/jvm-options.sh) on four drive directories
 # under --dir, EC 2+2, plain HTTP on 127.0.0.1:9700. Figures and how to read them: docs/benchmarks.md.
@@ -16,6 +19,7 @@ MINUTES=30
 CONCURRENCY=16
 SIZE=1MiB
 DIR="${SOAK_DIR:-/tmp/appliance-soak}"
+NMT=
 die() { echo "soak.sh: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -23,7 +27,8 @@ while [ $# -gt 0 ]; do
     --concurrency) CONCURRENCY="$2"; shift 2 ;;
     --size) SIZE="$2"; shift 2 ;;
     --dir) DIR="$2"; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --nmt) NMT=1; shift ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
@@ -38,7 +43,8 @@ JAVA="$(./appliance mvn -v 2>/dev/null | sed -n 's/^Java version: .*runtime: //p
 
 rm -rf "$DIR"
 mkdir -p "$DIR"/d{1..4}
-APPLIANCE_ROOT_USER=soakadmin APPLIANCE_ROOT_PASSWORD=soaksecret-0123456789 \
+APPLIANCE_JAVA_OPTS="${APPLIANCE_JAVA_OPTS:-}${NMT:+ -XX:NativeMemoryTracking=summary}" \
+  APPLIANCE_ROOT_USER=soakadmin APPLIANCE_ROOT_PASSWORD=soaksecret-0123456789 \
   ./appliance server "$DIR/d{1...4}" --allow-root-drives --address 127.0.0.1:9700 \
   --console-address 127.0.0.1:9701 >"$DIR/server.log" 2>&1 &
 PID=$!
@@ -60,6 +66,21 @@ SAMPLES="$DIR/rss.tsv"
   done
 ) &
 SAMPLER=$!
+NMT_SAMPLER=
+if [ -n "$NMT" ]; then
+  (
+    m=0
+    while sleep 60 && kill -0 "$PID" 2>/dev/null; do
+      m=$((m + 1))
+      committed="$("$(dirname "$JAVA")/jcmd" "$PID" VM.native_memory summary 2>/dev/null \
+        | sed -n 's/^Total: .*committed=\([0-9]*\)KB.*/\1/p')"
+      rss="$(awk '/^VmRSS:/ {print $2}' "/proc/$PID/status")"
+      [ -n "$committed" ] && echo "[soak] minute $m: RSS $((rss / 1024)) MiB, NMT committed $((committed / 1024)) MiB," \
+        "outside NMT $(((rss - committed) / 1024)) MiB"
+    done
+  ) &
+  NMT_SAMPLER=$!
+fi
 
 # The live heap (after a full collection) early in the run and at its end: a leak grows it even where the resident
 # set cannot show it (the launcher's heap is fixed and touched at start).
@@ -73,7 +94,7 @@ set +e
   --concurrency "$CONCURRENCY" --duration "${MINUTES}m" | tee "$DIR/load.txt"
 LOAD_RC=${PIPESTATUS[0]}
 set -e
-kill "$SAMPLER" 2>/dev/null || true
+kill "$SAMPLER" $NMT_SAMPLER 2>/dev/null || true
 echo "[soak] live heap after a full collection: $(cat "$DIR/live-heap-early" 2>/dev/null || echo '?') MiB at minute 3, $(live_heap_mib) MiB at the end"
 
 python3 - "$SAMPLES" "$LOAD_RC" <<'EOF'
