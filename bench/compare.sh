@@ -122,7 +122,8 @@ stop_server() {
   kill -KILL "$p" 2>/dev/null || true
   PID[$s]=""
 }
-trap 'for s in $SERVERS; do stop_server "$s"; done' EXIT
+# The drive directories hold tens of GB after a run (1 MiB PUTs for minutes): removed at the end, results kept.
+trap 'for s in $SERVERS; do stop_server "$s"; rm -rf "${DIR:?}/$s"; done' EXIT
 
 # The peak resident set of a process (KiB) while a command runs: sampled every second into $1.
 rss_peak() {
