@@ -40,6 +40,7 @@ mkdir -p "$DIR"
 ./appliance mvn -q -o -Dspotless.check.skip=true -pl jmh -am -DskipTests package >>"$DIR/build.log" 2>&1 \
   || { tail -20 "$DIR/build.log" >&2; die "the load client's build failed (log: $DIR/build.log)"; }
 JAVA="$(./appliance mvn -v 2>/dev/null | sed -n 's/^Java version: .*runtime: //p')/bin/java"
+JCMD="$(dirname "$JAVA")/jcmd"
 
 rm -rf "$DIR"
 mkdir -p "$DIR"/d{1..4}
@@ -72,7 +73,7 @@ if [ -n "$NMT" ]; then
     m=0
     while sleep 60 && kill -0 "$PID" 2>/dev/null; do
       m=$((m + 1))
-      committed="$("$(dirname "$JAVA")/jcmd" "$PID" VM.native_memory summary 2>/dev/null \
+      committed="$("$JCMD" "$PID" VM.native_memory summary 2>/dev/null \
         | sed -n 's/^Total: .*committed=\([0-9]*\)KB.*/\1/p')"
       rss="$(awk '/^VmRSS:/ {print $2}' "/proc/$PID/status")"
       [ -n "$committed" ] && echo "[soak] minute $m: RSS $((rss / 1024)) MiB, NMT committed $((committed / 1024)) MiB," \
@@ -85,7 +86,7 @@ fi
 # The live heap (after a full collection) early in the run and at its end: a leak grows it even where the resident
 # set cannot show it (the launcher's heap is fixed and touched at start).
 live_heap_mib() {
-  "$(dirname "$JAVA")/jcmd" "$PID" GC.class_histogram 2>/dev/null | awk '/^Total/ {printf "%.0f", $3 / 1048576}'
+  "$JCMD" "$PID" GC.class_histogram 2>/dev/null | awk '/^Total/ {printf "%.0f", $3 / 1048576}'
 }
 ( sleep 180; echo "$(live_heap_mib)" >"$DIR/live-heap-early" ) &
 set +e

@@ -1014,13 +1014,12 @@ public final class ErasureSet {
         String key = snap.key;
         Resolved r = versionId == null ? resolveLatest(snap) : resolveVersion(snap, versionId);
         if (r != null) {
-            int holders = count(r.holders());
-            if (holders + snap.slow < drives.size() && snap.lacksOnDriveInService(r.holders())) {
+            if (snap.lacksOnDriveInService(r.holders())) {
                 heal.report(
                         bucket,
                         key,
                         VersionIds.format(r.version().versionId()),
-                        "metadata present on " + holders + " of " + drives.size() + " drives");
+                        "metadata present on " + count(r.holders()) + " of " + drives.size() + " drives");
             }
             return r;
         }

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * I/O (the fast path), and by forcing each file and directory with part files written through the page cache (the
  * reference path), leave the same objects: the same versions, sizes, ETags and bytes, for
  * inline objects, part-file objects of several blocks, overwrites and a key deep enough to have an archive, written
- * concurrently, then legal holds set concurrently (in-place rewrites through the metadata journal), and readable by a store opened the other way. Nothing is left in staging either way.
+ * concurrently, then legal holds set concurrently (in-place rewrites through the metadata journal), and readable by a
+ * store opened the other way. Nothing is left in staging either way.
  */
 class GroupCommitStoreTest {
     private static final int[] SIZES = {0, 1, 4096, 200_000, 1 << 20, (3 << 20) + 17};
