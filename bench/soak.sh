@@ -9,7 +9,8 @@
 #   bench/soak.sh [--minutes 30] [--concurrency 16] [--size 1MiB] [--dir DIR] [--nmt]
 #
 # --nmt runs the server with native memory tracking and prints, each minute, what the JVM says it has committed (NMT)
-# beside the resident set: the difference is memory the JVM does not account for (malloc arenas, native libraries).
+# beside the resident set, with its direct buffers ("Other") and code cache: the difference is memory the JVM does not
+# account for (malloc arenas, native libraries).
 #
 # The server is started with the launcher's own sizing (packaging/rpm/files/jvm-options.sh) on four drive directories
 # under --dir, EC 2+2, plain HTTP on 127.0.0.1:9700. Figures and how to read them: docs/benchmarks.md.
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
     --size) SIZE="$2"; shift 2 ;;
     --dir) DIR="$2"; shift 2 ;;
     --nmt) NMT=1; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
@@ -73,11 +74,14 @@ if [ -n "$NMT" ]; then
     m=0
     while sleep 60 && kill -0 "$PID" 2>/dev/null; do
       m=$((m + 1))
-      committed="$("$JCMD" "$PID" VM.native_memory summary 2>/dev/null \
-        | sed -n 's/^Total: .*committed=\([0-9]*\)KB.*/\1/p')"
+      summary="$("$JCMD" "$PID" VM.native_memory summary 2>/dev/null || true)"
+      committed="$(sed -n 's/^Total: .*committed=\([0-9]*\)KB.*/\1/p' <<<"$summary")"
+      # the categories that moved in earlier soaks: direct buffers (NMT's "Other") and the JIT's code cache
+      other="$(sed -n 's/^-  *Other (reserved=[0-9]*KB, committed=\([0-9]*\)KB.*/\1/p' <<<"$summary")"
+      code="$(sed -n 's/^-  *Code (reserved=[0-9]*KB, committed=\([0-9]*\)KB.*/\1/p' <<<"$summary")"
       rss="$(awk '/^VmRSS:/ {print $2}' "/proc/$PID/status")"
-      [ -n "$committed" ] && echo "[soak] minute $m: RSS $((rss / 1024)) MiB, NMT committed $((committed / 1024)) MiB," \
-        "outside NMT $(((rss - committed) / 1024)) MiB"
+      [ -n "$committed" ] && echo "[soak] minute $m: RSS $((rss / 1024)) MiB, NMT committed $((committed / 1024)) MiB" \
+        "(direct buffers $((${other:-0} / 1024)), code $((${code:-0} / 1024))), outside NMT $(((rss - committed) / 1024)) MiB"
     done
   ) &
   NMT_SAMPLER=$!

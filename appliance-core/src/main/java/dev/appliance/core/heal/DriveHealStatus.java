@@ -15,7 +15,8 @@ import java.util.List;
  * @param objectsFailed keys that could not be healed onto the drive (retried by the MRF queue)
  * @param objectsEstimated keys the set was estimated to hold when the heal started (from the bucket usage counts);
  *     0 when unknown
- * @param objectsPerSecond keys walked per second since this run of the heal started
+ * @param objectsPerSecond keys walked per second since this run of the heal started; once done, over the whole fill
+ *     (started to finished)
  * @param etaSeconds estimated seconds left, or -1 when unknown
  * @param resumes how often the heal continued from its tracker after a restart
  * @param failures the newest failures by name, at most 20

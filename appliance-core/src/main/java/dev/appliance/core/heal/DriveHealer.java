@@ -71,7 +71,7 @@ public final class DriveHealer implements Agent {
         final HealTracker tracker;
         volatile String state = "queued";
         long runStartNanos;
-        /** When this run ended (done or stopped), 0 while it runs: a finished fill keeps the rate of its last run. */
+        /** When this run ended (done or stopped), 0 while it runs: a stopped fill keeps the rate of its last run. */
         long runEndNanos;
 
         long scannedAtRunStart;
@@ -438,6 +438,13 @@ public final class DriveHealer implements Agent {
                 double seconds = ran ? Math.max(1e-3, (end - j.runStartNanos) / 1e9) : 0;
                 double rate = ran ? (t.objectsScanned - j.scannedAtRunStart) / seconds : 0;
                 double byteRate = ran ? (t.bytesHealed - j.bytesAtRunStart) / seconds : 0;
+                if (t.finished() && t.finishedMillis > 0) {
+                    // Done: the rate of the whole fill, as its start and end are shown. Its last run may have walked
+                    // nothing (stopped after the last key, resumed only to finish), which would read as 0 objects/s.
+                    double whole = Math.max(1e-3, (t.finishedMillis - t.startedMillis) / 1e3);
+                    rate = t.objectsScanned / whole;
+                    byteRate = t.bytesHealed / whole;
+                }
                 long left = t.objectsEstimated - t.objectsScanned;
                 long eta = t.finished() ? 0 : active && rate > 0 && left >= 0 ? (long) Math.ceil(left / rate) : -1;
                 out.add(new DriveHealStatus(

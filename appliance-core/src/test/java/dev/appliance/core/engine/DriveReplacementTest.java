@@ -267,6 +267,45 @@ class DriveReplacementTest {
     }
 
     @Test
+    void fillStoppedAfterItsLastKey_resumesOnlyToFinish_andShowsTheRateOfTheWholeFill() throws Exception {
+        TestStore layout = TestStore.on(tmp).drives(4).parity(2);
+        List<Path> drives = layout.drives();
+        ErasureObjectStore s = open(layout, FAST);
+        s.makeBucket(B, false);
+        for (int i = 0; i < 12; i++) {
+            put(s, B, String.format("k%03d", i), random(3_000, i));
+        }
+        closeLast();
+        wipe(drives.get(2));
+        s = open(layout, FAST);
+        assertThat(s.driveHealer().awaitIdle(30_000)).isTrue();
+        assertThat(statusOf(s, drives.get(2)).state()).isEqualTo("done");
+        closeLast();
+
+        // As if the drive went out of service after the fill's last key was saved but before the fill was marked done.
+        LocalDrive filled = new LocalDrive(drives.get(2));
+        HealTracker t = HealTracker.load(filled);
+        t.state = HealTracker.HEALING;
+        t.finishedMillis = 0;
+        t.bucketsDone.remove(B);
+        t.bucket = B;
+        t.lastKey = "k011";
+        t.save(filled);
+
+        s = open(layout, FAST);
+        assertThat(s.driveHealer().awaitIdle(30_000)).isTrue();
+        DriveHealStatus st = statusOf(s, drives.get(2));
+        assertThat(st.state()).isEqualTo("done");
+        assertThat(s.driveHealer().scannedThisRun(s.drives().get(2))).isZero();
+        assertThat(st.objectsScanned()).isEqualTo(12);
+        // the console shows "N objects/s; finished ...; started ...": the whole fill's rate, not its empty last run's
+        double seconds =
+                Math.max(1e-3, (st.finished().toEpochMilli() - st.started().toEpochMilli()) / 1e3);
+        assertThat(st.objectsPerSecond()).isPositive().isEqualTo(12 / seconds);
+        assertThat(st.bytesPerSecond()).isPositive().isEqualTo(st.bytesHealed() / seconds);
+    }
+
+    @Test
     void returningDrive_isBackInService_andForeignOrMisplacedDrivesAreNeverFormatted() throws Exception {
         TestStore layout = TestStore.on(tmp).drives(4).parity(2);
         List<Path> drives = layout.drives();
