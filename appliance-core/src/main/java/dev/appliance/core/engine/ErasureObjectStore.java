@@ -137,7 +137,7 @@ public final class ErasureObjectStore implements ApplianceStore {
         this.clock = clock;
         this.placement = new Placement(topology.format.deploymentId());
         this.executor = Executors.newThreadPerTaskExecutor(
-                Thread.ofVirtual().name("drive-io-", 0).factory());
+                Thread.ofVirtual().name("drive-io").factory());
         this.calls = new DriveCalls(executor, clock, driveSettings);
         this.usage = new UsageTracker(this, executor, clock);
         int setCount = topology.sets.size();

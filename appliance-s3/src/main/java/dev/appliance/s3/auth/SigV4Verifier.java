@@ -9,7 +9,6 @@ import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
@@ -34,9 +33,6 @@ public final class SigV4Verifier {
     public static final Duration MAX_SKEW = Duration.ofMinutes(15);
     /** The service name in the credential scope of requests to the IAM query API served on the S3 address. */
     public static final String IAM_SERVICE = "iam";
-
-    private static final DateTimeFormatter AMZ_DATE =
-            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
 
     private final CredentialsProvider credentials;
     private final String region;
@@ -263,7 +259,7 @@ public final class SigV4Verifier {
         if (Duration.between(requestTime, now).abs().compareTo(MAX_SKEW) > 0) {
             throw new S3Exception(S3ErrorCode.RequestTimeTooSkewed);
         }
-        String amzDate = AMZ_DATE.format(requestTime);
+        String amzDate = AmzDate.format(requestTime);
 
         if (!parsed.date.equals(amzDate.substring(0, 8))) {
             throw malformed("credential date " + parsed.date + " does not match the request date");
@@ -401,7 +397,7 @@ public final class SigV4Verifier {
         }
         String amzDate = postField(fields, "x-amz-date");
         try {
-            ZonedDateTime.parse(amzDate, AMZ_DATE);
+            AmzDate.parse(amzDate);
         } catch (DateTimeParseException e) {
             throw new S3Exception(S3ErrorCode.InvalidArgument, "x-amz-date must be yyyyMMdd'T'HHmmss'Z'");
         }
@@ -437,7 +433,7 @@ public final class SigV4Verifier {
         String amz = first(headers, "x-amz-date");
         try {
             if (amz != null) {
-                return ZonedDateTime.parse(amz, AMZ_DATE).toInstant();
+                return AmzDate.parse(amz);
             }
             String date = first(headers, "date");
             if (date != null) {

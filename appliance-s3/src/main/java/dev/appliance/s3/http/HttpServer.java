@@ -210,7 +210,7 @@ public final class HttpServer implements AutoCloseable {
         EventLoopGroup boss = new MultiThreadIoEventLoopGroup(1, io);
         EventLoopGroup loops = new MultiThreadIoEventLoopGroup(io);
         ExecutorService workers = Executors.newThreadPerTaskExecutor(
-                Thread.ofVirtual().name("s3-worker-", 0).factory());
+                Thread.ofVirtual().name("s3-worker").factory());
         Admission admission = new Admission(options.maxConnections(), options.maxInFlight(), options.maxWaiting());
         Services services = new Services(
                 verifier,

@@ -92,6 +92,22 @@ final class Responses {
         return value;
     }
 
+    /** The {@code Date} header of one second, formatted once for all the responses of that second. */
+    private record SecondDate(long epochSecond, String text) {}
+
+    private static volatile SecondDate lastDate = new SecondDate(Long.MIN_VALUE, "");
+
+    /** {@code Params.httpDate(now)}, from the last second's text when {@code now} falls in the same second. */
+    static String dateHeader(Instant now) {
+        SecondDate d = lastDate;
+        if (d.epochSecond() != now.getEpochSecond()) {
+            // racing threads may each format it once: the same text
+            d = new SecondDate(now.getEpochSecond(), Params.httpDate(now));
+            lastDate = d;
+        }
+        return d.text();
+    }
+
     private static void fill(HttpHeaders h, S3Response r, String requestId, String hostId, boolean keepAlive) {
         for (Map.Entry<String, String> e : r.headers().entrySet()) {
             h.set(e.getKey(), headerSafe(e.getValue()));
@@ -99,7 +115,7 @@ final class Responses {
         h.set("x-amz-request-id", requestId);
         h.set("x-amz-id-2", hostId);
         h.set(HttpHeaderNames.SERVER, SERVER);
-        h.set(HttpHeaderNames.DATE, Params.httpDate(Instant.now()));
+        h.set(HttpHeaderNames.DATE, dateHeader(Instant.now()));
         h.set(HttpHeaderNames.CONNECTION, keepAlive ? HttpHeaderValues.KEEP_ALIVE : HttpHeaderValues.CLOSE);
     }
 }
