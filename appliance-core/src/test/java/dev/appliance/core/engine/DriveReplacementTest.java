@@ -140,6 +140,19 @@ class DriveReplacementTest {
         }
     }
 
+    /** Keys k000, k001... of bucket {@link #B} (made here, unversioned), {@code sizeOf(i)} random bytes each. */
+    private static Map<String, byte[]> putKeys(
+            ErasureObjectStore s, int count, java.util.function.IntUnaryOperator sizeOf) throws IOException {
+        s.makeBucket(B, false);
+        Map<String, byte[]> written = new LinkedHashMap<>();
+        for (int i = 0; i < count; i++) {
+            byte[] d = random(sizeOf.applyAsInt(i), i);
+            put(s, B, String.format("k%03d", i), d);
+            written.put(B + String.format("/k%03d", i) + "?null", d);
+        }
+        return written;
+    }
+
     private static void wipe(Path drive) throws IOException {
         LocalDrive.deleteTree(drive);
         Files.createDirectory(drive);
@@ -223,13 +236,7 @@ class DriveReplacementTest {
         TestStore layout = TestStore.on(tmp).drives(4).parity(2);
         List<Path> drives = layout.drives();
         ErasureObjectStore s = open(layout, FAST);
-        s.makeBucket(B, false);
-        Map<String, byte[]> written = new LinkedHashMap<>();
-        for (int i = 0; i < 40; i++) {
-            byte[] d = random(i % 4 == 0 ? 300_000 : 2_000, i);
-            put(s, B, String.format("k%03d", i), d);
-            written.put(B + String.format("/k%03d", i) + "?null", d);
-        }
+        Map<String, byte[]> written = putKeys(s, 40, i -> i % 4 == 0 ? 300_000 : 2_000);
         List<String> keys = keysOf(written);
         var before = snapshots(s, keys);
         closeLast();
@@ -271,10 +278,7 @@ class DriveReplacementTest {
         TestStore layout = TestStore.on(tmp).drives(4).parity(2);
         List<Path> drives = layout.drives();
         ErasureObjectStore s = open(layout, FAST);
-        s.makeBucket(B, false);
-        for (int i = 0; i < 12; i++) {
-            put(s, B, String.format("k%03d", i), random(3_000, i));
-        }
+        putKeys(s, 12, i -> 3_000);
         closeLast();
         wipe(drives.get(2));
         s = open(layout, FAST);
