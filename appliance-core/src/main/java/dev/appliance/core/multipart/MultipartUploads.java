@@ -599,6 +599,18 @@ public final class MultipartUploads {
                                 .allMatch(p -> m.containsKey(p.number())
                                         && m.get(p.number()).etag().equals(p.etag()));
             }
+            int holding = 0;
+            for (boolean in : include) {
+                holding += in ? 1 : 0;
+            }
+            if (holding < layout.writeQuorum()) {
+                // Refused before anything moves: a commit refused after the fact is undone by moving the new data
+                // directory to trash, and here that directory is the upload's parts (acknowledged, still needed).
+                throw new StorageException(
+                        ErrorKind.WRITE_QUORUM,
+                        "complete upload: " + holding + " drive(s) in service hold every named part, "
+                                + layout.writeQuorum() + " needed");
+            }
             var late = new DriveCalls.LateChanges<KeyFiles.Change>();
             List<Outcome<KeyFiles.Change>> outcomes = set.calls.on(
                     set.drives(),

@@ -177,6 +177,30 @@ class MultipartDriveOutageTest {
     }
 
     @Test
+    void completeWithTooFewDrivesHoldingTheParts_answers503_andLosesNoPart() throws Exception {
+        ErasureObjectStore s = open();
+        s.makeBucket(B);
+        byte[] data = random(300_000, 6);
+        List<CompletedPart> parts = new ArrayList<>();
+        takeAway(s, 3, true);
+        String id = uploadWithAPart(s, "mp", data, parts); // acknowledged on drives 1-3
+        bringBack(s, 3, true);
+        takeAway(s, 0, true); // now only drives 2 and 3 hold the part: fewer than a write quorum (3)
+
+        // Found a crash test: committing on the two, then undoing the refused commit, threw their part data away,
+        // and once the drives were back only drive 1 held the part: InvalidPart for an acknowledged upload.
+        assertThatThrownBy(() -> s.completeMultipartUpload(B, "mp", id, parts))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.WRITE_QUORUM));
+        bringBack(s, 0, true);
+
+        assertThat(listed(s)).containsExactly(id);
+        ObjectInfo done = s.completeMultipartUpload(B, "mp", id, parts);
+        assertThat(read(s, B, "mp", null)).isEqualTo(data);
+        assertThat(s.headObject(B, "mp", null).etag()).isEqualTo(done.etag());
+    }
+
+    @Test
     void abortWithTwoDrivesAway_answers503_andTheUploadStaysUsable() throws Exception {
         ErasureObjectStore s = open();
         s.makeBucket(B);
