@@ -778,6 +778,23 @@ public final class ErasureSet {
             int quorum,
             String what,
             DriveCalls.LateChanges<KeyFiles.Change> late) {
+        finishMutation(bucket, key, versionId, include, outcomes, quorum, what, late, null);
+    }
+
+    /**
+     * As above; a refused change's new data directory goes back to {@code dataDirHome(drive)} instead of to trash
+     * (null: trash), for data that outlives the refusal: a multipart upload's parts, which a retried completion needs.
+     */
+    public void finishMutation(
+            String bucket,
+            String key,
+            UUID versionId,
+            boolean[] include,
+            List<Outcome<KeyFiles.Change>> outcomes,
+            int quorum,
+            String what,
+            DriveCalls.LateChanges<KeyFiles.Change> late,
+            java.util.function.Function<LocalDrive, Path> dataDirHome) {
         int ok = 0;
         List<Throwable> errors = new ArrayList<>();
         for (int i = 0; i < outcomes.size(); i++) {
@@ -806,14 +823,14 @@ public final class ErasureSet {
                         "undoing a refused " + what,
                         true,
                         (pos, d) -> {
-                            undo(d, bucket, key, outcomes.get(pos).value());
+                            undo(d, bucket, key, outcomes.get(pos).value(), dataDirHome);
                             return Boolean.TRUE;
                         },
                         null);
                 undoTimedOut = undone.stream().anyMatch(o -> o.error() instanceof DriveCalls.DriveTimeoutException);
             }
             if (late != null) {
-                late.refused((pos, change) -> undo(drives.get(pos), bucket, key, change));
+                late.refused((pos, change) -> undo(drives.get(pos), bucket, key, change, dataDirHome));
             }
             if (undoTimedOut || errors.stream().anyMatch(e -> e instanceof DriveCalls.DriveTimeoutException)) {
                 // A drive given up on may still apply the refused change (or finish its undo later); the heal
@@ -865,12 +882,17 @@ public final class ErasureSet {
         }
     }
 
-    private void undo(LocalDrive drive, String bucket, String key, KeyFiles.Change change) {
+    private void undo(
+            LocalDrive drive,
+            String bucket,
+            String key,
+            KeyFiles.Change change,
+            java.util.function.Function<LocalDrive, Path> dataDirHome) {
         if (change == null) {
             return;
         }
         try {
-            KeyFiles.undo(drive, bucket, key, change);
+            KeyFiles.undo(drive, bucket, key, change, dataDirHome == null ? null : dataDirHome.apply(drive));
             if (!Files.exists(drive.metaFile(bucket, key))) {
                 // the write created the key's directory here: an empty one would outlive the refused write
                 drive.pruneEmptyParents(drive.objectDir(bucket, key), drive.bucketDir(bucket));

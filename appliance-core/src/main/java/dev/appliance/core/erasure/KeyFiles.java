@@ -11,6 +11,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
@@ -389,7 +390,7 @@ public final class KeyFiles {
     }
 
     /** Puts back what {@code change} replaced on this drive (best effort: healing repairs what this cannot). */
-    static void undo(LocalDrive drive, String bucket, String key, Change change) throws IOException {
+    static void undo(LocalDrive drive, String bucket, String key, Change change, Path dataDirHome) throws IOException {
         Path dir = drive.objectDir(bucket, key);
         if (change.archiveChanged()) {
             restore(drive, dir.resolve(ARCHIVE_FILE), change.previousArchive());
@@ -398,7 +399,15 @@ public final class KeyFiles {
             restore(drive, dir.resolve(LocalDrive.META_FILE), change.previousHot());
         }
         if (change.newDataDir() != null) {
-            drive.moveToTrash(dir.resolve(change.newDataDir().toString()));
+            Path data = dir.resolve(change.newDataDir().toString());
+            if (dataDirHome == null) {
+                drive.moveToTrash(data);
+            } else if (Files.isDirectory(data)) {
+                // the metadata no longer names it (restored above): back where it came from, both entries forced
+                Files.move(data, dataDirHome, StandardCopyOption.ATOMIC_MOVE);
+                LocalDrive.forceDirectory(dir);
+                LocalDrive.forceDirectory(dataDirHome.getParent());
+            }
         }
     }
 

@@ -604,8 +604,7 @@ public final class MultipartUploads {
                 holding += in ? 1 : 0;
             }
             if (holding < layout.writeQuorum()) {
-                // Refused before anything moves: a commit refused after the fact is undone by moving the new data
-                // directory to trash, and here that directory is the upload's parts (acknowledged, still needed).
+                // Refused before anything moves: committing on too few drives would only be undone again.
                 throw new StorageException(
                         ErrorKind.WRITE_QUORUM,
                         "complete upload: " + holding + " drive(s) in service hold every named part, "
@@ -630,8 +629,17 @@ public final class MultipartUploads {
                         return set.commitOnDrive(drive, bucket, key, version, null, data);
                     },
                     late);
+            // a refused completion puts each drive's parts back into the upload, for the client's retry
             set.finishMutation(
-                    bucket, key, versionId, include, outcomes, layout.writeQuorum(), "complete upload", late);
+                    bucket,
+                    key,
+                    versionId,
+                    include,
+                    outcomes,
+                    layout.writeQuorum(),
+                    "complete upload",
+                    late,
+                    drive -> uploadDir(drive, bucket, key, uploadId).resolve(rec.dataDir()));
             removeUpload(bucket, key, uploadId);
             return ErasureSet.info(bucket, key, version, true);
         }

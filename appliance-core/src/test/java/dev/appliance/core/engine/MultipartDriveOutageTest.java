@@ -10,6 +10,7 @@ import dev.appliance.core.MultipartUpload;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.UploadedPart;
+import dev.appliance.core.drive.DriveFaults;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.erasure.ErasureSet;
 import dev.appliance.core.error.ErrorKind;
@@ -198,6 +199,40 @@ class MultipartDriveOutageTest {
         ObjectInfo done = s.completeMultipartUpload(B, "mp", id, parts);
         assertThat(read(s, B, "mp", null)).isEqualTo(data);
         assertThat(s.headObject(B, "mp", null).etag()).isEqualTo(done.etag());
+    }
+
+    @Test
+    void completeRefusedByDrivesFailingTheCommit_putsThePartsBack_andARetryCompletes() throws Exception {
+        ErasureObjectStore s = open();
+        s.makeBucket(B);
+        byte[] data = random(300_000, 7);
+        List<CompletedPart> parts = new ArrayList<>();
+        String id = uploadWithAPart(s, "mp", data, parts);
+        // every drive holds the part, but two fail their writes: the commit reaches two drives, three needed
+        for (int i : new int[] {2, 3}) {
+            s.drives().get(i).injectFaults(new DriveFaults(false, true, false, false, 0));
+        }
+        assertThatThrownBy(() -> s.completeMultipartUpload(B, "mp", id, parts))
+                .isInstanceOfSatisfying(
+                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.WRITE_QUORUM));
+        for (LocalDrive d : s.drives()) {
+            d.injectFaults(null);
+        }
+        s.checkDrives();
+
+        // the two drives that had committed hold the part in the upload again, not in trash
+        for (int i : new int[] {0, 1}) {
+            assertThat(HealTestDrives.files(s.drives().get(i), B, "mp")).doesNotContainKey("xl.meta");
+            try (var walk = Files.walk(uploadDir(s.drives().get(i), "mp", id))) {
+                assertThat(walk.map(p -> p.getFileName().toString()))
+                        .as("drive %d", i + 1)
+                        .contains("part.1");
+            }
+        }
+        ObjectInfo done = s.completeMultipartUpload(B, "mp", id, parts);
+        assertThat(read(s, B, "mp", null)).isEqualTo(data);
+        assertThat(s.headObject(B, "mp", null).etag()).isEqualTo(done.etag());
+        assertThat(listed(s)).isEmpty();
     }
 
     @Test
