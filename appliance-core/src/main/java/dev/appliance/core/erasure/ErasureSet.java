@@ -731,7 +731,7 @@ public final class ErasureSet {
                         return commitOnDrive(drive, bucket, key, v, inlineShard, stagedDataDir);
                     },
                     late);
-            finishMutation(bucket, key, v.versionId(), include, outcomes, writeQuorum, "write", late);
+            finishMutation(bucket, key, v.versionId(), include, outcomes, writeQuorum, "write", late, null);
         }
     }
 
@@ -765,25 +765,13 @@ public final class ErasureSet {
             List<Outcome<KeyFiles.Change>> outcomes,
             int quorum,
             String what) {
-        finishMutation(bucket, key, versionId, include, outcomes, quorum, what, null);
-    }
-
-    /** As above; {@code late} holds the changes of drives given up on at the deadline, undone if the quorum refuses. */
-    public void finishMutation(
-            String bucket,
-            String key,
-            UUID versionId,
-            boolean[] include,
-            List<Outcome<KeyFiles.Change>> outcomes,
-            int quorum,
-            String what,
-            DriveCalls.LateChanges<KeyFiles.Change> late) {
-        finishMutation(bucket, key, versionId, include, outcomes, quorum, what, late, null);
+        finishMutation(bucket, key, versionId, include, outcomes, quorum, what, null, null);
     }
 
     /**
-     * As above; a refused change's new data directory goes back to {@code dataDirHome(drive)} instead of to trash
-     * (null: trash), for data that outlives the refusal: a multipart upload's parts, which a retried completion needs.
+     * As above; {@code late} holds the changes of drives given up on at the deadline, undone if the quorum refuses. A
+     * refused change's new data directory goes back to {@code dataDirHome(drive)} instead of to trash (null: trash),
+     * for data that outlives the refusal: a multipart upload's parts, which a retried completion needs.
      */
     public void finishMutation(
             String bucket,
@@ -1353,7 +1341,7 @@ public final class ErasureSet {
         var late = new DriveCalls.LateChanges<KeyFiles.Change>();
         List<Outcome<KeyFiles.Change>> outcomes =
                 calls.on(drives, include, (pos, drive) -> commitOnDrive(drive, bucket, key, marker, null, null), late);
-        finishMutation(bucket, key, markerId, include, outcomes, quorum, "delete marker", late);
+        finishMutation(bucket, key, markerId, include, outcomes, quorum, "delete marker", late, null);
         return new DeleteResult(VersionIds.format(markerId), true);
     }
 
@@ -1371,7 +1359,7 @@ public final class ErasureSet {
                     return change;
                 },
                 late);
-        finishMutation(bucket, key, versionId, include, outcomes, quorum, "delete", late);
+        finishMutation(bucket, key, versionId, include, outcomes, quorum, "delete", late, null);
         // Prune the key's directory (and empty parents) once no version is left on a drive.
         for (int i = 0; i < drives.size(); i++) {
             LocalDrive d = drives.get(i);
@@ -1440,7 +1428,8 @@ public final class ErasureSet {
                     outcomes,
                     drives.size() / 2 + 1,
                     "metadata update",
-                    late);
+                    late,
+                    null);
             return info(bucket, key, updated, r.latest());
         }
     }

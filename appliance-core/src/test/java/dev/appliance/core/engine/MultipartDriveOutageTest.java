@@ -97,6 +97,17 @@ class MultipartDriveOutageTest {
         return MultipartUploads.uploadsOf(d, B, key).resolve(id);
     }
 
+    /** Key "mp" reads back as {@code data}, under the ETag its completion answered. */
+    private static void assertCompleted(ErasureObjectStore s, byte[] data, ObjectInfo done) throws IOException {
+        assertThat(read(s, B, "mp", null)).isEqualTo(data);
+        assertThat(s.headObject(B, "mp", null).etag()).isEqualTo(done.etag());
+    }
+
+    private static void assertWriteQuorum(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+        assertThatThrownBy(call).isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind())
+                .isEqualTo(ErrorKind.WRITE_QUORUM));
+    }
+
     private static void assertNoSuchUpload(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
         assertThatThrownBy(call).isInstanceOfSatisfying(StorageException.class, e -> assertThat(e.kind())
                 .isEqualTo(ErrorKind.NO_SUCH_UPLOAD));
@@ -140,8 +151,7 @@ class MultipartDriveOutageTest {
         assertThat(HealTestDrives.files(s.drives().get(2), B, "mp")).containsKey("xl.meta");
         takeAway(s, 0, true);
         takeAway(s, 1, true); // the returned drive now carries half the object
-        assertThat(read(s, B, "mp", null)).isEqualTo(data);
-        assertThat(s.headObject(B, "mp", null).etag()).isEqualTo(done.etag());
+        assertCompleted(s, data, done);
     }
 
     @Test
@@ -190,15 +200,12 @@ class MultipartDriveOutageTest {
 
         // Found a crash test: committing on the two, then undoing the refused commit, threw their part data away,
         // and once the drives were back only drive 1 held the part: InvalidPart for an acknowledged upload.
-        assertThatThrownBy(() -> s.completeMultipartUpload(B, "mp", id, parts))
-                .isInstanceOfSatisfying(
-                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.WRITE_QUORUM));
+        assertWriteQuorum(() -> s.completeMultipartUpload(B, "mp", id, parts));
         bringBack(s, 0, true);
 
         assertThat(listed(s)).containsExactly(id);
         ObjectInfo done = s.completeMultipartUpload(B, "mp", id, parts);
-        assertThat(read(s, B, "mp", null)).isEqualTo(data);
-        assertThat(s.headObject(B, "mp", null).etag()).isEqualTo(done.etag());
+        assertCompleted(s, data, done);
     }
 
     @Test
@@ -212,9 +219,7 @@ class MultipartDriveOutageTest {
         for (int i : new int[] {2, 3}) {
             s.drives().get(i).injectFaults(new DriveFaults(false, true, false, false, 0));
         }
-        assertThatThrownBy(() -> s.completeMultipartUpload(B, "mp", id, parts))
-                .isInstanceOfSatisfying(
-                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.WRITE_QUORUM));
+        assertWriteQuorum(() -> s.completeMultipartUpload(B, "mp", id, parts));
         for (LocalDrive d : s.drives()) {
             d.injectFaults(null);
         }
@@ -230,8 +235,7 @@ class MultipartDriveOutageTest {
             }
         }
         ObjectInfo done = s.completeMultipartUpload(B, "mp", id, parts);
-        assertThat(read(s, B, "mp", null)).isEqualTo(data);
-        assertThat(s.headObject(B, "mp", null).etag()).isEqualTo(done.etag());
+        assertCompleted(s, data, done);
         assertThat(listed(s)).isEmpty();
     }
 
@@ -245,9 +249,7 @@ class MultipartDriveOutageTest {
         takeAway(s, 2, true);
         takeAway(s, 3, true);
         // Only two drives can confirm the removal: the two away would bring the upload back.
-        assertThatThrownBy(() -> s.abortMultipartUpload(B, "mp", id))
-                .isInstanceOfSatisfying(
-                        StorageException.class, e -> assertThat(e.kind()).isEqualTo(ErrorKind.WRITE_QUORUM));
+        assertWriteQuorum(() -> s.abortMultipartUpload(B, "mp", id));
         bringBack(s, 2, true);
         bringBack(s, 3, true);
 
