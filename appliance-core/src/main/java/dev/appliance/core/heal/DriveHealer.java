@@ -435,15 +435,18 @@ public final class DriveHealer implements Agent {
                 boolean active = "healing".equals(j.state);
                 boolean ran = j.runStartNanos != 0;
                 long end = active || j.runEndNanos == 0 ? System.nanoTime() : j.runEndNanos;
-                double seconds = ran ? Math.max(1e-3, (end - j.runStartNanos) / 1e9) : 0;
-                double rate = ran ? (t.objectsScanned - j.scannedAtRunStart) / seconds : 0;
-                double byteRate = ran ? (t.bytesHealed - j.bytesAtRunStart) / seconds : 0;
+                double rate;
+                double byteRate;
                 if (t.finished() && t.finishedMillis > 0) {
                     // Done: the rate of the whole fill, as its start and end are shown. Its last run may have walked
                     // nothing (stopped after the last key, resumed only to finish), which would read as 0 objects/s.
                     double whole = Math.max(1e-3, (t.finishedMillis - t.startedMillis) / 1e3);
                     rate = t.objectsScanned / whole;
                     byteRate = t.bytesHealed / whole;
+                } else {
+                    double seconds = ran ? Math.max(1e-3, (end - j.runStartNanos) / 1e9) : 0;
+                    rate = ran ? (t.objectsScanned - j.scannedAtRunStart) / seconds : 0;
+                    byteRate = ran ? (t.bytesHealed - j.bytesAtRunStart) / seconds : 0;
                 }
                 long left = t.objectsEstimated - t.objectsScanned;
                 long eta = t.finished() ? 0 : active && rate > 0 && left >= 0 ? (long) Math.ceil(left / rate) : -1;

@@ -3,9 +3,6 @@ package dev.appliance.s3.auth;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,9 +29,6 @@ record PresignedQuery(
 
     /** S3's longest presigned URL validity: 7 days. */
     static final long MAX_EXPIRES_SECONDS = 604_800;
-
-    private static final DateTimeFormatter AMZ_DATE =
-            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
 
     /** The decoded {@code X-Amz-*} parameters when the query carries query authentication, else an empty map. */
     static Map<String, String> authParams(String rawQuery) {
@@ -98,7 +92,7 @@ record PresignedQuery(
         }
         Instant date;
         try {
-            date = ZonedDateTime.parse(amzDate, AMZ_DATE).toInstant();
+            date = AmzDate.parse(amzDate);
         } catch (DateTimeParseException e) {
             throw error("X-Amz-Date must be in the ISO8601 Long Format \"yyyyMMdd'T'HHmmss'Z'\"");
         }
