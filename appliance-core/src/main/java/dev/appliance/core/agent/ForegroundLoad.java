@@ -28,7 +28,8 @@ public final class ForegroundLoad {
         };
     }
 
-    int active() {
+    /** Client calls in flight now. */
+    public int active() {
         return active.get();
     }
 

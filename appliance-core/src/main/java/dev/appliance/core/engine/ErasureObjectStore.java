@@ -651,7 +651,7 @@ public final class ErasureObjectStore implements ApplianceStore {
         ObjectKeys.validate(key);
         requireLockBucket(bucket);
         UUID id = versionId == null ? null : VersionIds.parse(versionId);
-        return setFor(key).updateMetadata(bucket, key, id, old -> {
+        return updateVersionMetadata(bucket, key, id, old -> {
             Instant now = retentionClock.now();
             if (retention != null) {
                 ObjectLock.requireFuture(retention.retainUntil(), now);
@@ -667,7 +667,21 @@ public final class ErasureObjectStore implements ApplianceStore {
         ObjectKeys.validate(key);
         requireLockBucket(bucket);
         UUID id = versionId == null ? null : VersionIds.parse(versionId);
-        return setFor(key).updateMetadata(bucket, key, id, old -> ObjectLock.withLegalHold(old, on));
+        return updateVersionMetadata(bucket, key, id, old -> ObjectLock.withLegalHold(old, on));
+    }
+
+    /**
+     * A metadata-only change of one version, as foreground load: the scanner and healing step aside while clients keep
+     * the store busy with these too (a Veeam job extends the retention of every block it keeps).
+     */
+    private ObjectInfo updateVersionMetadata(
+            String bucket,
+            String key,
+            UUID versionId,
+            java.util.function.UnaryOperator<java.util.SortedMap<String, String>> change) {
+        try (var busy = foreground.enter()) {
+            return setFor(key).updateMetadata(bucket, key, versionId, change);
+        }
     }
 
     @Override
@@ -998,7 +1012,7 @@ public final class ErasureObjectStore implements ApplianceStore {
             Map<String, String> entries) {
         requireBucket(bucket);
         ObjectKeys.validate(key);
-        return setFor(key).updateMetadata(bucket, key, versionId == null ? null : VersionIds.parse(versionId), old -> {
+        return updateVersionMetadata(bucket, key, versionId == null ? null : VersionIds.parse(versionId), old -> {
             java.util.TreeMap<String, String> next = new java.util.TreeMap<>();
             old.forEach((k, v) -> {
                 if (keep.test(k)) {
@@ -1044,7 +1058,9 @@ public final class ErasureObjectStore implements ApplianceStore {
     public ObjectInfo headObject(String bucket, String key, String versionId) {
         requireBucket(bucket);
         ObjectKeys.validate(key);
-        return setFor(key).head(bucket, key, versionId == null ? null : VersionIds.parse(versionId));
+        try (var busy = foreground.enter()) {
+            return setFor(key).head(bucket, key, versionId == null ? null : VersionIds.parse(versionId));
+        }
     }
 
     @Override
@@ -1106,7 +1122,10 @@ public final class ErasureObjectStore implements ApplianceStore {
         // if the bucket's lock configuration were lost.
         java.util.function.Consumer<Map<String, String>> guard =
                 meta -> ObjectLock.checkRemovable(meta, retentionClock.now(), bypassGovernance);
-        DeleteResult deleted = setFor(key).delete(bucket, key, b.versioning(), id, guard);
+        DeleteResult deleted;
+        try (var busy = foreground.enter()) {
+            deleted = setFor(key).delete(bucket, key, b.versioning(), id, guard);
+        }
         usage.changed(bucket);
         return deleted;
     }
@@ -1218,16 +1237,19 @@ public final class ErasureObjectStore implements ApplianceStore {
             WriteConditions conditions) {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
-        ObjectInfo done = uploadsOf(setFor(key))
-                .complete(
-                        bucket,
-                        key,
-                        uploadId,
-                        parts,
-                        checksum,
-                        conditions,
-                        b.versioning(),
-                        (meta, modTime) -> withDefaultRetention(bucket, meta, modTime));
+        ObjectInfo done;
+        try (var busy = foreground.enter()) {
+            done = uploadsOf(setFor(key))
+                    .complete(
+                            bucket,
+                            key,
+                            uploadId,
+                            parts,
+                            checksum,
+                            conditions,
+                            b.versioning(),
+                            (meta, modTime) -> withDefaultRetention(bucket, meta, modTime));
+        }
         usage.added(bucket, done.size());
         versionAdded(b, done);
         return done;
@@ -1272,14 +1294,18 @@ public final class ErasureObjectStore implements ApplianceStore {
     public ListObjectsResult listObjects(
             String bucket, String prefix, String delimiter, String startAfter, int maxKeys) {
         requireBucket(bucket);
-        return listing.listObjects(bucket, prefix, delimiter, startAfter, maxKeys);
+        try (var busy = foreground.enter()) {
+            return listing.listObjects(bucket, prefix, delimiter, startAfter, maxKeys);
+        }
     }
 
     @Override
     public ListVersionsResult listObjectVersions(
             String bucket, String prefix, String delimiter, String keyMarker, String versionIdMarker, int maxKeys) {
         requireBucket(bucket);
-        return listing.listObjectVersions(bucket, prefix, delimiter, keyMarker, versionIdMarker, maxKeys);
+        try (var busy = foreground.enter()) {
+            return listing.listObjectVersions(bucket, prefix, delimiter, keyMarker, versionIdMarker, maxKeys);
+        }
     }
 
     @Override

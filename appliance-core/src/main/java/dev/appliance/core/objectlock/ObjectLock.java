@@ -3,7 +3,6 @@ package dev.appliance.core.objectlock;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
@@ -69,7 +68,8 @@ public final class ObjectLock {
         if (mode == null || until == null) {
             return null;
         }
-        return new Retention(RetentionMode.valueOf(mode), Instant.parse(until));
+        Instant fast = LockDates.parseUtc(until);
+        return new Retention(RetentionMode.valueOf(mode), fast != null ? fast : Instant.parse(until));
     }
 
     /** True when {@code metadata} has legal hold on. */
@@ -111,11 +111,14 @@ public final class ObjectLock {
         if (text == null) {
             return null;
         }
-        Instant parsed;
-        try {
-            parsed = OffsetDateTime.parse(text.strip()).toInstant();
-        } catch (DateTimeParseException e) {
-            return null;
+        String stripped = text.strip();
+        Instant parsed = LockDates.parseUtc(stripped);
+        if (parsed == null) {
+            try {
+                parsed = LockDates.parseReference(stripped);
+            } catch (DateTimeParseException e) {
+                return null;
+            }
         }
         Instant millis = parsed.truncatedTo(ChronoUnit.MILLIS);
         Instant rounded = millis.equals(parsed) ? millis : millis.plusMillis(1);

@@ -470,6 +470,30 @@ class ErasureObjectStoreTest {
     }
 
     @Test
+    void metadataUpdates_countAsForegroundLoad_whileTheyRun() throws Exception {
+        open(4);
+        store.makeBucket("bkt");
+        put(store, "bkt", "k", random(1000, 3));
+        java.util.List<Integer> inFlight = new java.util.ArrayList<>();
+        store.updateMetadata(
+                "bkt",
+                "k",
+                null,
+                name -> {
+                    inFlight.add(store.foreground().active());
+                    return true;
+                },
+                Map.of("x-amz-tagging", "a=1"));
+        assertThat(inFlight)
+                .as("the scanner and the healer see a tagging or retention change as a client call in flight")
+                .isNotEmpty()
+                .allMatch(n -> n == 1);
+        assertThat(store.foreground().active())
+                .as("and no longer once it answered")
+                .isZero();
+    }
+
+    @Test
     void bucketTags_persistAcrossRestart() throws Exception {
         open(4);
         store.makeBucket("bkt");

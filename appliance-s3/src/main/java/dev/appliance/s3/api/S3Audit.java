@@ -106,11 +106,22 @@ final class S3Audit {
 
     /** {@code DELETE_BUCKET_LIFECYCLE} as {@code s3:DeleteBucketLifecycle}: S3's operation name. */
     static String actionOf(S3Dispatcher.Operation op) {
-        StringBuilder b = new StringBuilder("s3:");
-        for (String part : op.name().split("_")) {
-            b.append(part.charAt(0)).append(part.substring(1).toLowerCase(Locale.ROOT));
+        return ACTIONS.get(op);
+    }
+
+    /** Every operation's action, spelled once rather than on every call audited. */
+    private static final Map<S3Dispatcher.Operation, String> ACTIONS = actions();
+
+    private static Map<S3Dispatcher.Operation, String> actions() {
+        Map<S3Dispatcher.Operation, String> out = new java.util.EnumMap<>(S3Dispatcher.Operation.class);
+        for (S3Dispatcher.Operation op : S3Dispatcher.Operation.values()) {
+            StringBuilder b = new StringBuilder("s3:");
+            for (String part : op.name().split("_")) {
+                b.append(part.charAt(0)).append(part.substring(1).toLowerCase(Locale.ROOT));
+            }
+            out.put(op, b.toString());
         }
-        return b.toString();
+        return out;
     }
 
     /**
@@ -164,15 +175,19 @@ final class S3Audit {
             return out;
         }
         String xml = copy.toString(java.nio.charset.StandardCharsets.UTF_8);
-        for (String f : BODY_FIELDS) {
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("<" + f + ">([^<]{0,100})</" + f + ">")
-                    .matcher(xml);
+        for (int i = 0; i < BODY_FIELDS.size(); i++) {
+            java.util.regex.Matcher m = BODY_FIELD_PATTERNS.get(i).matcher(xml);
             if (m.find()) {
-                out.put("body." + f, m.group(1).strip());
+                out.put("body." + BODY_FIELDS.get(i), m.group(1).strip());
             }
         }
         return out;
     }
+
+    /** {@link #BODY_FIELDS}' patterns, compiled once (compiling them per call was 3 % of a PutObjectRetention). */
+    private static final java.util.List<java.util.regex.Pattern> BODY_FIELD_PATTERNS = BODY_FIELDS.stream()
+            .map(f -> java.util.regex.Pattern.compile("<" + f + ">([^<]{0,100})</" + f + ">"))
+            .toList();
 
     /** Records a routed call answered with {@code status} (failure null) or refused with {@code failure}. */
     void answered(S3Dispatcher.Operation op, S3Request r, int status, S3Exception failure) {

@@ -17,8 +17,8 @@ import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
 
 /**
- * Parses small S3 request bodies (versioning configuration, bucket configuration, DeleteObjects) into {@link XmlElement}s with the
- * JDK's StAX parser, hardened: DTDs are not supported and any DOCTYPE is refused, external entities are off, so XXE and
+ * Parses small S3 request bodies (versioning configuration, bucket configuration, DeleteObjects) into {@link XmlElement}s: plain
+ * ones by hand ({@link PlainXml}), all others with the JDK's StAX parser, hardened: DTDs are not supported and any DOCTYPE is refused, external entities are off, so XXE and
  * entity-expansion payloads cannot work. Elements must be in S3's namespace or in none. Anything else is {@code
  * MalformedXML}.
  */
@@ -61,9 +61,16 @@ public final class XmlReader {
         if (body.length > maxBody) {
             throw malformed("body larger than " + maxBody + " bytes");
         }
+        String text = utf8(body);
+        XmlElement plain = PlainXml.parseOrNull(text, MAX_DEPTH);
+        return plain != null ? plain : parseWithStax(text);
+    }
+
+    /** The reference reader: StAX, hardened as above; what {@link PlainXml} must agree with. */
+    static XmlElement parseWithStax(String text) {
         XMLStreamReader r = null;
         try {
-            r = FACTORY.createXMLStreamReader(new StringReader(utf8(body)));
+            r = FACTORY.createXMLStreamReader(new StringReader(text));
             Deque<Builder> stack = new ArrayDeque<>();
             XmlElement root = null;
             while (r.hasNext()) {
