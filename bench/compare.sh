@@ -203,6 +203,9 @@ for r in $(seq 1 "$ROUNDS"); do
   done
   for w in $WORKLOADS; do
     for s in "${order[@]}"; do
+      # Each timed run starts with nothing dirty in the page cache: what the previous run left (the other server's
+      # writes, or a wiped round's deletions) is written back now, not on this run's time.
+      sync
       peakf="$(mktemp)"; echo 0 >"$peakf"
       rss_peak "${PID[$s]}" "$peakf" & sampler=$!
       ops="$(run_workload "$w" "$s" "$r")"
