@@ -2,13 +2,15 @@
 # Issue 17's side-by-side measure: this appliance against MinIO on the same machine, in the same run.
 #
 #   bench/compare.sh [--rounds 3] [--duration 20s] [--concurrency 16] [--workloads "put-1m get-1m ..."] \
-#                    [--minio BIN] [--warp BIN] [--dir DIR] [--servers "ours minio"]
+#                    [--minio BIN] [--warp BIN] [--dir DIR] [--servers "ours minio"] [--no-pause]
 #
 # Both servers run at once on 127.0.0.1 (ours :9500, MinIO :9600), each on four drive directories under --dir on the
 # same filesystem, EC 2+2, plain HTTP, and are wiped and restarted for every round. Within a round each workload runs
 # on one server and then the other, the order swapped every round, so drift on a shared machine falls on both. The
 # resident set (VmRSS) of each server is sampled every second while its workload runs; the table gives the peak. After
-# each start, both servers get 30 s of untimed warm-up writes.
+# each start, both servers get 30 s of untimed warm-up writes. While one server is timed the other is stopped (SIGSTOP,
+# then SIGCONT), so neither's background work runs on the other's time; --no-pause leaves both running (runs before
+# 2026-11-27 14:30 UTC were made that way). Before each timed run, `sync` writes back what the last one left dirty.
 #
 # Peers are built from their public sources beside the project and never committed (docs/benchmarks.md says how):
 # MinIO's server (needs MINIO_CI_CD=1 for drives on the root disk) and warp v1.4.0. Defaults: ../peer/bin/{minio,warp}
@@ -29,6 +31,7 @@ CHECKOUT="$(pwd)"
 
 ROUNDS=3
 DURATION=20s
+PAUSE_IDLE=1
 CONCURRENCY=16
 # degraded-1m last: bringing the drive back sets off healing on both servers, which would weigh on what follows
 WORKLOADS="put-1m get-1m put-4k get-4k veeam-512k veeam-512k-versioned veeam-1m restore-1m retention mixed-1m degraded-1m"
@@ -50,6 +53,7 @@ while [ $# -gt 0 ]; do
     --minio) MINIO_BIN="$2"; shift 2 ;;
     --warp) WARP_BIN="$2"; shift 2 ;;
     --dir) DIR="$2"; shift 2 ;;
+    --no-pause) PAUSE_IDLE=""; shift ;;
     -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
@@ -117,6 +121,7 @@ start_server() {
 stop_server() {
   local s="$1" p="${PID[$1]:-}"
   [ -n "$p" ] || return 0
+  kill -CONT "$p" 2>/dev/null || true
   kill -TERM "$p" 2>/dev/null || true
   for _ in $(seq 1 240); do kill -0 "$p" 2>/dev/null || break; sleep 0.5; done
   kill -KILL "$p" 2>/dev/null || true
@@ -134,6 +139,28 @@ rss_peak() {
     [ "${rss:-0}" -gt "$peak" ] && peak="$rss" && echo "$peak" >"$out"
     sleep 1
   done
+}
+
+# Stops (STOP) or resumes (CONT) the servers other than $1: one server's background work (our scanner walks what the
+# warm-up wrote at up to 1,000 keys/s, about 0.4 of a core) must not run on the other's time. Both are treated alike.
+pause_others() {
+  local s="$1" sig="$2" o
+  [ -n "$PAUSE_IDLE" ] || return 0
+  for o in $SERVERS; do
+    [ "$o" = "$s" ] && continue
+    [ -n "${PID[$o]:-}" ] && kill -"$sig" "${PID[$o]}" 2>/dev/null || true
+  done
+}
+
+# CPU ticks (user + system) of the servers other than $1 so far: what the idle server spends while the other is timed.
+idle_cpu() {
+  local s="$1" o t=0
+  for o in $SERVERS; do
+    [ "$o" = "$s" ] && continue
+    [ -n "${PID[$o]:-}" ] || continue
+    t=$(( t + $(awk '{print $14 + $15}' "/proc/${PID[$o]}/stat" 2>/dev/null || echo 0) ))
+  done
+  echo "$t"
 }
 
 run_duration() { if [ -n "${WARM:-}" ]; then echo 10s; else echo "$DURATION"; fi; }
@@ -187,7 +214,7 @@ run_workload() { # workload server round -> ops/s
   esac
 }
 
-log "run $RUN_ID: rounds=$ROUNDS duration=$DURATION concurrency=$CONCURRENCY servers='$SERVERS' workloads='$WORKLOADS'"
+log "run $RUN_ID: rounds=$ROUNDS duration=$DURATION concurrency=$CONCURRENCY servers='$SERVERS' workloads='$WORKLOADS' pause_idle=${PAUSE_IDLE:-0}"
 log "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 log "ours: $(git -C "$CHECKOUT" rev-parse --short HEAD)$(git -C "$CHECKOUT" diff --quiet || echo '+changes'); minio: $("$MINIO_BIN" --version 2>/dev/null | head -1 || echo absent)"
 printf 'round\tworkload\tserver\tops_per_s\trss_peak_mib\tload1\n' >"$TABLE"
@@ -208,12 +235,16 @@ for r in $(seq 1 "$ROUNDS"); do
       sync
       peakf="$(mktemp)"; echo 0 >"$peakf"
       rss_peak "${PID[$s]}" "$peakf" & sampler=$!
+      idle_before="$(idle_cpu "$s")"
+      pause_others "$s" STOP
       ops="$(run_workload "$w" "$s" "$r")"
+      pause_others "$s" CONT
+      idle_after="$(idle_cpu "$s")"
       kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true
       rss_mib=$(( $(cat "$peakf") / 1024 )); rm -f "$peakf"
       load1="$(cut -d' ' -f1 /proc/loadavg)"
       printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$w" "$s" "${ops:-error}" "$rss_mib" "$load1" >>"$TABLE"
-      log "round $r $w $s: ${ops:-error} ops/s, RSS peak ${rss_mib} MiB, load $load1"
+      log "round $r $w $s: ${ops:-error} ops/s, RSS peak ${rss_mib} MiB, load $load1, the other server's CPU meanwhile $(( (idle_after - idle_before) * 10 )) ms"
     done
   done
   for s in "${order[@]}"; do stop_server "$s"; done

@@ -48,8 +48,6 @@ final class LockDates {
             for (int i = digits; i < 9 && nanos >= 0; i++) {
                 nanos *= 10;
             }
-        } else if (n != 20) {
-            return null;
         }
         if ((year | month | day | hour | minute | second | nanos) < 0) {
             return null;
