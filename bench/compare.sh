@@ -54,7 +54,7 @@ while [ $# -gt 0 ]; do
     --warp) WARP_BIN="$2"; shift 2 ;;
     --dir) DIR="$2"; shift 2 ;;
     --no-pause) PAUSE_IDLE=""; shift ;;
-    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
 done
@@ -144,24 +144,22 @@ rss_peak() {
 # Stops (STOP) or resumes (CONT) the servers other than $1: one server's background work (our scanner walks what the
 # warm-up wrote at up to 1,000 keys/s, about 0.4 of a core) must not run on the other's time. Both are treated alike.
 pause_others() {
-  local s="$1" sig="$2" o
+  local p
   [ -n "$PAUSE_IDLE" ] || return 0
-  for o in $SERVERS; do
-    [ "$o" = "$s" ] && continue
-    [ -n "${PID[$o]:-}" ] && kill -"$sig" "${PID[$o]}" 2>/dev/null || true
-  done
+  for p in $(other_pids "$1"); do kill -"$2" "$p" 2>/dev/null || true; done
 }
 
-# CPU ticks (user + system) of the servers other than $1 so far: what the idle server spends while the other is timed.
-idle_cpu() {
-  local s="$1" o t=0
-  for o in $SERVERS; do
-    [ "$o" = "$s" ] && continue
-    [ -n "${PID[$o]:-}" ] || continue
-    t=$(( t + $(awk '{print $14 + $15}' "/proc/${PID[$o]}/stat" 2>/dev/null || echo 0) ))
+# CPU time (ms, user + system) of the servers other than $1 so far: what the idle server spends while the other is timed.
+idle_cpu_ms() {
+  local p t=0
+  for p in $(other_pids "$1"); do
+    t=$(( t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0) ))
   done
-  echo "$t"
+  echo $(( t * 1000 / CLK_TCK ))
 }
+
+other_pids() { local o; for o in $SERVERS; do [ "$o" != "$1" ] && [ -n "${PID[$o]:-}" ] && echo "${PID[$o]}"; done; true; }
+CLK_TCK="$(getconf CLK_TCK)"
 
 run_duration() { if [ -n "${WARM:-}" ]; then echo 10s; else echo "$DURATION"; fi; }
 
@@ -235,16 +233,16 @@ for r in $(seq 1 "$ROUNDS"); do
       sync
       peakf="$(mktemp)"; echo 0 >"$peakf"
       rss_peak "${PID[$s]}" "$peakf" & sampler=$!
-      idle_before="$(idle_cpu "$s")"
+      idle_before="$(idle_cpu_ms "$s")"
       pause_others "$s" STOP
       ops="$(run_workload "$w" "$s" "$r")"
       pause_others "$s" CONT
-      idle_after="$(idle_cpu "$s")"
+      idle_after="$(idle_cpu_ms "$s")"
       kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true
       rss_mib=$(( $(cat "$peakf") / 1024 )); rm -f "$peakf"
       load1="$(cut -d' ' -f1 /proc/loadavg)"
       printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$w" "$s" "${ops:-error}" "$rss_mib" "$load1" >>"$TABLE"
-      log "round $r $w $s: ${ops:-error} ops/s, RSS peak ${rss_mib} MiB, load $load1, the other server's CPU meanwhile $(( (idle_after - idle_before) * 10 )) ms"
+      log "round $r $w $s: ${ops:-error} ops/s, RSS peak ${rss_mib} MiB, load $load1, the other server's CPU meanwhile $(( idle_after - idle_before )) ms"
     done
   done
   for s in "${order[@]}"; do stop_server "$s"; done

@@ -494,6 +494,36 @@ class ErasureObjectStoreTest {
     }
 
     @Test
+    void headDeleteAndListings_countAsForegroundLoad_whileTheyRun() throws Exception {
+        open(4);
+        store.makeBucket("bkt");
+        put(store, "bkt", "k", random(1000, 4));
+        java.util.List<java.util.function.Supplier<Object>> calls = java.util.List.of(
+                () -> store.headObject("bkt", "k", null),
+                () -> store.listObjects("bkt", "", null, null, 10),
+                () -> store.listObjectVersions("bkt", "", null, null, null, 10),
+                () -> store.deleteObject("bkt", "k", null, false));
+        for (var d : store.drives()) {
+            d.injectFaults(new dev.appliance.core.drive.DriveFaults(false, false, false, false, 200));
+        }
+        try {
+            for (var call : calls) {
+                var running = java.util.concurrent.CompletableFuture.supplyAsync(call);
+                HealTestDrives.await(
+                        "the call seen in flight", () -> store.foreground().active() == 1);
+                running.get();
+                assertThat(store.foreground().active())
+                        .as("and no longer once it answered")
+                        .isZero();
+            }
+        } finally {
+            for (var d : store.drives()) {
+                d.injectFaults(null);
+            }
+        }
+    }
+
+    @Test
     void bucketTags_persistAcrossRestart() throws Exception {
         open(4);
         store.makeBucket("bkt");

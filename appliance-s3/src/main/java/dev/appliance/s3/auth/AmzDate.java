@@ -73,7 +73,8 @@ final class AmzDate {
         }
     }
 
-    private static int number(String s, int from, int count) {
+    /** {@code count} ASCII digits of {@code s} from {@code from} as a number, or -1 when any is not one. */
+    static int number(String s, int from, int count) {
         int n = 0;
         for (int i = from; i < from + count; i++) {
             char c = s.charAt(i);

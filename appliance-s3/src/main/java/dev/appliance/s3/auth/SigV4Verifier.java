@@ -492,7 +492,7 @@ public final class SigV4Verifier {
             if (scope.length != 5 || scope[0].isEmpty() || !scope[4].equals("aws4_request")) {
                 throw malformed("the Credential must be AccessKey/date/region/s3/aws4_request");
             }
-            if (!eightDigits(scope[1])) {
+            if (scope[1].length() != 8 || AmzDate.number(scope[1], 0, 8) < 0) {
                 throw malformed("bad credential date");
             }
             if (signature.length() != 64 || !PayloadMode.isSha256Hex(signature)) {
@@ -508,19 +508,6 @@ public final class SigV4Verifier {
             }
             return new ParsedAuthorization(
                     scope[0], scope[1], scope[2], scope[3], names, signature.toLowerCase(Locale.ROOT));
-        }
-
-        /** Eight ASCII digits (a regular expression here was compiled on every request). */
-        private static boolean eightDigits(String s) {
-            if (s.length() != 8) {
-                return false;
-            }
-            for (int i = 0; i < 8; i++) {
-                if (s.charAt(i) < '0' || s.charAt(i) > '9') {
-                    return false;
-                }
-            }
-            return true;
         }
 
         private static String once(String current, String value, String name) {

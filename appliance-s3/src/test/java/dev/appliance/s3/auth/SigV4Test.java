@@ -188,6 +188,27 @@ class SigV4Test {
     }
 
     @Test
+    void verify_whenTheCredentialDateIsNotEightDigits_isAuthorizationHeaderMalformed() {
+        for (String date : List.of("2025030", "202503041", "2025-03-", "2025030\u0664", "2025030x")) {
+            Map<String, List<String>> h = new TreeMap<>();
+            h.put("host", List.of("localhost"));
+            h.put("x-amz-date", List.of("20250304T050607Z"));
+            h.put("x-amz-content-sha256", List.of("UNSIGNED-PAYLOAD"));
+            h.put(
+                    "authorization",
+                    List.of("AWS4-HMAC-SHA256 Credential=" + AK + "/" + date
+                            + "/us-east-1/s3/aws4_request, SignedHeaders=host;x-amz-content-sha256;x-amz-date, Signature="
+                            + "0".repeat(64)));
+            assertThatThrownBy(() -> verifier.verify("GET", "/b", null, h))
+                    .as(date)
+                    .isInstanceOfSatisfying(S3Exception.class, e -> {
+                        assertThat(e.code()).isEqualTo(S3ErrorCode.AuthorizationHeaderMalformed);
+                        assertThat(e.getMessage()).contains("bad credential date");
+                    });
+        }
+    }
+
+    @Test
     void verify_unknownAccessKey_anonymous_sigV2_andMissingContentSha() {
         SdkHttpRequest r = sdkSigned("GET", "http://localhost:9000/b", Map.of(), SECRET);
         Map<String, List<String>> h = headersOf(r);
