@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
+import java.nio.ByteBuffer;
 
 /** An opened object version: its metadata and the requested byte range, decoded block by block on demand. */
 public interface ObjectReader extends AutoCloseable {
@@ -20,9 +21,33 @@ public interface ObjectReader extends AutoCloseable {
 
     /**
      * Decodes and writes the range, one erasure block at a time, verifying bitrot checksums and reading around
-     * missing or corrupt shards. Blocks while {@code out} blocks.
+     * missing or corrupt shards. Blocks while {@code out} blocks. When {@code out} is also a {@link BufferSink}, the
+     * verified shards are handed to it in the buffers they were read into, instead of being copied into it.
      */
     void transferTo(OutputStream out) throws IOException;
+
+    /**
+     * A destination that takes a reader's buffers as they are, without a copy: a network connection sends them
+     * straight from the memory the shards were read into. The reader does not touch a buffer it has sent until
+     * {@link #awaitSent} has returned or {@link #whenSent} has run its action.
+     */
+    interface BufferSink {
+        /** Queues {@code data}'s remaining bytes to be written; the sink may read them until they are sent. */
+        void send(ByteBuffer data) throws IOException;
+
+        /**
+         * Blocks until every buffer given to {@link #send} has been written, or dropped because the destination
+         * closed; then the caller may reuse them.
+         */
+        void awaitSent() throws IOException;
+
+        /**
+         * Runs {@code then} once every buffer given to {@link #send} so far has been written or dropped (at once when
+         * none is pending), on whichever thread sees that: the reader hands its buffers back for reuse this way
+         * instead of waiting for a slow client.
+         */
+        void whenSent(Runnable then);
+    }
 
     /**
      * The range as an input stream: a virtual thread decodes it into a bounded pipe (one erasure block), so the

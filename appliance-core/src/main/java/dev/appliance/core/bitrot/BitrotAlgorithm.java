@@ -1,5 +1,6 @@
 package dev.appliance.core.bitrot;
 
+import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
@@ -60,6 +61,28 @@ public enum BitrotAlgorithm {
             }
         }
         return true;
+    }
+
+    /**
+     * True when {@code expected[expOff..]} holds the checksum of {@code data}'s remaining bytes (its position and
+     * limit are left as they were). For a direct buffer just read from a file, checked where it lies, not copied.
+     */
+    public boolean verify(ByteBuffer data, byte[] expected, int expOff) {
+        int off = data.position();
+        int len = data.remaining();
+        int half = len >>> 1;
+        CRC32C crc = new CRC32C();
+        crc.update(data.slice(off, half));
+        if ((int) crc.getValue() != getInt(expected, expOff)) {
+            return false;
+        }
+        crc.reset();
+        crc.update(data.slice(off + half, len - half));
+        return (int) crc.getValue() == getInt(expected, expOff + 4);
+    }
+
+    private static int getInt(byte[] in, int off) {
+        return (in[off] & 0xff) << 24 | (in[off + 1] & 0xff) << 16 | (in[off + 2] & 0xff) << 8 | (in[off + 3] & 0xff);
     }
 
     private static void putInt(byte[] out, int off, int v) {

@@ -167,25 +167,31 @@ final class ErasureReader implements ObjectReader {
         BitrotAlgorithm bitrot = set.bitrotFor(version);
         ReedSolomon codec = ReedSolomon.of(layout.data(), layout.parity());
         buffers = ShardBuffers.take(layout, version.size());
+        BufferSink sink = out instanceof BufferSink s ? s : null;
         try {
-            transferBlocks(out, layout, bitrot, codec);
+            transferBlocks(out, sink, layout, bitrot, codec);
         } finally {
-            // a read given up on may still be filling its buffer: never hand the set to another request
-            if (!buffersAbandoned) {
-                buffers.close();
-            }
+            // A read given up on may still be filling its buffer: never hand that set to another request (unreferenced,
+            // it is garbage collected like any other). A sink may still be sending from them: they go back once sent.
+            ShardBuffers done = buffers;
             buffers = null;
+            if (!buffersAbandoned) {
+                if (sink != null) {
+                    sink.whenSent(done::close);
+                } else {
+                    done.close();
+                }
+            }
         }
     }
 
-    private void transferBlocks(OutputStream out, ErasureLayout layout, BitrotAlgorithm bitrot, ReedSolomon codec)
+    private void transferBlocks(
+            OutputStream out, BufferSink sink, ErasureLayout layout, BitrotAlgorithm bitrot, ReedSolomon codec)
             throws IOException {
-        byte[][] shards = buffers.shards;
-        byte[] checksum = buffers.checksum;
-
         long partStart = 0;
         long end = offset + length;
         List<PartInfo> parts = version.parts();
+        boolean first = true;
         for (PartInfo part : parts) {
             long partEnd = partStart + part.size();
             if (partEnd > offset && partStart < end) {
@@ -198,9 +204,13 @@ final class ErasureReader implements ObjectReader {
                 long firstBlock = from / layout.blockSize();
                 long lastBlock = (to - 1) / layout.blockSize();
                 for (long b = firstBlock; b <= lastBlock; b++) {
+                    if (sink != null && !first) {
+                        sink.awaitSent(); // the last block's buffers are about to be read into again
+                    }
+                    first = false;
                     int blockLength = (int) layout.blockLength(part.size(), b);
                     int shardLength = layout.shardLength(blockLength);
-                    readBlock(part.number(), layout, bitrot, codec, b, shardLength, shards, checksum);
+                    boolean inDirect = readBlock(part.number(), layout, bitrot, codec, b, shardLength);
                     long blockStart = b * layout.blockSize();
                     int lo = (int) Math.max(0, from - blockStart);
                     int hi = (int) Math.min(blockLength, to - blockStart);
@@ -208,10 +218,10 @@ final class ErasureReader implements ObjectReader {
                     // (no copy into one block array first).
                     for (int j = 0; j < layout.data(); j++) {
                         int at = j * shardLength;
-                        int first = Math.max(lo, at);
-                        int last = Math.min(hi, Math.min(blockLength, at + shardLength));
-                        if (last > first) {
-                            out.write(shards[j], first - at, last - first);
+                        int firstByte = Math.max(lo, at);
+                        int lastByte = Math.min(hi, Math.min(blockLength, at + shardLength));
+                        if (lastByte > firstByte) {
+                            writeShardRange(out, sink, layout, j, inDirect, firstByte - at, lastByte - firstByte);
                         }
                     }
                 }
@@ -220,18 +230,41 @@ final class ErasureReader implements ObjectReader {
         }
     }
 
-    private void readBlock(
+    /**
+     * Writes {@code len} bytes of data shard {@code j} from {@code from}: to a sink, from the direct buffer the shard
+     * was read into; otherwise from the heap array (copied there first when the shard is still in its direct buffer).
+     * Heap arrays are written as a copy even to a sink, so the copy is made on this thread.
+     */
+    private void writeShardRange(
+            OutputStream out, BufferSink sink, ErasureLayout layout, int j, boolean inDirect, int from, int len)
+            throws IOException {
+        if (inDirect) {
+            ByteBuffer shard = buffers.readView(j, layout.checksumLength() + from, len);
+            if (sink != null) {
+                sink.send(shard);
+                return;
+            }
+            shard.get(buffers.shards[j], from, len);
+        }
+        out.write(buffers.shards[j], from, len);
+    }
+
+    /**
+     * Reads and verifies the data of one block. Answers true when every data shard was read intact from a file: each
+     * is then in its direct buffer ({@link ShardBuffers#readView}), not copied anywhere. Otherwise the data shards are
+     * in the heap arrays, reconstructed from parity where needed.
+     */
+    private boolean readBlock(
             int partNumber,
             ErasureLayout layout,
             BitrotAlgorithm bitrot,
             ReedSolomon codec,
             long block,
-            int shardLength,
-            byte[][] shards,
-            byte[] checksum) {
+            int shardLength) {
+        byte[][] shards = buffers.shards;
         boolean[] present = new boolean[layout.total()];
         int have = version.inline()
-                ? readInline(partNumber, layout, bitrot, block, shardLength, shards, checksum, present)
+                ? readInline(partNumber, layout, bitrot, block, shardLength, shards, buffers.checksum, present)
                 : readHedged(partNumber, layout, bitrot, block, shardLength, shards, present);
         if (closed) {
             throw new IllegalStateException("the read of " + bucket + "/" + key + " was closed");
@@ -246,9 +279,23 @@ final class ErasureReader implements ObjectReader {
         for (int j = 0; j < layout.data(); j++) {
             dataMissing |= !present[j];
         }
-        if (dataMissing) {
-            codec.reconstructData(shards, present, 0, shardLength);
+        if (version.inline()) {
+            if (dataMissing) {
+                codec.reconstructData(shards, present, 0, shardLength);
+            }
+            return false;
         }
+        if (!dataMissing) {
+            return true;
+        }
+        // the codec works on arrays: the intact shards leave their direct buffers for it
+        for (int shard = 0; shard < layout.total(); shard++) {
+            if (present[shard]) {
+                buffers.readView(shard, layout.checksumLength(), shardLength).get(shards[shard], 0, shardLength);
+            }
+        }
+        codec.reconstructData(shards, present, 0, shardLength);
+        return false;
     }
 
     /** Inline shards come from metadata already in memory: read one by one, data shards first. */
@@ -319,7 +366,6 @@ final class ErasureReader implements ObjectReader {
                 tried[shard] = true;
                 want--;
                 int s = shard;
-                byte[] into = shards[shard];
                 LocalDrive drive = set.drives().get(positionOfShard[shard]);
                 inFlight.put(shard, set.calls.submit(() -> {
                     readers.set(s, Thread.currentThread());
@@ -335,7 +381,7 @@ final class ErasureReader implements ObjectReader {
                                 block,
                                 shardLength,
                                 s,
-                                into,
+                                null,
                                 new byte[layout.checksumLength()],
                                 coding);
                     } finally {
@@ -397,7 +443,6 @@ final class ErasureReader implements ObjectReader {
                     }
                     buffersAbandoned = true;
                     usable[pos] = false;
-                    shards[s] = new byte[shards[s].length];
                     channels[s] = null; // the interrupted read closes it
                     set.drives().get(pos).recordSlow("reading a shard", waited);
                 }
@@ -448,7 +493,11 @@ final class ErasureReader implements ObjectReader {
         }
     }
 
-    /** Reads one shard of one block into {@code into}; returns null when it is intact, else what is wrong. */
+    /**
+     * Reads one shard of one block and verifies it; returns null when it is intact, else what is wrong. An inline
+     * shard is copied into {@code into}; a shard from a file is left in the direct buffer it was read into (see
+     * {@link ShardBuffers#readView}), checked there.
+     */
     private String readShard(
             int partNumber,
             ErasureLayout layout,
@@ -462,36 +511,38 @@ final class ErasureReader implements ObjectReader {
         int pos = positionOfShard[shard];
         long at = layout.blockOffset(block);
         int csLen = layout.checksumLength();
+        if (version.inline()) {
+            byte[] inline = metas[pos] == null ? null : metas[pos].inlineData(version.versionId());
+            if (inline == null || inline.length < at + csLen + shardLength) {
+                return "inline shard missing or short";
+            }
+            System.arraycopy(inline, (int) at, checksum, 0, csLen);
+            System.arraycopy(inline, (int) at + csLen, into, 0, shardLength);
+            return bitrot.verify(into, 0, shardLength, checksum, 0)
+                    ? null
+                    : "bitrot checksum mismatch in block " + block;
+        }
         try {
-            if (version.inline()) {
-                byte[] inline = metas[pos] == null ? null : metas[pos].inlineData(version.versionId());
-                if (inline == null || inline.length < at + csLen + shardLength) {
-                    return "inline shard missing or short";
+            FileChannel ch = channel(partNumber, shard, pos);
+            set.drives().get(pos).beforeRead();
+            // One read of checksum and shard into this shard's reused direct buffer (a heap buffer would be read into
+            // a fresh temporary direct buffer by the JDK, then copied all the same).
+            ByteBuffer buf = coding.direct(shard, csLen + shardLength).limit(csLen + shardLength);
+            long p = at;
+            while (buf.hasRemaining()) {
+                int n = ch.read(buf, p);
+                if (n < 0) {
+                    return "part file is short";
                 }
-                System.arraycopy(inline, (int) at, checksum, 0, csLen);
-                System.arraycopy(inline, (int) at + csLen, into, 0, shardLength);
-            } else {
-                FileChannel ch = channel(partNumber, shard, pos);
-                set.drives().get(pos).beforeRead();
-                // One read of checksum and shard into this shard's reused direct buffer (a heap buffer would be
-                // read into a fresh temporary direct buffer by the JDK, then copied all the same).
-                ByteBuffer buf = coding.direct(shard, csLen + shardLength).limit(csLen + shardLength);
-                long p = at;
-                while (buf.hasRemaining()) {
-                    int n = ch.read(buf, p);
-                    if (n < 0) {
-                        return "part file is short";
-                    }
-                    p += n;
-                }
-                buf.flip();
-                buf.get(checksum, 0, csLen).get(into, 0, shardLength);
+                p += n;
+            }
+            buf.flip();
+            buf.get(checksum, 0, csLen);
+            if (!bitrot.verify(buf, checksum, 0)) {
+                return "bitrot checksum mismatch in block " + block;
             }
         } catch (IOException e) {
             return e.toString();
-        }
-        if (!bitrot.verify(into, 0, shardLength, checksum, 0)) {
-            return "bitrot checksum mismatch in block " + block;
         }
         return null;
     }

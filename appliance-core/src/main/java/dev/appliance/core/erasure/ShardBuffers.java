@@ -6,8 +6,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The working memory of one write's erasure coding: the block read from the body, the shards of one block, and per
- * drive a direct buffer its checksum and shard are written from.
+ * The working memory of one write's or read's erasure coding: the block read from the body, the shards of one block,
+ * and per drive a direct buffer its checksum and shard are written from or read into.
  *
  * <p>Why pooled: a full set is several MiB (for 2+2 and 1 MiB blocks: 1 MiB block, 2 MiB of shards, 2 MiB of direct
  * buffers), and a fresh one per request is allocated and zeroed each time, by the heap for the arrays and by the JDK
@@ -86,6 +86,14 @@ final class ShardBuffers implements AutoCloseable {
     ByteBuffer writeBuffer(int shard) {
         ByteBuffer b = direct[shard];
         return b != null && b.capacity() >= checksum.length + shards[shard].length + ALIGNMENT ? b : direct(shard, 0);
+    }
+
+    /**
+     * A view of {@code len} bytes from {@code from} of shard index {@code shard}'s direct buffer, as a read left it
+     * (checksum first, then the shard): what a reader sends on from without copying.
+     */
+    ByteBuffer readView(int shard, int from, int len) {
+        return direct[shard].slice(from, len);
     }
 
     /** Returns a full-block set to its pool (if the pool has room); the arrays must no longer be used. */
