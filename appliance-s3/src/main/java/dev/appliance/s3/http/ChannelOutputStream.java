@@ -21,10 +21,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * object.
  *
  * <p>As a {@link ObjectReader.BufferSink} it sends a reader's buffers without copying them: each is wrapped (the wrapper
- * never frees the memory) and written as it is, and {@link #awaitSent} waits for the last write to end
- * ({@link #whenSent} acts on it). Writes on a
- * channel end in order, and a channel that closes fails every pending one, so after the last has ended Netty holds
- * none of them.
+ * never frees the memory) and written as it is; {@link #awaitSent} waits for the last write to end and {@link
+ * #whenSent} acts once it has. Writes on a channel end in order, and a channel that closes fails every pending one, so
+ * after the last has ended Netty holds none of them.
  *
  * <p><b>Ownership:</b> each buffer {@link #write} allocates is handed to Netty with the write, which releases it; a
  * buffer given to {@link #send} stays the caller's, lent until {@link #awaitSent} returns.

@@ -123,7 +123,10 @@ final class Exchange implements Runnable {
      */
     private S3Response readIfSmall(S3Response response) throws IOException {
         S3Response.StreamingBody streaming = response.streaming();
-        if (streaming == null || request.method().equals("HEAD") || streaming.length() > SMALL_BODY) {
+        if (streaming == null
+                || request.method().equals("HEAD")
+                || streaming.length() < 0
+                || streaming.length() > SMALL_BODY) {
             return response;
         }
         try (streaming) {
