@@ -959,20 +959,29 @@ public final class MultipartUploads {
         }
 
         /**
-         * Too few drives hold it for it to exist even if every drive that did not answer held it: it was aborted or
-         * completed while drives that still hold it were away, or its creation was cut short (never acknowledged).
+         * Provably never acknowledged, or ended: no record is held by a {@link #quorum}, and the drives holding the
+         * most-held one together with every drive that did not answer are fewer than its <em>write</em> quorum. An
+         * acknowledged creation reached a write quorum, and aborting or completing takes it from a write quorum, so
+         * such an upload was aborted or completed while drives that still hold it were away, or its creation was cut
+         * short. The write quorum, not the read quorum: a creation cut short on two of four drives, one of them away
+         * at a start, must be removed from the other then, or the two would make it exist (listed, absent before)
+         * once that drive returns (as for a version, {@code ObjectHealer}'s dangling rule).
          */
         boolean gone() {
+            if (agreed() != null) {
+                return false;
+            }
             int most = 0;
-            int quorum = quorum(null);
+            // the most-held record's own layout decides; with no readable record, the set's layout for new writes
+            int writeQuorum = set.writeLayout().writeQuorum();
             for (var e : votes.entrySet()) {
                 UploadRecord rec = parse(e.getKey());
-                if (rec != null) {
-                    most = Math.max(most, e.getValue());
-                    quorum = Math.max(quorum, quorum(rec));
+                if (rec != null && e.getValue() > most) {
+                    most = e.getValue();
+                    writeQuorum = set.layout(rec.data(), rec.parity()).writeQuorum();
                 }
             }
-            return most + unanswered < quorum;
+            return most + unanswered < writeQuorum;
         }
     }
 

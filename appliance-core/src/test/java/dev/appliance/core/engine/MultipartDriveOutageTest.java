@@ -250,11 +250,34 @@ class MultipartDriveOutageTest {
         takeAway(s, 3, true);
         // Only two drives can confirm the removal: the two away would bring the upload back.
         assertWriteQuorum(() -> s.abortMultipartUpload(B, "mp", id));
-        bringBack(s, 2, true);
+        bringBack(s, 2, false); // both back before the drive check notices either
         bringBack(s, 3, true);
 
         assertThat(listed(s)).containsExactly(id);
         s.abortMultipartUpload(B, "mp", id);
+        assertThat(listed(s)).isEmpty();
+        for (LocalDrive d : s.drives()) {
+            assertThat(uploadDir(d, "mp", id)).as("%s", d).doesNotExist();
+        }
+    }
+
+    /**
+     * The same refused abort, but the drives return one at a time: with the first back, one drive holds the upload,
+     * two positively lack it (the abort took it from them) and one is away, fewer than a write quorum together. Such
+     * an upload can no longer be told from one whose abort succeeded while drives were away, so it counts as ended and
+     * is removed, as the client asked (a version deleted the same way is rolled back alike: {@code ObjectHealer}).
+     */
+    @Test
+    void abortRefusedWithTwoDrivesAway_thenTheyReturnOneAtATime_theUploadCountsAsEnded() throws Exception {
+        ErasureObjectStore s = open();
+        s.makeBucket(B);
+        String id = uploadWithAPart(s, "mp", random(300_000, 6), new ArrayList<>());
+        takeAway(s, 2, true);
+        takeAway(s, 3, true);
+        assertWriteQuorum(() -> s.abortMultipartUpload(B, "mp", id));
+        bringBack(s, 2, true);
+        bringBack(s, 3, true);
+
         assertThat(listed(s)).isEmpty();
         for (LocalDrive d : s.drives()) {
             assertThat(uploadDir(d, "mp", id)).as("%s", d).doesNotExist();

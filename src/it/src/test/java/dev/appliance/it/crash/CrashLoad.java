@@ -330,6 +330,7 @@ final class CrashLoad {
             return;
         }
         k.upload = null;
+        k.endedUploads.add(uploadId);
         addVersion(k, ver, versionId);
     }
 

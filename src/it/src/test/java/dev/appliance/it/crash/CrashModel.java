@@ -77,6 +77,9 @@ public final class CrashModel {
         public Pending pending;
 
         public Upload upload;
+        /** Uploads of this key completed or aborted with an answer: none of them may be listed again. */
+        public final java.util.Set<String> endedUploads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
         private final AtomicBoolean busy = new AtomicBoolean();
 
         KeyState(String bucket, String key, boolean versioned) {

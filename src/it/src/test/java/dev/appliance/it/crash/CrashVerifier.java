@@ -388,6 +388,7 @@ final class CrashVerifier {
                     s3.abortMultipartUpload(b -> b.bucket(k.bucket).key(k.key).uploadId(u.uploadId()));
                     uploadsAborted.incrementAndGet();
                 }
+                k.endedUploads.add(u.uploadId());
             } catch (S3Exception e) {
                 failures.add(k + ": upload " + u.uploadId() + " (all parts acknowledged: " + u.allParts()
                         + ") after the restart: " + e.statusCode() + " "
@@ -402,15 +403,21 @@ final class CrashVerifier {
             for (var page : s3.listMultipartUploadsPaginator(b -> b.bucket(bucket))) {
                 for (MultipartUpload u : page.uploads()) {
                     KeyState k = byName.get(bucket + "/" + u.key());
-                    if (k == null || k.pending == null || k.pending.kind() != PendingKind.UPLOAD) {
+                    if (k != null && k.endedUploads.contains(u.uploadId())) {
                         failures.add(bucket + "/" + u.key() + ": upload " + u.uploadId()
-                                + " is listed, but it was completed, aborted or never acknowledged");
+                                + " is listed, but it was completed or aborted");
+                    } else if (k == null || k.pending == null || k.pending.kind() != PendingKind.UPLOAD) {
+                        failures.add(bucket + "/" + u.key() + ": upload " + u.uploadId()
+                                + " is listed, but no creation of an upload of this key went unanswered at this kill");
                     }
                     // an upload whose creation was in flight: it is listed, so a client can end it
                     try {
                         s3.abortMultipartUpload(
                                 b -> b.bucket(bucket).key(u.key()).uploadId(u.uploadId()));
                         uploadsAborted.incrementAndGet();
+                        if (k != null) {
+                            k.endedUploads.add(u.uploadId());
+                        }
                     } catch (S3Exception e) {
                         failures.add(bucket + "/" + u.key() + ": upload " + u.uploadId() + " is listed, but aborting it"
                                 + " answers " + e.statusCode() + " "
