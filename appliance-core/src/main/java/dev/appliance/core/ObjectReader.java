@@ -37,7 +37,7 @@ public interface ObjectReader extends AutoCloseable {
 
         /**
          * Blocks until every buffer given to {@link #send} has been written, or dropped because the destination
-         * closed; then the caller may reuse them.
+         * closed (at once when none is pending); then the caller may reuse them.
          */
         void awaitSent() throws IOException;
 

@@ -1,6 +1,7 @@
 package dev.appliance.core.bitrot;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 /**
@@ -55,12 +56,7 @@ public enum BitrotAlgorithm {
     public boolean verify(byte[] data, int off, int len, byte[] expected, int expOff) {
         byte[] actual = new byte[checksumLength];
         checksum(data, off, len, actual, 0);
-        for (int i = 0; i < checksumLength; i++) {
-            if (actual[i] != expected[expOff + i]) {
-                return false;
-            }
-        }
-        return true;
+        return Arrays.equals(actual, 0, checksumLength, expected, expOff, expOff + checksumLength);
     }
 
     /**
@@ -71,18 +67,14 @@ public enum BitrotAlgorithm {
         int off = data.position();
         int len = data.remaining();
         int half = len >>> 1;
+        byte[] actual = new byte[checksumLength];
         CRC32C crc = new CRC32C();
         crc.update(data.slice(off, half));
-        if ((int) crc.getValue() != getInt(expected, expOff)) {
-            return false;
-        }
+        putInt(actual, 0, (int) crc.getValue());
         crc.reset();
         crc.update(data.slice(off + half, len - half));
-        return (int) crc.getValue() == getInt(expected, expOff + 4);
-    }
-
-    private static int getInt(byte[] in, int off) {
-        return (in[off] & 0xff) << 24 | (in[off + 1] & 0xff) << 16 | (in[off + 2] & 0xff) << 8 | (in[off + 3] & 0xff);
+        putInt(actual, 4, (int) crc.getValue());
+        return Arrays.equals(actual, 0, checksumLength, expected, expOff, expOff + checksumLength);
     }
 
     private static void putInt(byte[] out, int off, int v) {

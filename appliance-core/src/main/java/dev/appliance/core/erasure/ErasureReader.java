@@ -191,7 +191,6 @@ final class ErasureReader implements ObjectReader {
         long partStart = 0;
         long end = offset + length;
         List<PartInfo> parts = version.parts();
-        boolean first = true;
         for (PartInfo part : parts) {
             long partEnd = partStart + part.size();
             if (partEnd > offset && partStart < end) {
@@ -204,10 +203,9 @@ final class ErasureReader implements ObjectReader {
                 long firstBlock = from / layout.blockSize();
                 long lastBlock = (to - 1) / layout.blockSize();
                 for (long b = firstBlock; b <= lastBlock; b++) {
-                    if (sink != null && !first) {
+                    if (sink != null) {
                         sink.awaitSent(); // the last block's buffers are about to be read into again
                     }
-                    first = false;
                     int blockLength = (int) layout.blockLength(part.size(), b);
                     int shardLength = layout.shardLength(blockLength);
                     boolean inDirect = readBlock(part.number(), layout, bitrot, codec, b, shardLength);
@@ -314,8 +312,7 @@ final class ErasureReader implements ObjectReader {
             if (!usable[pos]) {
                 continue;
             }
-            String problem =
-                    readShard(partNumber, layout, bitrot, block, shardLength, shard, shards[shard], checksum, buffers);
+            String problem = readInlineShard(layout, bitrot, block, shardLength, shard, shards[shard], checksum);
             if (problem == null) {
                 present[shard] = true;
                 have++;
@@ -374,16 +371,7 @@ final class ErasureReader implements ObjectReader {
                             return "given up on before it started";
                         }
                         drive.beforeShardRead();
-                        return readShard(
-                                partNumber,
-                                layout,
-                                bitrot,
-                                block,
-                                shardLength,
-                                s,
-                                null,
-                                new byte[layout.checksumLength()],
-                                coding);
+                        return readFileShard(partNumber, layout, bitrot, block, shardLength, s, coding);
                     } finally {
                         if (!readState.compareAndSet(s, 0, 1)) {
                             drive.stalledCallEnded();
@@ -493,42 +481,49 @@ final class ErasureReader implements ObjectReader {
         }
     }
 
-    /**
-     * Reads one shard of one block and verifies it; returns null when it is intact, else what is wrong. An inline
-     * shard is copied into {@code into}; a shard from a file is left in the direct buffer it was read into (see
-     * {@link ShardBuffers#readView}), checked there.
-     */
-    private String readShard(
-            int partNumber,
+    /** Copies one inline shard of one block into {@code into} and verifies it; null when intact, else what is wrong. */
+    private String readInlineShard(
             ErasureLayout layout,
             BitrotAlgorithm bitrot,
             long block,
             int shardLength,
             int shard,
             byte[] into,
-            byte[] checksum,
-            ShardBuffers coding) {
+            byte[] checksum) {
         int pos = positionOfShard[shard];
         long at = layout.blockOffset(block);
         int csLen = layout.checksumLength();
-        if (version.inline()) {
-            byte[] inline = metas[pos] == null ? null : metas[pos].inlineData(version.versionId());
-            if (inline == null || inline.length < at + csLen + shardLength) {
-                return "inline shard missing or short";
-            }
-            System.arraycopy(inline, (int) at, checksum, 0, csLen);
-            System.arraycopy(inline, (int) at + csLen, into, 0, shardLength);
-            return bitrot.verify(into, 0, shardLength, checksum, 0)
-                    ? null
-                    : "bitrot checksum mismatch in block " + block;
+        byte[] inline = metas[pos] == null ? null : metas[pos].inlineData(version.versionId());
+        if (inline == null || inline.length < at + csLen + shardLength) {
+            return "inline shard missing or short";
         }
+        System.arraycopy(inline, (int) at, checksum, 0, csLen);
+        System.arraycopy(inline, (int) at + csLen, into, 0, shardLength);
+        return bitrot.verify(into, 0, shardLength, checksum, 0) ? null : "bitrot checksum mismatch in block " + block;
+    }
+
+    /**
+     * Reads one shard of one block from its part file into the shard's direct buffer in {@code coding} and verifies
+     * it there (see {@link ShardBuffers#readView}); null when intact, else what is wrong.
+     */
+    private String readFileShard(
+            int partNumber,
+            ErasureLayout layout,
+            BitrotAlgorithm bitrot,
+            long block,
+            int shardLength,
+            int shard,
+            ShardBuffers coding) {
+        int pos = positionOfShard[shard];
+        int csLen = layout.checksumLength();
+        byte[] checksum = new byte[csLen];
         try {
             FileChannel ch = channel(partNumber, shard, pos);
             set.drives().get(pos).beforeRead();
             // One read of checksum and shard into this shard's reused direct buffer (a heap buffer would be read into
             // a fresh temporary direct buffer by the JDK, then copied all the same).
             ByteBuffer buf = coding.direct(shard, csLen + shardLength).limit(csLen + shardLength);
-            long p = at;
+            long p = layout.blockOffset(block);
             while (buf.hasRemaining()) {
                 int n = ch.read(buf, p);
                 if (n < 0) {
@@ -538,13 +533,10 @@ final class ErasureReader implements ObjectReader {
             }
             buf.flip();
             buf.get(checksum, 0, csLen);
-            if (!bitrot.verify(buf, checksum, 0)) {
-                return "bitrot checksum mismatch in block " + block;
-            }
+            return bitrot.verify(buf, checksum, 0) ? null : "bitrot checksum mismatch in block " + block;
         } catch (IOException e) {
             return e.toString();
         }
-        return null;
     }
 
     private FileChannel channel(int partNumber, int shard, int pos) throws IOException {

@@ -86,10 +86,7 @@ final class ChannelOutputStream extends OutputStream implements ObjectReader.Buf
     @Override
     public void write(byte[] b, int off, int len) throws IOException {
         while (len > 0) {
-            gate.awaitWritable(channel);
-            if (!channel.isActive()) {
-                throw new IOException("client disconnected");
-            }
+            awaitWritable();
             int n = Math.min(len, MAX_CHUNK);
             ByteBuf buf = channel.alloc().buffer(n);
             buf.writeBytes(b, off, n);
@@ -103,10 +100,7 @@ final class ChannelOutputStream extends OutputStream implements ObjectReader.Buf
     @Override
     public void send(ByteBuffer data) throws IOException {
         while (data.hasRemaining()) {
-            gate.awaitWritable(channel);
-            if (!channel.isActive()) {
-                throw new IOException("client disconnected");
-            }
+            awaitWritable();
             int n = Math.min(data.remaining(), MAX_CHUNK);
             ByteBuf piece = Unpooled.wrappedBuffer(data.slice(data.position(), n));
             lastSend = channel.writeAndFlush(new DefaultHttpContent(piece));
@@ -142,6 +136,14 @@ final class ChannelOutputStream extends OutputStream implements ObjectReader.Buf
             then.run();
         } else {
             f.addListener(done -> then.run());
+        }
+    }
+
+    /** Before each piece: waits while the outbound buffer is full, and fails once the client is gone. */
+    private void awaitWritable() throws IOException {
+        gate.awaitWritable(channel);
+        if (!channel.isActive()) {
+            throw new IOException("client disconnected");
         }
     }
 
