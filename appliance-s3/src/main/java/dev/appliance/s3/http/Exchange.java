@@ -72,6 +72,9 @@ final class Exchange implements Runnable {
 
     @Override
     public void run() {
+        // Whether the access log records this request is decided as it starts: after the answer has gone out, the
+        // client may already have switched the log, and its line must follow the switch it made before the request.
+        boolean logged = services.accessLog().enabled();
         S3Response response;
         S3Exception failure = null;
         try {
@@ -113,7 +116,9 @@ final class Exchange implements Runnable {
         channel.eventLoop().execute(() -> handler.exchangeDone(this, close));
         S3Exception error = failure != null ? failure : response.refusal();
         recordMetrics(response.status(), error);
-        logAccess(response.status(), error);
+        if (logged) {
+            logAccess(response.status(), error);
+        }
     }
 
     /**
@@ -140,12 +145,12 @@ final class Exchange implements Runnable {
         }
     }
 
-    /** One access-log line when the log is on (it only queues the line); after the connection was handed back. */
+    /**
+     * One access-log line (it only queues it; dropped if the log was switched off meanwhile); after the connection was
+     * handed back.
+     */
     private void logAccess(int status, S3Exception error) {
         AccessLog log = services.accessLog();
-        if (!log.enabled()) {
-            return;
-        }
         String user = refused != null
                 ? refused.claimedKey() // unverified, as the audit log records it: which client signs wrongly
                 : request.auth().isAnonymous()
