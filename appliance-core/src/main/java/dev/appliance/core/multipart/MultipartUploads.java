@@ -590,19 +590,32 @@ public final class MultipartUploads {
                     metadata,
                     false);
             // Only drives holding every named part, as agreed, take the version; the others are healed later.
-            boolean[] include = new boolean[set.size()];
-            for (int i = 0; i < include.length; i++) {
-                Map<Integer, PartRecord> m = byDrive.get(i);
-                include[i] = m != null
-                        && set.drives().get(i).isOnline()
-                        && parts.stream()
-                                .allMatch(p -> m.containsKey(p.number())
-                                        && m.get(p.number()).etag().equals(p.etag()));
+            boolean[] include = holdingEvery(byDrive, parts);
+            if (count(include) < layout.writeQuorum()) {
+                // Each part reached a write quorum, but not all of them the same drives: rebuild the missing parts
+                // on the upload's other drives in service, then count again.
+                PartShardRepair repair = new PartShardRepair(set, layout, rec.distribution());
+                boolean[] lacking = lacking(byDrive, include);
+                List<Outcome<Map<Integer, PartRecord>>> repaired = set.calls.on(
+                        set.drives(),
+                        lacking,
+                        (pos, drive) -> repair.rebuild(
+                                pos,
+                                parts,
+                                byDrive,
+                                d -> uploadDir(d, bucket, key, uploadId),
+                                rec.dataDir(),
+                                n -> set.locks.write(bucket, key + "\u0000" + uploadId + "\u0000" + n)));
+                for (int i = 0; i < lacking.length; i++) {
+                    if (lacking[i] && repaired.get(i).ok()) {
+                        Map<Integer, PartRecord> now = new TreeMap<>(byDrive.get(i));
+                        now.putAll(repaired.get(i).value());
+                        byDrive.set(i, now);
+                    }
+                }
+                include = holdingEvery(byDrive, parts);
             }
-            int holding = 0;
-            for (boolean in : include) {
-                holding += in ? 1 : 0;
-            }
+            int holding = count(include);
             if (holding < layout.writeQuorum()) {
                 // Refused before anything moves: committing on too few drives would only be undone again.
                 throw new StorageException(
@@ -643,6 +656,35 @@ public final class MultipartUploads {
             removeUpload(bucket, key, uploadId);
             return ErasureSet.info(bucket, key, version, true);
         }
+    }
+
+    /** The drives in service holding every one of {@code parts} (by number, ETag and size). */
+    private boolean[] holdingEvery(List<Map<Integer, PartRecord>> byDrive, List<PartInfo> parts) {
+        boolean[] include = new boolean[set.size()];
+        for (int i = 0; i < include.length; i++) {
+            Map<Integer, PartRecord> m = byDrive.get(i);
+            include[i] = m != null
+                    && set.drives().get(i).isOnline()
+                    && parts.stream().allMatch(p -> PartShardRepair.holds(m, p));
+        }
+        return include;
+    }
+
+    /** The drives in service that hold the upload, but not all of its named parts. */
+    private boolean[] lacking(List<Map<Integer, PartRecord>> byDrive, boolean[] holdingEvery) {
+        boolean[] lacking = new boolean[set.size()];
+        for (int i = 0; i < lacking.length; i++) {
+            lacking[i] = byDrive.get(i) != null && set.drives().get(i).isOnline() && !holdingEvery[i];
+        }
+        return lacking;
+    }
+
+    private static int count(boolean[] flags) {
+        int n = 0;
+        for (boolean f : flags) {
+            n += f ? 1 : 0;
+        }
+        return n;
     }
 
     /**
@@ -1066,7 +1108,7 @@ public final class MultipartUploads {
         }
     }
 
-    private static byte[] toJson(Object o) {
+    static byte[] toJson(Object o) {
         try {
             return JSON.writeValueAsBytes(o);
         } catch (IOException e) {

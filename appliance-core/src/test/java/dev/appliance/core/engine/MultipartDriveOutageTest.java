@@ -5,6 +5,7 @@ import static dev.appliance.core.engine.HealTestDrives.read;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.appliance.core.CompletedPart;
 import dev.appliance.core.MultipartUpload;
 import dev.appliance.core.ObjectInfo;
@@ -22,11 +23,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -195,17 +199,108 @@ class MultipartDriveOutageTest {
         List<CompletedPart> parts = new ArrayList<>();
         takeAway(s, 3, true);
         String id = uploadWithAPart(s, "mp", data, parts); // acknowledged on drives 1-3
-        bringBack(s, 3, true);
-        takeAway(s, 0, true); // now only drives 2 and 3 hold the part: fewer than a write quorum (3)
+        takeAway(s, 0, true); // now only drives 2 and 3 hold the part, and no other drive is in service to take it
 
         // Found a crash test: committing on the two, then undoing the refused commit, threw their part data away,
         // and once the drives were back only drive 1 held the part: InvalidPart for an acknowledged upload.
         assertWriteQuorum(() -> s.completeMultipartUpload(B, "mp", id, parts));
         bringBack(s, 0, true);
+        bringBack(s, 3, true);
 
         assertThat(listed(s)).containsExactly(id);
         ObjectInfo done = s.completeMultipartUpload(B, "mp", id, parts);
         assertCompleted(s, data, done);
+    }
+
+    /**
+     * Each part acknowledged on a write quorum, but not the same one: part 1 without drive 3, part 2 without drive 2,
+     * so only drives 0 and 1 hold both (found by the crash test: the upload could never be completed). The completion
+     * rebuilds each part's shard on the drive that lacks it and commits on all four.
+     */
+    @Test
+    void partsAcknowledgedOnDifferentDrives_areRebuiltWhereMissing_andTheUploadCompletesOnEveryDrive()
+            throws Exception {
+        ErasureObjectStore s = open();
+        s.makeBucket(B);
+        byte[] first = random((5 << 20) + 123_457, 11); // several erasure blocks, the last short
+        byte[] second = random(300_001, 12);
+        String id = uploadInTwoParts(s, first, second, new int[] {3, 2});
+        List<CompletedPart> parts = completedParts(s, id);
+
+        ObjectInfo done = s.completeMultipartUpload(B, "mp", id, parts);
+
+        byte[] whole = concat(first, second);
+        assertCompleted(s, whole, done);
+        for (LocalDrive d : s.drives()) {
+            assertThat(HealTestDrives.files(d, B, "mp")).as("%s", d).containsKey("xl.meta");
+        }
+        takeAway(s, 0, true);
+        takeAway(s, 1, true); // left: the two drives that got a part rebuilt
+        assertCompleted(s, whole, done);
+    }
+
+    @Test
+    void aDamagedShardAmongThoseAPartIsRebuiltFrom_isPassedOver() throws Exception {
+        ErasureObjectStore s = open();
+        s.makeBucket(B);
+        byte[] first = random((5 << 20) + 1, 13);
+        byte[] second = random(300_001, 14);
+        String id = uploadInTwoParts(s, first, second, new int[] {3, 2});
+        List<CompletedPart> parts = completedParts(s, id);
+        // Part 2 is held by drives 0, 1 and 3; damage the copy read first, the one with the lowest shard index.
+        ObjectMapper json = new ObjectMapper();
+        int[] distribution = json.treeToValue(
+                json.readTree(Files.readAllBytes(
+                                uploadDir(s.drives().getFirst(), "mp", id).resolve("upload.json")))
+                        .get("distribution"),
+                int[].class);
+        int damaged = IntStream.of(0, 1, 3)
+                .boxed()
+                .min(Comparator.comparingInt(i -> distribution[i]))
+                .orElseThrow();
+        HealTestDrives.corrupt(uploadedPart(s.drives().get(damaged), id, 2), 8, 15);
+
+        ObjectInfo done = s.completeMultipartUpload(B, "mp", id, parts);
+
+        byte[] whole = concat(first, second);
+        assertCompleted(s, whole, done);
+        // Reading without the damaged drive and another one that held part 2 uses drive 2's rebuilt shard.
+        takeAway(s, damaged, true);
+        takeAway(s, damaged == 0 ? 1 : 0, true);
+        assertCompleted(s, whole, done);
+    }
+
+    /** Key "mp" in two parts, each uploaded while drive {@code awayFor[i]} is away (and back afterwards). */
+    private static String uploadInTwoParts(ErasureObjectStore s, byte[] first, byte[] second, int[] awayFor)
+            throws IOException {
+        String id = s.createMultipartUpload(B, "mp", PutRequest.of(-1), null);
+        byte[][] bodies = {first, second};
+        for (int i = 0; i < 2; i++) {
+            takeAway(s, awayFor[i], true);
+            s.uploadPart(B, "mp", id, i + 1, PutRequest.of(bodies[i].length), new ByteArrayInputStream(bodies[i]));
+            bringBack(s, awayFor[i], true);
+        }
+        return id;
+    }
+
+    private static List<CompletedPart> completedParts(ErasureObjectStore s, String id) {
+        return s.listParts(B, "mp", id, 0, 1000).stream()
+                .map(p -> new CompletedPart(p.partNumber(), p.etag()))
+                .toList();
+    }
+
+    private static Path uploadedPart(LocalDrive d, String id, int number) throws IOException {
+        try (var walk = Files.walk(uploadDir(d, "mp", id))) {
+            return walk.filter(p -> p.getFileName().toString().equals("part." + number))
+                    .findFirst()
+                    .orElseThrow();
+        }
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
     }
 
     @Test
