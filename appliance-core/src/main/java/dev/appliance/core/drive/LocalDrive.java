@@ -488,6 +488,11 @@ public final class LocalDrive {
         this.syncGroup = enabled ? SyncGroup.forFilesystemOf(root) : null;
     }
 
+    /** Makes the writes of objects durable by {@code group} (tests: a group whose flushes they observe). */
+    public void useSyncGroup(SyncGroup group) {
+        this.syncGroup = group;
+    }
+
     /**
      * Writes part files with direct I/O when {@code enabled} (see {@code ShardFileWriter}): the filesystem's block size
      * is kept as the alignment, or 0 (ordinary writes) when disabled or unknown.

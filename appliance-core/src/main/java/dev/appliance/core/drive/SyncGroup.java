@@ -76,6 +76,11 @@ public final class SyncGroup {
         return g != null ? g : fresh;
     }
 
+    /** A group flushing with {@code flusher}, shared by whichever drives are given it (tests record flushes so). */
+    public static SyncGroup withFlusher(String name, Flusher flusher) {
+        return new SyncGroup(name, flusher);
+    }
+
     /**
      * Returns once a flush that started after this call has finished; throws if that flush failed. {@code dir} is a
      * directory on the filesystem (the caller's drive): a flush opens the latest one given.
