@@ -529,27 +529,46 @@ public final class LocalDrive {
             return;
         }
         beforeWrite();
-        List<Path> missing = new ArrayList<>();
-        for (Path p = dir; p != null && !Files.isDirectory(p); p = p.getParent()) {
-            if (p.equals(root) || p.equals(sys)) {
-                // An unmounted disk leaves its mount point empty or gone: never write into what lies beneath.
-                throw new NoSuchFileException(p.toString(), null, "drive directory is missing (not mounted?)");
+        // Another key's delete prunes the parents it leaves empty (pruneEmptyParents) under that key's lock, not this
+        // one's: a parent found here can be gone a moment later. Start again from the top then; each round either
+        // creates what is missing or sees a prune that ran in between, and prunes end when the parent has a child.
+        for (int attempt = 1; ; attempt++) {
+            List<Path> missing = new ArrayList<>();
+            for (Path p = dir; p != null && !Files.isDirectory(p); p = p.getParent()) {
+                if (p.equals(root) || p.equals(sys)) {
+                    // An unmounted disk leaves its mount point empty or gone: never write into what lies beneath.
+                    throw new NoSuchFileException(p.toString(), null, "drive directory is missing (not mounted?)");
+                }
+                missing.addFirst(p);
             }
-            missing.addFirst(p);
-        }
-        for (Path p : missing) {
             try {
-                Files.createDirectory(p);
-            } catch (FileAlreadyExistsException e) {
-                if (!Files.isDirectory(p)) {
+                for (Path p : missing) {
+                    try {
+                        Files.createDirectory(p);
+                    } catch (FileAlreadyExistsException e) {
+                        if (!Files.isDirectory(p)) {
+                            if (Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                                throw e; // a file where a directory belongs
+                            }
+                            // made by a sibling's write, then pruned by another's delete: another round
+                            throw new NoSuchFileException(p.toString());
+                        }
+                    }
+                    if (force) {
+                        forceDirectory(p.getParent());
+                    }
+                }
+                return;
+            } catch (NoSuchFileException e) {
+                if (attempt == CREATE_ATTEMPTS) {
                     throw e;
                 }
             }
-            if (force) {
-                forceDirectory(p.getParent());
-            }
         }
     }
+
+    /** Rounds of {@link #createDirectories} against parents pruned meanwhile before it gives up. */
+    private static final int CREATE_ATTEMPTS = 16;
 
     /** The drive's metadata journal, or null when rewrites force each file. */
     public MetadataJournal metadataJournal() {
