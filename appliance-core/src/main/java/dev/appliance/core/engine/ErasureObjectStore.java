@@ -388,7 +388,7 @@ public final class ErasureObjectStore implements ApplianceStore {
         int removed = 0;
         for (ErasureSet s : sets) {
             try {
-                removed += uploadsOf(s).reconcile();
+                removed += uploadsOf(s).reconcile(healing.driveHealer()::filling);
             } catch (RuntimeException e) {
                 java.util.logging.Logger.getLogger(ErasureObjectStore.class.getName())
                         .log(java.util.logging.Level.WARNING, "reconciling multipart uploads failed", e);

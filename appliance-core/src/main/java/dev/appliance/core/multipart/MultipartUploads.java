@@ -44,6 +44,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.function.Predicate;
 
 /**
  * Multipart uploads of one erasure set.
@@ -352,6 +353,10 @@ public final class MultipartUploads {
             Map<Integer, PartRecord> parts = new TreeMap<>();
             Path dir = uploadDir(drive, bucket, key, rec.uploadId());
             Path data = dir.resolve(rec.dataDir());
+            if (!Files.isDirectory(dir)) {
+                drive.requirePresent(); // in place, and without the upload (away at its creation, or replaced)
+                return parts;
+            }
             try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "part.*.json")) {
                 for (Path p : ds) {
                     PartRecord r = JSON.readValue(Files.readAllBytes(p), PartRecord.class);
@@ -604,6 +609,7 @@ public final class MultipartUploads {
                                 parts,
                                 byDrive,
                                 d -> uploadDir(d, bucket, key, uploadId),
+                                toJson(rec),
                                 rec.dataDir(),
                                 n -> set.locks.write(bucket, key + "\u0000" + uploadId + "\u0000" + n)));
                 for (int i = 0; i < lacking.length; i++) {
@@ -670,7 +676,7 @@ public final class MultipartUploads {
         return include;
     }
 
-    /** The drives in service that hold the upload, but not all of its named parts. */
+    /** The drives in service that lack some of the named parts (the upload itself, perhaps). */
     private boolean[] lacking(List<Map<Integer, PartRecord>> byDrive, boolean[] holdingEvery) {
         boolean[] lacking = new boolean[set.size()];
         for (int i = 0; i < lacking.length; i++) {
@@ -1036,6 +1042,15 @@ public final class MultipartUploads {
     }
 
     private Map<String, Holders> holders(List<Outcome<Map<String, String>>> byDrive) {
+        return holders(byDrive, d -> false);
+    }
+
+    /**
+     * As above; a drive {@code absenceUnknown} names (one being filled after a replacement: uploads are not copied to
+     * it) counts, for each upload it lacks, as one that did not answer, never as evidence the upload is gone.
+     */
+    private Map<String, Holders> holders(
+            List<Outcome<Map<String, String>>> byDrive, Predicate<LocalDrive> absenceUnknown) {
         Map<String, Holders> all = new HashMap<>();
         int unanswered = 0;
         for (int i = 0; i < byDrive.size(); i++) {
@@ -1054,6 +1069,13 @@ public final class MultipartUploads {
         }
         for (Holders h : all.values()) {
             h.unanswered = unanswered;
+            for (int i = 0; i < byDrive.size(); i++) {
+                if (byDrive.get(i).ok()
+                        && !h.holds[i]
+                        && absenceUnknown.test(set.drives().get(i))) {
+                    h.unanswered++;
+                }
+            }
         }
         return all;
     }
@@ -1066,15 +1088,23 @@ public final class MultipartUploads {
      * directories were removed.
      */
     public int reconcile() {
+        return reconcile(d -> false);
+    }
+
+    /**
+     * As above; {@code absenceUnknown}: drives whose lack of an upload proves nothing (being filled after a replacement,
+     * which copies no uploads): each counts as a drive that did not answer for the uploads it lacks.
+     */
+    public int reconcile(Predicate<LocalDrive> absenceUnknown) {
         int removed = 0;
-        for (var e : holders(uploadsByDrive(null)).entrySet()) {
+        for (var e : holders(uploadsByDrive(null), absenceUnknown).entrySet()) {
             String path = e.getKey();
             String uploadId = path.substring(path.indexOf('/') + 1);
             if (!e.getValue().gone() || !isUuid(uploadId)) {
                 continue;
             }
             try (var lock = set.locks.write(UPLOAD_LOCKS, uploadId)) {
-                Holders now = holders(uploadsByDrive(path)).get(path);
+                Holders now = holders(uploadsByDrive(path), absenceUnknown).get(path);
                 if (now == null || !now.gone()) {
                     continue;
                 }

@@ -42,10 +42,13 @@ final class PartShardRepair {
     }
 
     /**
-     * Rebuilds on drive {@code target} (which lacks them) the named parts from drives holding the same record, reading
-     * {@code data} of those drives' shards, each block checked against its bitrot checksum; the part's record, as the
-     * holders have it, is then written beside it, under the part's lock ({@code lockForPart}) as an upload of it. {@code byDrive}'s entry for the target gains the rebuilt parts.
+     * Rebuilds on drive {@code target} the named parts it lacks from drives holding the same part record, reading
+     * {@code data} of their shards, each block checked against its bitrot checksum; each part's record, as the holders
+     * have it, is then written beside it, under the part's lock ({@code lockForPart}) as an upload of the part would.
+     * A target without the upload's record (away at the creation, or replaced since) gets {@code uploadRecord} first.
+     * {@code byDrive} is only read (the drives' calls run at once).
      *
+     * @return the records of the parts rebuilt
      * @throws IOException when a part cannot be rebuilt (too few intact holders, a drive failing): the target then
      *     stays without it, as before
      */
@@ -54,11 +57,16 @@ final class PartShardRepair {
             List<PartInfo> parts,
             List<Map<Integer, PartRecord>> byDrive,
             Function<LocalDrive, Path> uploadDirOf,
+            byte[] uploadRecord,
             String dataDir,
             IntFunction<NamespaceLocks.Held> lockForPart)
             throws IOException {
         LocalDrive drive = set.drives().get(target);
         Path uploadDir = uploadDirOf.apply(drive);
+        if (!Files.exists(uploadDir.resolve("upload.json"))) {
+            // away when the upload was created, or replaced since: it gets the upload's record with its parts
+            drive.writeDurably(uploadDir.resolve("upload.json"), uploadRecord);
+        }
         Map<Integer, PartRecord> rebuilt = new TreeMap<>();
         for (PartInfo part : parts) {
             if (holds(byDrive.get(target), part)) {
