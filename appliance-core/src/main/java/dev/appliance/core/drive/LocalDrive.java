@@ -546,12 +546,14 @@ public final class LocalDrive {
                     try {
                         Files.createDirectory(p);
                     } catch (FileAlreadyExistsException e) {
-                        if (!Files.isDirectory(p)) {
-                            if (Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                                throw e; // a file where a directory belongs
-                            }
-                            // made by a sibling's write, then pruned by another's delete: another round
-                            throw new NoSuchFileException(p.toString());
+                        // One look (a NoSuchFileException from it starts another round: made by a sibling's write,
+                        // then pruned by another's delete); two could see a prune and a new creation in between.
+                        if (!Files.readAttributes(
+                                        p,
+                                        java.nio.file.attribute.BasicFileAttributes.class,
+                                        java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                                .isDirectory()) {
+                            throw e; // a file where a directory belongs
                         }
                     }
                     if (force) {
