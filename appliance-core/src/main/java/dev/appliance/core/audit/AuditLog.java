@@ -253,21 +253,15 @@ public final class AuditLog implements AutoCloseable {
         try (FileChannel ch = FileChannel.open(
                 file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
             if (tornTail[pos] && ch.size() > 0) {
-                writeFully(ch, ByteBuffer.wrap(new byte[] {'\n'}));
+                LocalDrive.writeFully(ch, ByteBuffer.wrap(new byte[] {'\n'}));
             }
-            writeFully(ch, ByteBuffer.wrap(lines));
+            LocalDrive.writeFully(ch, ByteBuffer.wrap(lines));
             ch.force(false);
         }
         if (created) {
             LocalDrive.forceDirectory(dir);
         }
         return null;
-    }
-
-    private static void writeFully(FileChannel ch, ByteBuffer b) throws IOException {
-        while (b.hasRemaining()) {
-            ch.write(b);
-        }
     }
 
     /**

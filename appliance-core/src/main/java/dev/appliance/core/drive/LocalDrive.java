@@ -488,6 +488,30 @@ public final class LocalDrive {
         this.syncGroup = enabled ? SyncGroup.forFilesystemOf(root) : null;
     }
 
+    /**
+     * Reads {@code len} bytes at {@code at} into {@code into}; false when the file ends first (a short shard file).
+     */
+    public static boolean readFully(java.nio.channels.FileChannel ch, byte[] into, int len, long at)
+            throws IOException {
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(into, 0, len);
+        long p = at;
+        while (b.hasRemaining()) {
+            int r = ch.read(b, p);
+            if (r < 0) {
+                return false;
+            }
+            p += r;
+        }
+        return true;
+    }
+
+    /** Writes all of {@code b} at the channel's position (a write may take less than it is given). */
+    public static void writeFully(java.nio.channels.FileChannel ch, java.nio.ByteBuffer b) throws IOException {
+        while (b.hasRemaining()) {
+            ch.write(b);
+        }
+    }
+
     /** Makes the writes of objects durable by {@code group} (tests: a group whose flushes they observe). */
     public void useSyncGroup(SyncGroup group) {
         this.syncGroup = group;

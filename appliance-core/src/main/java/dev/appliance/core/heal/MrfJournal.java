@@ -464,9 +464,9 @@ public final class MrfJournal {
                     try (FileChannel ch = FileChannel.open(
                             file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
                         if (ch.size() == 0) {
-                            writeFully(ch, ByteBuffer.wrap(header()));
+                            LocalDrive.writeFully(ch, ByteBuffer.wrap(header()));
                         }
-                        writeFully(ch, ByteBuffer.wrap(records));
+                        LocalDrive.writeFully(ch, ByteBuffer.wrap(records));
                         ch.force(false);
                     }
                     if (created) {
@@ -549,12 +549,6 @@ public final class MrfJournal {
             return write.call();
         } finally {
             busy.remove(drive);
-        }
-    }
-
-    private static void writeFully(FileChannel ch, ByteBuffer b) throws IOException {
-        while (b.hasRemaining()) {
-            ch.write(b);
         }
     }
 }

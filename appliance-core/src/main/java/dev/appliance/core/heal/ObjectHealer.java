@@ -733,7 +733,8 @@ final class ObjectHealer {
             byte[] buf = new byte[cs + layout.fullShardLength()];
             for (long b = 0; b < layout.blockCount(partSize); b++) {
                 int len = layout.shardLength(layout.blockLength(partSize, b));
-                if (!readFully(ch, buf, cs + len, layout.blockOffset(b)) || !bitrot.verify(buf, cs, len, buf, 0)) {
+                if (!LocalDrive.readFully(ch, buf, cs + len, layout.blockOffset(b))
+                        || !bitrot.verify(buf, cs, len, buf, 0)) {
                     return false;
                 }
                 yieldToForeground();
@@ -744,19 +745,6 @@ final class ObjectHealer {
         } catch (IOException e) {
             return false; // an unreadable shard is a damaged one: rebuilt and written anew
         }
-    }
-
-    private static boolean readFully(FileChannel ch, byte[] into, int len, long at) throws IOException {
-        ByteBuffer b = ByteBuffer.wrap(into, 0, len);
-        long p = at;
-        while (b.hasRemaining()) {
-            int r = ch.read(b, p);
-            if (r < 0) {
-                return false;
-            }
-            p += r;
-        }
-        return true;
     }
 
     private void yieldToForeground() {
@@ -889,7 +877,7 @@ final class ObjectHealer {
                             int shard = v.shardIndexAt(pos) - 1;
                             if (v.inline()) {
                                 System.arraycopy(inlineIn[pos], (int) at, buf, 0, cs + len);
-                            } else if (!readFully(in[pos], buf, cs + len, at)) {
+                            } else if (!LocalDrive.readFully(in[pos], buf, cs + len, at)) {
                                 throw new SourceChanged("shard file on "
                                         + set.drives().get(pos).root() + " became short while rebuilding");
                             }
@@ -912,8 +900,8 @@ final class ObjectHealer {
                                 inlineOut[pos].write(checksum);
                                 inlineOut[pos].write(shard, 0, len);
                             } else {
-                                writeFully(out[pos], ByteBuffer.wrap(checksum));
-                                writeFully(out[pos], ByteBuffer.wrap(shard, 0, len));
+                                LocalDrive.writeFully(out[pos], ByteBuffer.wrap(checksum));
+                                LocalDrive.writeFully(out[pos], ByteBuffer.wrap(shard, 0, len));
                             }
                             staged.bytes += cs + len;
                         }
@@ -942,12 +930,6 @@ final class ObjectHealer {
         } catch (IOException | SourceChanged | RuntimeException e) {
             staged.discard();
             throw e;
-        }
-    }
-
-    private static void writeFully(FileChannel ch, ByteBuffer b) throws IOException {
-        while (b.hasRemaining()) {
-            ch.write(b);
         }
     }
 

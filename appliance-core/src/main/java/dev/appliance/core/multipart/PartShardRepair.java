@@ -166,7 +166,10 @@ final class PartShardRepair {
                 boolean[] present = new boolean[layout.total()];
                 for (int s = 0; s < sources.size(); s++) {
                     int pos = sources.get(s);
-                    readFully(in.get(s), buf, cs + len, at);
+                    if (!LocalDrive.readFully(in.get(s), buf, cs + len, at)) {
+                        throw new IOException("part " + part.number() + " on "
+                                + set.drives().get(pos).root() + " ended early at block " + b);
+                    }
                     if (!bitrot.verify(buf, cs, len, buf, 0)) {
                         throw new DamagedSource(
                                 pos,
@@ -180,8 +183,8 @@ final class PartShardRepair {
                 codec.reconstruct(shards, present, 0, len);
                 byte[] shard = shards[distribution[target] - 1];
                 bitrot.checksum(shard, 0, len, checksum, 0);
-                writeFully(out, ByteBuffer.wrap(checksum));
-                writeFully(out, ByteBuffer.wrap(shard, 0, len));
+                LocalDrive.writeFully(out, ByteBuffer.wrap(checksum));
+                LocalDrive.writeFully(out, ByteBuffer.wrap(shard, 0, len));
             }
             out.force(false);
         } finally {
@@ -199,24 +202,6 @@ final class PartShardRepair {
         DamagedSource(int position, String message) {
             super(message);
             this.position = position;
-        }
-    }
-
-    private static void readFully(FileChannel ch, byte[] into, int len, long at) throws IOException {
-        ByteBuffer b = ByteBuffer.wrap(into, 0, len);
-        long p = at;
-        while (b.hasRemaining()) {
-            int r = ch.read(b, p);
-            if (r < 0) {
-                throw new IOException("shard file ended early");
-            }
-            p += r;
-        }
-    }
-
-    private static void writeFully(FileChannel ch, ByteBuffer b) throws IOException {
-        while (b.hasRemaining()) {
-            ch.write(b);
         }
     }
 }
