@@ -554,9 +554,9 @@ public final class LocalDrive {
         }
         beforeWrite();
         // Another key's delete prunes the parents it leaves empty (pruneEmptyParents) under that key's lock, not this
-        // one's: a parent found here can be gone a moment later. Start again from the top then; each round either
-        // creates what is missing or sees a prune that ran in between, and prunes end when the parent has a child.
-        for (int attempt = 1; ; attempt++) {
+        // one's: without this lock a parent found here could be gone before the directory beneath it is made.
+        treeLock.readLock().lock();
+        try {
             List<Path> missing = new ArrayList<>();
             for (Path p = dir; p != null && !Files.isDirectory(p); p = p.getParent()) {
                 if (p.equals(root) || p.equals(sys)) {
@@ -565,36 +565,29 @@ public final class LocalDrive {
                 }
                 missing.addFirst(p);
             }
-            try {
-                for (Path p : missing) {
-                    try {
-                        Files.createDirectory(p);
-                    } catch (FileAlreadyExistsException e) {
-                        // One look (a NoSuchFileException from it starts another round: made by a sibling's write,
-                        // then pruned by another's delete); two could see a prune and a new creation in between.
-                        if (!Files.readAttributes(
-                                        p,
-                                        java.nio.file.attribute.BasicFileAttributes.class,
-                                        java.nio.file.LinkOption.NOFOLLOW_LINKS)
-                                .isDirectory()) {
-                            throw e; // a file where a directory belongs
-                        }
-                    }
-                    if (force) {
-                        forceDirectory(p.getParent());
+            for (Path p : missing) {
+                try {
+                    Files.createDirectory(p);
+                } catch (FileAlreadyExistsException e) {
+                    if (!Files.isDirectory(p)) {
+                        throw e; // a file where a directory belongs
                     }
                 }
-                return;
-            } catch (NoSuchFileException e) {
-                if (attempt == CREATE_ATTEMPTS) {
-                    throw e;
+                if (force) {
+                    forceDirectory(p.getParent());
                 }
             }
+        } finally {
+            treeLock.readLock().unlock();
         }
     }
 
-    /** Rounds of {@link #createDirectories} against parents pruned meanwhile before it gives up. */
-    private static final int CREATE_ATTEMPTS = 16;
+    /**
+     * Creations of directories (shared) against prunes of empty ones (exclusive) on this drive: see {@link
+     * #createDirectories} and {@link #pruneEmptyParents}.
+     */
+    private final java.util.concurrent.locks.ReentrantReadWriteLock treeLock =
+            new java.util.concurrent.locks.ReentrantReadWriteLock();
 
     /** The drive's metadata journal, or null when rewrites force each file. */
     public MetadataJournal metadataJournal() {
@@ -683,14 +676,19 @@ public final class LocalDrive {
 
     /** Removes empty directories from {@code dir} up to (not including) {@code stopAt}. */
     public void pruneEmptyParents(Path dir, Path stopAt) {
-        for (Path p = dir; p != null && !p.equals(stopAt) && p.startsWith(stopAt); p = p.getParent()) {
-            try {
-                Files.delete(p);
-            } catch (DirectoryNotEmptyException | NoSuchFileException e) {
-                return;
-            } catch (IOException e) {
-                return;
+        treeLock.writeLock().lock(); // never between a creation's look at a parent and its directory made beneath it
+        try {
+            for (Path p = dir; p != null && !p.equals(stopAt) && p.startsWith(stopAt); p = p.getParent()) {
+                try {
+                    Files.delete(p);
+                } catch (DirectoryNotEmptyException | NoSuchFileException e) {
+                    return;
+                } catch (IOException e) {
+                    return;
+                }
             }
+        } finally {
+            treeLock.writeLock().unlock();
         }
     }
 
