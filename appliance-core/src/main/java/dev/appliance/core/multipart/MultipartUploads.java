@@ -20,6 +20,7 @@ import dev.appliance.core.erasure.ErasureSet;
 import dev.appliance.core.erasure.KeyFiles;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
+import dev.appliance.core.lock.NamespaceLocks;
 import dev.appliance.core.meta.ObjectVersion;
 import dev.appliance.core.meta.PartInfo;
 import dev.appliance.core.meta.VersionType;
@@ -317,19 +318,16 @@ public final class MultipartUploads {
             for (int i = 0; i < include.length; i++) {
                 include[i] = sink.failed[i] == null;
             }
-            try (var lock = set.locks.write(bucket, key + "\u0000" + uploadId + "\u0000" + partNumber)) {
+            try (var lock = partLock(bucket, key, uploadId, partNumber)) {
                 read(bucket, key, uploadId); // aborted or completed meanwhile: refuse
                 List<Outcome<Void>> outcomes = set.calls.on(set.drives(), include, (pos, drive) -> {
-                    Path dir = uploadDir(drive, bucket, key, uploadId);
-                    Path target = dir.resolve(rec.dataDir()).resolve("part." + partNumber);
-                    drive.createDirectoriesDurably(target.getParent());
-                    Files.move(
+                    installPart(
+                            drive,
+                            uploadDir(drive, bucket, key, uploadId),
+                            rec.dataDir(),
+                            partNumber,
                             sink.staging[pos].resolve("part." + partNumber),
-                            target,
-                            StandardCopyOption.ATOMIC_MOVE,
-                            StandardCopyOption.REPLACE_EXISTING);
-                    LocalDrive.forceDirectory(target.getParent());
-                    drive.writeDurably(dir.resolve("part." + partNumber + ".json"), json);
+                            json);
                     return null;
                 });
                 List<Outcome<Void>> counted = new ArrayList<>();
@@ -344,6 +342,24 @@ public final class MultipartUploads {
         } finally {
             sink.discard();
         }
+    }
+
+    /** The lock an upload of part {@code partNumber} holds while it installs the part on the drives. */
+    NamespaceLocks.Held partLock(String bucket, String key, String uploadId, int partNumber) {
+        return set.locks.write(bucket, key + "\u0000" + uploadId + "\u0000" + partNumber);
+    }
+
+    /**
+     * Installs a part's shard file, staged and forced, into the upload on one drive, then its record ({@code json}):
+     * the file's name made durable before the record that lists it.
+     */
+    static void installPart(LocalDrive drive, Path uploadDir, String dataDir, int partNumber, Path staged, byte[] json)
+            throws IOException {
+        Path target = uploadDir.resolve(dataDir).resolve("part." + partNumber);
+        drive.createDirectoriesDurably(target.getParent());
+        Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        LocalDrive.forceDirectory(target.getParent());
+        drive.writeDurably(uploadDir.resolve("part." + partNumber + ".json"), json);
     }
 
     /** Each drive's stored parts (null for a drive that could not be read). */
@@ -611,7 +627,7 @@ public final class MultipartUploads {
                                 d -> uploadDir(d, bucket, key, uploadId),
                                 toJson(rec),
                                 rec.dataDir(),
-                                n -> set.locks.write(bucket, key + "\u0000" + uploadId + "\u0000" + n)));
+                                n -> partLock(bucket, key, uploadId, n)));
                 for (int i = 0; i < lacking.length; i++) {
                     if (lacking[i] && repaired.get(i).ok()) {
                         Map<Integer, PartRecord> now = new TreeMap<>(byDrive.get(i));

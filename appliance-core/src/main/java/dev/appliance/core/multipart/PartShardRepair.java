@@ -13,7 +13,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -104,12 +103,8 @@ final class PartShardRepair {
                     }
                 }
                 try (var lock = lockForPart.apply(part.number())) {
-                    Path file = uploadDir.resolve(dataDir).resolve("part." + part.number());
-                    drive.createDirectoriesDurably(file.getParent());
-                    Files.move(staged, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                    LocalDrive.forceDirectory(file.getParent());
-                    drive.writeDurably(
-                            uploadDir.resolve("part." + part.number() + ".json"), MultipartUploads.toJson(record));
+                    MultipartUploads.installPart(
+                            drive, uploadDir, dataDir, part.number(), staged, MultipartUploads.toJson(record));
                 }
                 rebuilt.put(part.number(), record);
             } finally {
