@@ -158,8 +158,17 @@ idle_cpu_ms() {
   echo $(( t * 1000 / CLK_TCK ))
 }
 
+# CPU time (ms, user + system) and context switches (voluntary and not, over all its threads) of one process so far.
+cpu_ms() { echo $(( $(awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0) * 1000 / CLK_TCK )); }
+switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ {n += $2} END {print n + 0}'; }
+
 other_pids() { local o; for o in $SERVERS; do [ "$o" != "$1" ] && [ -n "${PID[$o]:-}" ] && echo "${PID[$o]}"; done; true; }
 CLK_TCK="$(getconf CLK_TCK)"
+
+# $1 spread over the operations of a timed run at $2 ops/s: per operation, 2 decimals.
+per_op() {
+  python3 -c 'import sys; v, r, d = sys.argv[1:]; s = int(d[:-1]) * (60 if d[-1] == "m" else 1); print(f"{float(v) / (float(r) * s):.2f}" if r not in ("", "error") and float(r) > 0 else "-")' "$1" "$2" "$DURATION"
+}
 
 run_duration() { if [ -n "${WARM:-}" ]; then echo 10s; else echo "$DURATION"; fi; }
 
@@ -234,15 +243,17 @@ for r in $(seq 1 "$ROUNDS"); do
       peakf="$(mktemp)"; echo 0 >"$peakf"
       rss_peak "${PID[$s]}" "$peakf" & sampler=$!
       idle_before="$(idle_cpu_ms "$s")"
+      cpu_before="$(cpu_ms "${PID[$s]}")"; cs_before="$(switches "${PID[$s]}")"
       pause_others "$s" STOP
       ops="$(run_workload "$w" "$s" "$r")"
       pause_others "$s" CONT
       idle_after="$(idle_cpu_ms "$s")"
+      cpu_used=$(( $(cpu_ms "${PID[$s]}") - cpu_before )); cs_used=$(( $(switches "${PID[$s]}") - cs_before ))
       kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true
       rss_mib=$(( $(cat "$peakf") / 1024 )); rm -f "$peakf"
       load1="$(cut -d' ' -f1 /proc/loadavg)"
       printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$w" "$s" "${ops:-error}" "$rss_mib" "$load1" >>"$TABLE"
-      log "round $r $w $s: ${ops:-error} ops/s, RSS peak ${rss_mib} MiB, load $load1, the other server's CPU meanwhile $(( idle_after - idle_before )) ms"
+      log "round $r $w $s: ${ops:-error} ops/s, RSS peak ${rss_mib} MiB, load $load1, the other server's CPU meanwhile $(( idle_after - idle_before )) ms, its own $cpu_used ms and $cs_used context switches ($(per_op "$cpu_used" "${ops:-}") ms and $(per_op "$cs_used" "${ops:-}") switches per op, a get's prefill included)"
     done
   done
   for s in "${order[@]}"; do stop_server "$s"; done

@@ -187,18 +187,17 @@ public final class ErasureSet {
         boolean versioned = versioning == VersioningState.ENABLED;
         UUID versionId = versioned ? UUID.randomUUID() : ObjectVersion.NULL_VERSION_ID;
         int[] distribution = placement.distribution(bucket, key, drives.size());
-        boolean inline = shouldInline(bucket, key, request.size(), layout, versioned);
 
         checkConditions(bucket, key, request);
-        ChangeMarks marks = markChange(bucket, key);
-        ShardSink sink;
-        try {
-            sink = new ShardSink(layout, distribution, inline);
-        } catch (RuntimeException | IOException e) {
-            marks.close();
-            throw e;
-        }
-        try (marks) {
+        // One call per drive marks the change, stages the write and, for a small body, sizes xl.meta for inline data.
+        ShardSink sink = new ShardSink(
+                layout,
+                distribution,
+                inlineShardBytes(request.size(), layout, versioned),
+                versioned,
+                new ChangingKey(bucket, key));
+        boolean inline = sink.inline;
+        try (ChangeMarks marks = sink.marks()) {
             // The commit's first flush, before its renames, also makes the part files durable (group commit).
             Received received = receive(sink, body, request, writeQuorum, true);
             long written = received.size();
@@ -322,6 +321,7 @@ public final class ErasureSet {
     private Received receive(
             ShardSink sink, InputStream body, PutRequest request, int writeQuorum, boolean flushedByCommit)
             throws IOException {
+        sink.flushedByCommit = flushedByCommit;
         long written = sink.stream(body, request.size());
         if (request.size() >= 0 && written < request.size()) {
             throw new StorageException(
@@ -337,7 +337,7 @@ public final class ErasureSet {
             throw new StorageException(
                     ErrorKind.BAD_DIGEST, "The Content-MD5 you specified did not match what we received.");
         }
-        sink.finish(writeQuorum, flushedByCommit);
+        sink.finish(writeQuorum);
         return new Received(written, md5);
     }
 
@@ -367,16 +367,35 @@ public final class ErasureSet {
         }
     }
 
-    private boolean shouldInline(String bucket, String key, long size, ErasureLayout layout, boolean versioned) {
+    /**
+     * The bytes a body of {@code size} adds to each drive's {@code xl.meta} inline, or -1 when it is too large to inline
+     * (or of unknown size). Whether it is inlined also depends on the room left in {@code xl.meta}
+     * ({@link #metaFits}).
+     */
+    private static long inlineShardBytes(long size, ErasureLayout layout, boolean versioned) {
         if (size < 0) {
-            return false;
+            return -1;
         }
         long shardBytes = layout.shardFileSize(size);
         if (shardBytes - layout.blockCount(size) * layout.checksumLength()
                 > (versioned ? INLINE_LIMIT_VERSIONED : INLINE_LIMIT)) {
-            return false;
+            return -1;
         }
-        return metaHasRoomFor(bucket, key, shardBytes, versioned);
+        return shardBytes;
+    }
+
+    private static boolean metaFits(long largestMeta, long shardBytes, boolean versioned) {
+        return largestMeta + shardBytes <= (versioned ? VERSIONED_META_CAP : XlMeta.MAX_INLINE_BYTES);
+    }
+
+    /** The size of a key's {@code xl.meta} on a drive (0 if it has none): it bounds the inline bytes the file holds. */
+    private static long metaSize(LocalDrive drive, String bucket, String key) throws IOException {
+        drive.beforeRead();
+        try {
+            return Files.size(drive.metaFile(bucket, key));
+        } catch (NoSuchFileException e) {
+            return 0L;
+        }
     }
 
     /**
@@ -386,31 +405,24 @@ public final class ErasureSet {
     private boolean metaHasRoomFor(String bucket, String key, long shardBytes, boolean versioned) {
         long largestMeta = 0;
         for (Outcome<Long> o : calls.onBounded(
-                drives,
-                null,
-                data,
-                "reading a metadata size",
-                (pos, drive) -> {
-                    drive.beforeRead();
-                    try {
-                        return Files.size(drive.metaFile(bucket, key));
-                    } catch (NoSuchFileException e) {
-                        return 0L;
-                    }
-                },
-                null)) {
+                drives, null, data, "reading a metadata size", (pos, drive) -> metaSize(drive, bucket, key), null)) {
             if (o.ok()) {
                 largestMeta = Math.max(largestMeta, o.value());
             }
         }
-        return largestMeta + shardBytes <= (versioned ? VERSIONED_META_CAP : XlMeta.MAX_INLINE_BYTES);
+        return metaFits(largestMeta, shardBytes, versioned);
     }
+
+    /** The key a write marks as changing on each drive ({@link LocalDrive#markChange}) in the call that stages it. */
+    public record ChangingKey(String bucket, String key) {}
 
     /** Erasure-codes a body into per-drive staging part files or inline buffers. */
     public final class ShardSink {
         final ErasureLayout layout;
         final int[] distribution;
+        /** Whether the shards go into {@code xl.meta} (decided once staged: it depends on the room left there). */
         final boolean inline;
+
         final UUID dataDir;
         final int partNumber;
         /** Per drive, the staged data directory (holding {@code part.N}; created only for part files). */
@@ -424,28 +436,55 @@ public final class ErasureSet {
         private ShardBuffers buffers;
 
         private boolean buffersInUseByLateCall;
+        /** The change marks written with the staging (none when the caller marks the change itself). */
+        private final ChangeMarks marks;
+        /** Per drive, whether its part file is complete (done with the last block's append, see {@link #finish}). */
+        private final boolean[] finished = new boolean[drives.size()];
+        /** See {@link ErasureSet#receive(ShardSink, InputStream, PutRequest, int, boolean)}. */
+        private boolean flushedByCommit;
 
-        public ShardSink(ErasureLayout layout, int[] distribution, boolean inline) throws IOException {
-            this(layout, distribution, inline, 1, UUID.randomUUID());
+        /** A sink of part files for part {@code partNumber} in data directory {@code dataDir} (a multipart part). */
+        public ShardSink(ErasureLayout layout, int[] distribution, int partNumber, UUID dataDir) throws IOException {
+            this(layout, distribution, -1, false, partNumber, dataDir, null);
         }
 
-        public ShardSink(ErasureLayout layout, int[] distribution, boolean inline, int partNumber, UUID dataDir)
+        /**
+         * A sink of a new version of {@code changing}, whose change it marks on each drive while staging. {@code
+         * inlineBytes}: what the body adds inline to each drive's {@code xl.meta}, or -1 if it is never inlined; it is
+         * inlined if {@code xl.meta} has room for it on every drive that answers (sized in the same call).
+         */
+        ShardSink(ErasureLayout layout, int[] distribution, long inlineBytes, boolean versioned, ChangingKey changing)
+                throws IOException {
+            this(layout, distribution, inlineBytes, versioned, 1, UUID.randomUUID(), changing);
+        }
+
+        private ShardSink(
+                ErasureLayout layout,
+                int[] distribution,
+                long inlineBytes,
+                boolean versioned,
+                int partNumber,
+                UUID dataDir,
+                ChangingKey changing)
                 throws IOException {
             this.dataDir = dataDir;
             this.partNumber = partNumber;
             this.layout = layout;
             this.distribution = distribution;
-            this.inline = inline;
-            // In parallel and bounded: a drive too slow to open its staging file is left out of this write (its
-            // staging is private, so a late answer harms nothing), and the version is reported for healing.
+            boolean inlineCandidate = inlineBytes >= 0 && changing != null;
+            // In parallel and bounded: a drive too slow to mark or open its staging file is left out of this write (its
+            // staging is private, so a late answer harms nothing: its mark and files are removed when it lands), and
+            // the version is reported for healing.
             List<Outcome<Staged>> opened = calls.onBounded(
                     drives,
                     null,
                     layout.writeQuorum(),
                     calls.writeStragglerMillis(),
                     "creating a write's staging files",
-                    (pos, d) -> stage(d),
+                    (pos, d) -> stage(d, changing, inlineCandidate),
                     Staged::discard);
+            Path[] written = new Path[drives.size()];
+            long largestMeta = 0;
             for (int i = 0; i < drives.size(); i++) {
                 Outcome<Staged> o = opened.get(i);
                 if (!o.ok()) {
@@ -453,82 +492,135 @@ public final class ErasureSet {
                 } else {
                     staging[i] = o.value().dir();
                     files[i] = o.value().file();
-                    if (inline) {
+                    written[i] = o.value().mark();
+                    largestMeta = Math.max(largestMeta, o.value().metaSize());
+                }
+            }
+            this.marks = new ChangeMarks(written, ErasureSet.this);
+            this.inline = inlineCandidate && metaFits(largestMeta, inlineBytes, versioned);
+            try {
+                checkQuorum(layout.writeQuorum());
+                if (inlineCandidate && !inline) {
+                    createPartFiles(); // xl.meta has no room left for the body: part files after all
+                }
+                for (int i = 0; i < drives.size() && inline; i++) {
+                    if (failed[i] == null) {
                         inlineShards[i] = new java.io.ByteArrayOutputStream();
                     }
                 }
-            }
-            try {
-                checkQuorum(layout.writeQuorum());
             } catch (RuntimeException e) {
-                discard(); // the caller never gets this sink to discard: staging must not stay until the next start
+                // the caller never gets this sink to discard: staging and marks must not stay until the next start
+                discard();
+                marks.close();
                 throw e;
             }
         }
 
+        /** The change marks written while staging: closed once the change and its cleanup are done. */
+        ChangeMarks marks() {
+            return marks;
+        }
+
         /**
-         * One drive's private staged data directory (renamed whole into the object directory at commit; not created
-         * for inline data) and, unless inline, its open part file.
+         * One drive's change mark (if asked for), private staged data directory (renamed whole into the object
+         * directory at commit; not created for inline data), its open part file unless inline, and the size of the
+         * key's {@code xl.meta} there when the body may go inline.
          */
-        record Staged(Path dir, ShardFileWriter file) {
+        record Staged(Path dir, ShardFileWriter file, Path mark, long metaSize) {
             void discard() {
                 try {
                     if (file != null) {
                         file.close();
                     }
-                    LocalDrive.deleteTree(dir);
+                    if (dir != null) {
+                        LocalDrive.deleteTree(dir);
+                    }
                 } catch (IOException ignored) {
                     // cleaned at the next start
+                }
+                if (mark != null) {
+                    LocalDrive.clearChangeMark(mark);
                 }
             }
         }
 
-        private Staged stage(LocalDrive d) throws IOException {
-            Path dir = d.newStagingPath("");
-            if (inline) {
-                return new Staged(dir, null);
-            }
+        private Staged stage(LocalDrive d, ChangingKey changing, boolean inlineCandidate) throws IOException {
+            // the mark first: the next start must find it if a crash leaves anything of this write behind
+            Path mark = changing == null ? null : d.markChange(changing.bucket(), changing.key());
             try {
-                Files.createDirectory(dir);
-                int alignment = d.directIoAlignment();
-                return new Staged(
-                        dir,
-                        ShardFileWriter.create(
-                                dir.resolve("part." + partNumber),
-                                alignment > 0 && alignment <= ShardBuffers.ALIGNMENT,
-                                alignment));
-            } catch (IOException e) {
-                new Staged(dir, null).discard();
+                Path dir = d.newStagingPath("");
+                if (inlineCandidate) {
+                    return new Staged(dir, null, mark, metaSize(d, changing.bucket(), changing.key()));
+                }
+                return new Staged(dir, createPartFile(d, dir), mark, 0);
+            } catch (IOException | RuntimeException e) {
+                if (mark != null) {
+                    LocalDrive.clearChangeMark(mark);
+                }
                 throw e;
             }
         }
 
+        private ShardFileWriter createPartFile(LocalDrive d, Path dir) throws IOException {
+            try {
+                Files.createDirectory(dir);
+                int alignment = d.directIoAlignment();
+                return ShardFileWriter.create(
+                        dir.resolve("part." + partNumber),
+                        alignment > 0 && alignment <= ShardBuffers.ALIGNMENT,
+                        alignment);
+            } catch (IOException e) {
+                new Staged(dir, null, null, 0).discard();
+                throw e;
+            }
+        }
+
+        /** Creates the part files of a body staged for inlining that turned out not to fit (a second call per drive). */
+        private void createPartFiles() {
+            List<Outcome<Staged>> created = calls.onBounded(
+                    drives,
+                    writing(),
+                    layout.writeQuorum(),
+                    calls.writeStragglerMillis(),
+                    "creating a write's part files",
+                    (pos, d) -> {
+                        d.beforeWrite();
+                        return new Staged(staging[pos], createPartFile(d, staging[pos]), null, 0);
+                    },
+                    Staged::discard);
+            for (int i = 0; i < drives.size(); i++) {
+                Outcome<Staged> o = created.get(i);
+                if (failed[i] == null && !o.ok()) {
+                    failed[i] = o.error();
+                } else if (failed[i] == null) {
+                    files[i] = o.value().file();
+                }
+            }
+            checkQuorum(layout.writeQuorum());
+        }
+
+        /**
+         * Streams the body through the codec into the drives, block by block; returns the bytes read (fewer than a
+         * known {@code size} only if the body ended early, which the caller refuses). With the last block each drive
+         * also completes its part file (see {@link #finish}), in the same call.
+         */
         long stream(InputStream body, long size) throws IOException {
             ReedSolomon codec = ReedSolomon.of(layout.data(), layout.parity());
             ShardBuffers coding = ShardBuffers.take(layout, size);
             buffers = coding; // a drive call given up on may still use them after discard() let go of the field
-            byte[] block = coding.block;
             byte[][] shards = coding.shards;
             byte[] checksum = coding.checksum;
             long total = 0;
             while (size < 0 || total < size) {
-                int want = (int) (size < 0 ? block.length : Math.min(block.length, size - total));
-                int n = body.readNBytes(block, 0, want);
-                if (n == 0) {
-                    break;
+                int want = (int) (size < 0 ? coding.block.length : Math.min(coding.block.length, size - total));
+                int n = size < 0 ? readBlock(body, coding, want) : readIntoShards(body, coding, want);
+                if (n == 0 || (size >= 0 && n < want)) {
+                    return total + n; // a known length not reached: the caller refuses the write
                 }
                 total += n;
-                md5.update(block, 0, n);
                 int shardLen = layout.shardLength(n);
-                for (int j = 0; j < layout.data(); j++) {
-                    int from = j * shardLen;
-                    int len = Math.max(0, Math.min(shardLen, n - from));
-                    if (len > 0) {
-                        System.arraycopy(block, from, shards[j], 0, len);
-                    }
-                    Arrays.fill(shards[j], len, shardLen, (byte) 0);
-                }
                 codec.encodeParity(shards, 0, shardLen);
+                boolean last = size < 0 ? n < want : total == size;
                 if (inline) {
                     for (int pos = 0; pos < drives.size(); pos++) {
                         if (failed[pos] == null) {
@@ -545,9 +637,10 @@ public final class ErasureSet {
                     // temporary direct buffer on every call.
                     int shardLength = shardLen;
                     int checksumLength = bitrot.checksumLength();
+                    boolean[] writing = writing();
                     List<Outcome<Void>> outcomes = calls.onBounded(
                             drives,
-                            writing(),
+                            writing,
                             layout.writeQuorum(),
                             calls.writeStragglerMillis(),
                             "writing a shard",
@@ -558,11 +651,17 @@ public final class ErasureSet {
                                 bitrot.checksum(shard, 0, shardLength, cs, 0);
                                 drive.beforeWrite();
                                 files[pos].append(cs, shard, shardLength, coding.writeBuffer(index));
+                                if (last) {
+                                    finishFile(pos, drive); // one call fewer per drive and write
+                                }
                                 return null;
                             },
                             null);
                     // a drive given up on may still be writing from these buffers: never hand them to another write
                     buffersInUseByLateCall |= recordFailures(outcomes);
+                    for (int pos = 0; pos < drives.size() && last; pos++) {
+                        finished[pos] = writing[pos] && outcomes.get(pos).ok();
+                    }
                 }
                 checkQuorum(layout.writeQuorum());
                 if (n < want) {
@@ -570,6 +669,46 @@ public final class ErasureSet {
                 }
             }
             return total;
+        }
+
+        /**
+         * The reference path, for a body of unknown length: reads up to {@code want} bytes into the block, then copies
+         * them into the data shards (zero-padded).
+         */
+        private int readBlock(InputStream body, ShardBuffers coding, int want) throws IOException {
+            int n = body.readNBytes(coding.block, 0, want);
+            md5.update(coding.block, 0, n);
+            int shardLen = layout.shardLength(n);
+            for (int j = 0; j < layout.data(); j++) {
+                int from = j * shardLen;
+                int len = Math.max(0, Math.min(shardLen, n - from));
+                if (len > 0) {
+                    System.arraycopy(coding.block, from, coding.shards[j], 0, len);
+                }
+                Arrays.fill(coding.shards[j], len, shardLen, (byte) 0);
+            }
+            return n;
+        }
+
+        /**
+         * The fast path, for a body of known length: reads the next {@code want} bytes straight into the data shards
+         * (zero-padded), a copy fewer than {@link #readBlock}, which it must match (ShardSinkPathsTest). Returns fewer
+         * than {@code want} only if the body ended early; the shards are then not coded.
+         */
+        private int readIntoShards(InputStream body, ShardBuffers coding, int want) throws IOException {
+            int shardLen = layout.shardLength(want);
+            int n = 0;
+            for (int j = 0; j < layout.data(); j++) {
+                int len = Math.max(0, Math.min(shardLen, want - j * shardLen));
+                int got = len == 0 ? 0 : body.readNBytes(coding.shards[j], 0, len);
+                md5.update(coding.shards[j], 0, got);
+                n += got;
+                if (got < len) {
+                    return n;
+                }
+                Arrays.fill(coding.shards[j], len, shardLen, (byte) 0);
+            }
+            return n;
         }
 
         byte[] md5() {
@@ -615,43 +754,53 @@ public final class ErasureSet {
 
         /**
          * Forces every part file to stable storage (in parallel across drives); with group commit and {@code
-         * flushedByCommit}, only completes and closes them, the commit's flush making them durable.
+         * flushedByCommit}, only completes and closes them, the commit's flush making them durable. Drives that did so
+         * with the last block's append are not called again.
          */
-        void finish(int writeQuorum, boolean flushedByCommit) {
+        void finish(int writeQuorum) {
             if (inline) {
                 return;
             }
             boolean[] include = new boolean[drives.size()];
+            boolean any = false;
             for (int i = 0; i < include.length; i++) {
-                include[i] = failed[i] == null;
+                include[i] = failed[i] == null && !finished[i];
+                any |= include[i];
             }
-            List<Outcome<Void>> outcomes = calls.onBounded(
-                    drives,
-                    include,
-                    writeQuorum,
-                    calls.writeStragglerMillis(),
-                    "forcing a part file",
-                    (pos, drive) -> {
-                        drive.beforeWrite();
-                        files[pos].finish();
-                        SyncGroup group = drive.syncGroup();
-                        if (group != null) {
-                            // one flush shared with the other writes on this filesystem covers file and directory
-                            files[pos].close(); // closing again in discard() does nothing
-                            if (!flushedByCommit) {
-                                group.await(drive.root());
-                            }
+            if (any) {
+                List<Outcome<Void>> outcomes = calls.onBounded(
+                        drives,
+                        include,
+                        writeQuorum,
+                        calls.writeStragglerMillis(),
+                        "forcing a part file",
+                        (pos, drive) -> {
+                            drive.beforeWrite();
+                            finishFile(pos, drive);
                             return null;
-                        }
-                        files[pos].force();
-                        files[pos].close();
-                        // the part file's name lives in the data directory, which the commit renames into place
-                        LocalDrive.forceDirectory(staging[pos]);
-                        return null;
-                    },
-                    null);
-            recordFailures(outcomes);
+                        },
+                        null);
+                recordFailures(outcomes);
+            }
             checkQuorum(writeQuorum);
+        }
+
+        /** Completes drive {@code pos}'s part file: what waits in its buffer, then its durability (see {@link #finish}). */
+        private void finishFile(int pos, LocalDrive drive) throws IOException {
+            files[pos].finish();
+            SyncGroup group = drive.syncGroup();
+            if (group != null) {
+                // one flush shared with the other writes on this filesystem covers file and directory
+                files[pos].close(); // closing again in discard() does nothing
+                if (!flushedByCommit) {
+                    group.await(drive.root());
+                }
+                return;
+            }
+            files[pos].force();
+            files[pos].close();
+            // the part file's name lives in the data directory, which the commit renames into place
+            LocalDrive.forceDirectory(staging[pos]);
         }
 
         /** The drives still taking part in this write. */

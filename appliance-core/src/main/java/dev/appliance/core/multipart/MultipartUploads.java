@@ -279,7 +279,7 @@ public final class MultipartUploads {
         ErasureLayout layout = set.layout(rec.data(), rec.parity());
         int writeQuorum = layout.writeQuorum();
         UUID dataDir = UUID.fromString(rec.dataDir());
-        ErasureSet.ShardSink sink = set.new ShardSink(layout, rec.distribution(), false, partNumber, dataDir);
+        ErasureSet.ShardSink sink = set.new ShardSink(layout, rec.distribution(), partNumber, dataDir);
         try {
             ErasureSet.Received received =
                     set.receive(sink, checksumming == null ? body : checksumming, request, writeQuorum);

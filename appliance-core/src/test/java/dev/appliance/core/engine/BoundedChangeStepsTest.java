@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The steps around a change and a read's shard reads are bounded by the drive deadline like commits are (4 drives EC
- * 2+2, deadline 1 s): a drive that stalls only while writing a change mark, moving a replaced data directory to trash,
+ * 2+2, deadline 1 s): a drive that stalls only while writing a change mark (a PUT writes it in the call that
+ * stages the write, a delete on its own), moving a replaced data directory to trash,
  * undoing a refused change, or reading a shard holds no request beyond the deadline, and is taken out of service while
  * its stalled call runs.
  */
@@ -98,8 +99,9 @@ class BoundedChangeStepsTest {
         byte[] data = random(2_500_000, 1);
         drive(1).injectFaults(DriveFaults.stalls(STALL_MILLIS, 0, 0));
 
+        // A PUT marks its change in the call that stages it, so the drive overruns that call.
         assertTimeoutPreemptively(BOUND, () -> put("plain", "k", data));
-        assertTakenOutWhileItsStalledCallRuns(drive(1), "marking a change");
+        assertTakenOutAsStalled(drive(1), "creating a write's staging files"); // its call interrupted
         assertThat(read(store, "plain", "k", null)).isEqualTo(data);
         for (int i : List.of(0, 2, 3)) {
             assertThat(changeMarks(drive(i)))
@@ -119,6 +121,42 @@ class BoundedChangeStepsTest {
         store.healer().settings(FAST);
         await("the heal queue drained", () -> store.healStatus().pending() == 0);
         assertThat(Files.exists(drive(1).metaFile("plain", "k"))).isTrue();
+    }
+
+    @Test
+    void aDriveStallingAtTheChangeMark_holdsNoDeleteBeyondTheDeadline() throws Exception {
+        open();
+        store.makeBucket("plain");
+        byte[] data = random(2_500_000, 1);
+        put("plain", "k", data);
+        put("plain", "other", data);
+        drive(1).injectFaults(DriveFaults.stalls(STALL_MILLIS, 0, 0));
+
+        assertTimeoutPreemptively(BOUND, () -> store.deleteObject("plain", "k", null, false));
+        assertTakenOutWhileItsStalledCallRuns(drive(1), "marking a change");
+        assertThatThrownBy(() -> read(store, "plain", "k", null))
+                .isInstanceOf(StorageException.class)
+                .extracting(e -> ((StorageException) e).kind())
+                .isEqualTo(ErrorKind.OBJECT_NOT_FOUND);
+        for (int i : List.of(0, 2, 3)) {
+            assertThat(changeMarks(drive(i)))
+                    .as("a finished change leaves no mark")
+                    .isZero();
+        }
+
+        // The mark written late is removed when it lands; the drive is healed like any drive the delete missed.
+        bringBack(drive(1));
+        await("the late mark removed", () -> {
+            try {
+                return changeMarks(drive(1)) == 0;
+            } catch (IOException e) {
+                return false;
+            }
+        });
+        store.healer().settings(FAST);
+        await("the heal queue drained", () -> store.healStatus().pending() == 0);
+        assertThat(Files.exists(drive(1).metaFile("plain", "k"))).isFalse();
+        assertThat(read(store, "plain", "other", null)).isEqualTo(data);
     }
 
     @Test

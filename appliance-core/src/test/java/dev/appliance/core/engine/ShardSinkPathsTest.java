@@ -1,0 +1,105 @@
+package dev.appliance.core.engine;
+
+import static dev.appliance.core.engine.HealTestDrives.random;
+import static dev.appliance.core.engine.HealTestDrives.read;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.appliance.core.ObjectInfo;
+import dev.appliance.core.PutRequest;
+import dev.appliance.core.drive.DriveSettings;
+import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.error.ErrorKind;
+import dev.appliance.core.error.StorageException;
+import dev.appliance.core.testing.TestStore;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A body of known length is read straight into the data shards (the fast path); one of unknown length is read into a
+ * block and copied into them (the reference path). Both must leave the same part file on every drive, byte for byte,
+ * and the same ETag, whatever the length: one short block, exactly one block, one byte past it, several blocks with a
+ * short last one. Drives write with direct I/O and group commit, as the appliance runs, so the part files are also
+ * completed with the last block's append.
+ */
+class ShardSinkPathsTest {
+    private static final String B = "bucket";
+
+    @TempDir
+    Path tmp;
+
+    private ErasureObjectStore store;
+
+    @AfterEach
+    void close() {
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    private void open() throws IOException {
+        store = TestEngine.open(TestStore.on(tmp)
+                .parity(2)
+                .driveSettings(DriveSettings.DEFAULTS.withGroupCommit(true).withDirectIo(true)));
+        store.makeBucket(B);
+    }
+
+    /** Each drive's part file of {@code key} (the key decides which shard a drive holds: one key for both paths). */
+    private List<byte[]> partFiles(String key) throws IOException {
+        List<byte[]> out = new ArrayList<>();
+        for (LocalDrive d : store.drives()) {
+            try (Stream<Path> files = Files.walk(d.objectDir(B, key))) {
+                Path part = files.filter(p -> p.getFileName().toString().equals("part.1"))
+                        .findFirst()
+                        .orElseThrow(() -> new AssertionError("no part file of " + key + " on " + d.root()));
+                out.add(Files.readAllBytes(part));
+            }
+        }
+        return out;
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {300_001, 1 << 20, (1 << 20) + 1, 2_500_007, 3 << 20})
+    void knownAndUnknownLengthsLeaveTheSamePartFiles(int size) throws Exception {
+        open();
+        byte[] data = random(size, size);
+        ObjectInfo unknown = store.putObject(B, "k", PutRequest.of(-1), new ByteArrayInputStream(data));
+        List<byte[]> reference = partFiles("k");
+        assertThat(read(store, B, "k", null)).isEqualTo(data);
+
+        ObjectInfo known = store.putObject(B, "k", PutRequest.of(size), new ByteArrayInputStream(data));
+        List<byte[]> fast = partFiles("k");
+        assertThat(known.etag()).isEqualTo(unknown.etag());
+        for (int i = 0; i < fast.size(); i++) {
+            assertThat(fast.get(i).length).as("part file on drive %d", i).isEqualTo(reference.get(i).length);
+            assertThat(Arrays.equals(fast.get(i), reference.get(i)))
+                    .as("part file on drive %d, byte for byte", i)
+                    .isTrue();
+        }
+        assertThat(read(store, B, "k", null)).isEqualTo(data);
+    }
+
+    @Test
+    void aBodyEndingBeforeItsLengthIsRefusedAndLeavesNothing() throws Exception {
+        open();
+        byte[] data = random(1_500_000, 3);
+        assertThatThrownBy(() -> store.putObject(B, "short", PutRequest.of(2_000_000), new ByteArrayInputStream(data)))
+                .isInstanceOf(StorageException.class)
+                .extracting(e -> ((StorageException) e).kind())
+                .isEqualTo(ErrorKind.INCOMPLETE_BODY);
+        for (LocalDrive d : store.drives()) {
+            assertThat(Files.exists(d.metaFile(B, "short"))).isFalse();
+        }
+    }
+}
