@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
+import dev.appliance.core.VersioningState;
 import dev.appliance.core.drive.DriveSettings;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.error.ErrorKind;
@@ -88,6 +89,38 @@ class ShardSinkPathsTest {
                     .isTrue();
         }
         assertThat(read(store, B, "k", null)).isEqualTo(data);
+    }
+
+    /** The data directories of {@code key} on drive 0: one per version whose data is in part files. */
+    private long dataDirs(String key) throws IOException {
+        try (Stream<Path> entries = Files.list(store.drives().get(0).objectDir(B, key))) {
+            return entries.filter(Files::isDirectory).count();
+        }
+    }
+
+    @Test
+    void aSmallBodyGoesToPartFilesOnceXlMetaHasNoRoomForIt() throws Exception {
+        open();
+        store.setVersioning(B, VersioningState.ENABLED);
+        List<String> versions = new ArrayList<>();
+        List<byte[]> bodies = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            byte[] data = random(12 * 1024, 100 + i);
+            versions.add(store.putObject(B, "k", PutRequest.of(data.length), new ByteArrayInputStream(data))
+                    .versionId());
+            bodies.add(data);
+            if (i == 0) {
+                assertThat(dataDirs("k"))
+                        .as("the first small version is inline")
+                        .isZero();
+            }
+        }
+        // xl.meta of a versioned key keeps at most 64 KiB inline: the later versions went to part files, sized in the
+        // call that staged them and created in a second call
+        assertThat(dataDirs("k")).isBetween(5L, 15L);
+        for (int i = 0; i < versions.size(); i++) {
+            assertThat(read(store, B, "k", versions.get(i))).as("version %d", i).isEqualTo(bodies.get(i));
+        }
     }
 
     @Test
