@@ -92,6 +92,30 @@ class BoundedChangeStepsTest {
         }
     }
 
+    /**
+     * The drives other than the stalled one hold no mark of the finished change; once the stalled one is back, the mark
+     * it wrote late is removed and the heal queue drains.
+     */
+    private void assertNoMarksLeftThenHealed(LocalDrive stalled) throws Exception {
+        for (LocalDrive d : store.drives()) {
+            if (d != stalled) {
+                assertThat(changeMarks(d))
+                        .as("a finished change leaves no mark")
+                        .isZero();
+            }
+        }
+        bringBack(stalled);
+        await("the late mark removed", () -> {
+            try {
+                return changeMarks(stalled) == 0;
+            } catch (IOException e) {
+                return false;
+            }
+        });
+        store.healer().settings(FAST);
+        await("the heal queue drained", () -> store.healStatus().pending() == 0);
+    }
+
     @Test
     void aDriveStallingAtTheChangeMark_holdsNoPutBeyondTheDeadline() throws Exception {
         open();
@@ -103,23 +127,8 @@ class BoundedChangeStepsTest {
         assertTimeoutPreemptively(BOUND, () -> put("plain", "k", data));
         assertTakenOutAsStalled(drive(1), "creating a write's staging files"); // its call interrupted
         assertThat(read(store, "plain", "k", null)).isEqualTo(data);
-        for (int i : List.of(0, 2, 3)) {
-            assertThat(changeMarks(drive(i)))
-                    .as("a finished change leaves no mark")
-                    .isZero();
-        }
-
         // The mark written late is removed when it lands; the drive is healed like any drive the write missed.
-        bringBack(drive(1));
-        await("the late mark removed", () -> {
-            try {
-                return changeMarks(drive(1)) == 0;
-            } catch (IOException e) {
-                return false;
-            }
-        });
-        store.healer().settings(FAST);
-        await("the heal queue drained", () -> store.healStatus().pending() == 0);
+        assertNoMarksLeftThenHealed(drive(1));
         assertThat(Files.exists(drive(1).metaFile("plain", "k"))).isTrue();
     }
 
@@ -138,23 +147,8 @@ class BoundedChangeStepsTest {
                 .isInstanceOf(StorageException.class)
                 .extracting(e -> ((StorageException) e).kind())
                 .isEqualTo(ErrorKind.OBJECT_NOT_FOUND);
-        for (int i : List.of(0, 2, 3)) {
-            assertThat(changeMarks(drive(i)))
-                    .as("a finished change leaves no mark")
-                    .isZero();
-        }
-
         // The mark written late is removed when it lands; the drive is healed like any drive the delete missed.
-        bringBack(drive(1));
-        await("the late mark removed", () -> {
-            try {
-                return changeMarks(drive(1)) == 0;
-            } catch (IOException e) {
-                return false;
-            }
-        });
-        store.healer().settings(FAST);
-        await("the heal queue drained", () -> store.healStatus().pending() == 0);
+        assertNoMarksLeftThenHealed(drive(1));
         assertThat(Files.exists(drive(1).metaFile("plain", "k"))).isFalse();
         assertThat(read(store, "plain", "other", null)).isEqualTo(data);
     }
