@@ -414,7 +414,7 @@ public final class ErasureSet {
     }
 
     /** The key a write marks as changing on each drive ({@link LocalDrive#markChange}) in the call that stages it. */
-    public record ChangingKey(String bucket, String key) {}
+    record ChangingKey(String bucket, String key) {}
 
     /** Erasure-codes a body into per-drive staging part files or inline buffers. */
     public final class ShardSink {
