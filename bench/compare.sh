@@ -149,18 +149,16 @@ pause_others() {
   for p in $(other_pids "$1"); do kill -"$2" "$p" 2>/dev/null || true; done
 }
 
-# CPU time (ms, user + system) of the servers other than $1 so far: what the idle server spends while the other is timed.
-idle_cpu_ms() {
-  local p t=0
-  for p in $(other_pids "$1"); do
-    t=$(( t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0) ))
-  done
-  echo $(( t * 1000 / CLK_TCK ))
-}
-
 # CPU time (ms, user + system) and context switches (voluntary and not, over all its threads) of one process so far.
 cpu_ms() { echo $(( $(awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0) * 1000 / CLK_TCK )); }
 switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ {n += $2} END {print n + 0}'; }
+
+# CPU time (ms) of the servers other than $1 so far: what the idle server spends while the other is timed.
+idle_cpu_ms() {
+  local p t=0
+  for p in $(other_pids "$1"); do t=$(( t + $(cpu_ms "$p") )); done
+  echo "$t"
+}
 
 other_pids() { local o; for o in $SERVERS; do [ "$o" != "$1" ] && [ -n "${PID[$o]:-}" ] && echo "${PID[$o]}"; done; true; }
 CLK_TCK="$(getconf CLK_TCK)"

@@ -6,7 +6,6 @@ import dev.appliance.core.naming.ObjectKeys;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -569,8 +568,8 @@ public final class LocalDrive {
                 try {
                     Files.createDirectory(p);
                 } catch (FileAlreadyExistsException e) {
-                    if (!Files.isDirectory(p)) {
-                        throw e; // a file where a directory belongs
+                    if (!Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                        throw e; // a file (or a link) where a directory belongs
                     }
                 }
                 if (force) {
@@ -681,10 +680,8 @@ public final class LocalDrive {
             for (Path p = dir; p != null && !p.equals(stopAt) && p.startsWith(stopAt); p = p.getParent()) {
                 try {
                     Files.delete(p);
-                } catch (DirectoryNotEmptyException | NoSuchFileException e) {
-                    return;
                 } catch (IOException e) {
-                    return;
+                    return; // not empty, gone already, or not removable: the prune stops there
                 }
             }
         } finally {

@@ -438,8 +438,8 @@ public final class ErasureSet {
         private boolean buffersInUseByLateCall;
         /** The change marks written with the staging (none when the caller marks the change itself). */
         private final ChangeMarks marks;
-        /** Per drive, whether its part file is complete (done with the last block's append, see {@link #finish}). */
-        private final boolean[] finished = new boolean[drives.size()];
+        /** Whether every drive still writing completed its part file with the last block's append (see {@link #finish}). */
+        private boolean filesFinished;
         /** See {@link ErasureSet#receive(ShardSink, InputStream, PutRequest, int, boolean)}. */
         private boolean flushedByCommit;
 
@@ -532,9 +532,7 @@ public final class ErasureSet {
                     if (file != null) {
                         file.close();
                     }
-                    if (dir != null) {
-                        LocalDrive.deleteTree(dir);
-                    }
+                    LocalDrive.deleteTree(dir);
                 } catch (IOException ignored) {
                     // cleaned at the next start
                 }
@@ -637,10 +635,9 @@ public final class ErasureSet {
                     // temporary direct buffer on every call.
                     int shardLength = shardLen;
                     int checksumLength = bitrot.checksumLength();
-                    boolean[] writing = writing();
                     List<Outcome<Void>> outcomes = calls.onBounded(
                             drives,
-                            writing,
+                            writing(),
                             layout.writeQuorum(),
                             calls.writeStragglerMillis(),
                             "writing a shard",
@@ -659,9 +656,7 @@ public final class ErasureSet {
                             null);
                     // a drive given up on may still be writing from these buffers: never hand them to another write
                     buffersInUseByLateCall |= recordFailures(outcomes);
-                    for (int pos = 0; pos < drives.size() && last; pos++) {
-                        finished[pos] = writing[pos] && outcomes.get(pos).ok();
-                    }
+                    filesFinished = last; // a drive that failed that call is out of the write
                 }
                 checkQuorum(layout.writeQuorum());
                 if (n < want) {
@@ -761,16 +756,10 @@ public final class ErasureSet {
             if (inline) {
                 return;
             }
-            boolean[] include = new boolean[drives.size()];
-            boolean any = false;
-            for (int i = 0; i < include.length; i++) {
-                include[i] = failed[i] == null && !finished[i];
-                any |= include[i];
-            }
-            if (any) {
+            if (!filesFinished) {
                 List<Outcome<Void>> outcomes = calls.onBounded(
                         drives,
-                        include,
+                        writing(),
                         writeQuorum,
                         calls.writeStragglerMillis(),
                         "forcing a part file",
