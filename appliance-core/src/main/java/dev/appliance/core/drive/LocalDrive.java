@@ -25,7 +25,8 @@ import java.util.stream.Stream;
  * <pre>
  * .appliance.sys/format.json            this drive's identity and the topology
  * .appliance.sys/tmp/&lt;uuid&gt;/            staging of writes in progress (moved to trash at start)
- * .appliance.sys/tmp/&lt;uuid&gt;.change      a key being changed (bucket, newline, key): healed after a crash
+ * .appliance.sys/change-marks          keys being changed, a slot each (bucket, newline, key): healed after a crash
+ * .appliance.sys/tmp/&lt;uuid&gt;.change      a key being changed whose mark has no slot (too long, or every slot taken)
  * .appliance.sys/trash/&lt;uuid&gt;          deleted trees awaiting purge
  * .appliance.sys/buckets/&lt;bucket&gt;.json  bucket metadata
  * &lt;bucket&gt;/&lt;key&gt;/xl.meta               every version of the key
@@ -338,12 +339,14 @@ public final class LocalDrive {
 
     /**
      * Creates the system directories and moves staging left by a crash to trash, after collecting the change marks in it
-     * ({@link #interruptedChanges()}). Trash is not purged here: staging moved there by an earlier start whose owner
-     * stopped before it had recorded the marks still holds them; the owner purges trash once they are recorded.
+     * ({@link #interruptedChanges()}); the slot file of the marks goes along with it. Trash is not purged here: staging
+     * moved there by an earlier start whose owner stopped before it had recorded the marks still holds them; the owner
+     * purges trash once they are recorded.
      */
     public void prepare() throws IOException {
         Files.createDirectories(sys.resolve("buckets"));
         Files.createDirectories(trash);
+        closeChangeMarks();
         List<ChangeMark> marks = new ArrayList<>();
         try (Stream<Path> entries = Files.list(trash)) {
             for (Path p : (Iterable<Path>) entries::iterator) {
@@ -352,12 +355,21 @@ public final class LocalDrive {
                 }
             }
         }
+        Path slotFile = changeMarksFile();
+        if (Files.exists(slotFile)) {
+            Files.createDirectories(tmp);
+            Files.move(
+                    slotFile,
+                    tmp.resolve(ChangeMarkSlots.FILE_PREFIX + "-" + UUID.randomUUID()),
+                    StandardCopyOption.ATOMIC_MOVE);
+        }
         if (Files.exists(tmp)) {
             marks.addAll(readMarks(tmp));
             Path old = trash.resolve(OLD_STAGING_PREFIX + UUID.randomUUID());
             Files.move(tmp, old, StandardCopyOption.ATOMIC_MOVE);
         }
         Files.createDirectories(tmp);
+        markSlots = ChangeMarkSlots.create(slotFile);
         forceDirectory(sys);
         interrupted = List.copyOf(new java.util.LinkedHashSet<>(marks));
     }
@@ -368,67 +380,149 @@ public final class LocalDrive {
     private static final String OLD_STAGING_PREFIX = "tmp-";
     private static final String MARK_SUFFIX = ".change";
     private volatile List<ChangeMark> interrupted = List.of();
+    /** Where {@link #markChange} sets marks once {@link #prepare()} ran; null before (marks are files then). */
+    private volatile ChangeMarkSlots markSlots;
 
     /** The change marks {@link #prepare()} found: keys whose change a crash interrupted, to be healed as a whole. */
     public List<ChangeMark> interruptedChanges() {
         return interrupted;
     }
 
+    /** The file holding this drive's change marks since its last {@link #prepare()}. */
+    public Path changeMarksFile() {
+        return sys.resolve(ChangeMarkSlots.FILE_PREFIX);
+    }
+
+    /** The change marks this drive holds now: of changes under way, or left by a crash since the last start. */
+    public List<ChangeMark> heldChangeMarks() throws IOException {
+        List<ChangeMark> held = new ArrayList<>();
+        if (Files.exists(changeMarksFile())) {
+            for (byte[] payload : ChangeMarkSlots.read(changeMarksFile())) {
+                addMark(held, payload);
+            }
+        }
+        if (Files.isDirectory(tmp)) {
+            held.addAll(readMarks(tmp));
+        }
+        return held;
+    }
+
+    /** Unmaps the slot file of the change marks; marks set later are files of their own until the next prepare. */
+    public void closeChangeMarks() {
+        ChangeMarkSlots slots = markSlots;
+        markSlots = null;
+        if (slots != null) {
+            try {
+                slots.close();
+            } catch (IllegalStateException e) {
+                // a mark still being written holds the mapping: it goes when nothing references it
+            }
+        }
+    }
+
     /**
-     * Marks a key as being changed on this drive until {@link #clearChangeMark} removes the returned file. A crash
-     * leaves the mark in staging, where the next start finds it. Not forced: a process crash keeps it in the page
-     * cache; only data directories a power cut orphaned in the middle of a change can go unnoticed.
+     * Marks a key as being changed on this drive until {@link #removeChangeMark} clears the mark. A crash leaves it set,
+     * and the next start finds it. A mark is a slot of the drive's mark file, or a file of its own in staging when the
+     * key is too long for a slot or every slot is taken (the reference form, read the same way). Not forced: a process
+     * crash keeps the mark in the page cache; only data directories a power cut orphaned in the middle of a change can
+     * go unnoticed.
      */
-    public Path markChange(String bucket, String key) throws IOException {
+    public Mark markChange(String bucket, String key) throws IOException {
         DriveFaults f = faults;
         if (f != null) {
             f.stallMark(this);
         }
-        Path mark = tmp.resolve(UUID.randomUUID() + MARK_SUFFIX);
-        Files.write(
-                mark,
-                (bucket + "\n" + key).getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                StandardOpenOption.CREATE_NEW);
-        return mark;
+        byte[] payload = (bucket + "\n" + key).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        ChangeMarkSlots slots = markSlots;
+        if (slots != null) {
+            int slot = slots.set(payload);
+            if (slot >= 0) {
+                return new Mark(slots, slot, null);
+            }
+        }
+        Path file = tmp.resolve(UUID.randomUUID() + MARK_SUFFIX);
+        Files.write(file, payload, StandardOpenOption.CREATE_NEW);
+        return new Mark(null, -1, file);
+    }
+
+    /** A change mark set on a drive by {@link #markChange}, until cleared. */
+    public static final class Mark {
+        private final ChangeMarkSlots slots;
+        private final int slot;
+        private final Path file;
+        private final java.util.concurrent.atomic.AtomicBoolean cleared =
+                new java.util.concurrent.atomic.AtomicBoolean();
+
+        private Mark(ChangeMarkSlots slots, int slot, Path file) {
+            this.slots = slots;
+            this.slot = slot;
+            this.file = file;
+        }
+
+        /** Whether this mark is a file of its own rather than a slot of the drive's mark file. */
+        public boolean isFile() {
+            return file != null;
+        }
+
+        /** Clears the mark; only the first call counts (a slot cleared twice could free another change's mark). */
+        void clear() {
+            if (!cleared.compareAndSet(false, true)) {
+                return;
+            }
+            if (file == null) {
+                slots.clear(slot);
+                return;
+            }
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                // left in staging: the next start heals the key once more, which finds nothing to do
+            }
+        }
     }
 
     /** Removes a mark {@link #markChange} wrote on this drive (stalls as injected first). */
-    public void removeChangeMark(Path mark) {
+    public void removeChangeMark(Mark mark) {
         DriveFaults f = faults;
         if (f != null) {
             try {
                 f.stallMark(this);
             } catch (IOException e) {
-                return; // interrupted: left in staging, as below
+                return; // interrupted: left set, as below
             }
         }
         clearChangeMark(mark);
     }
 
-    public static void clearChangeMark(Path mark) {
-        try {
-            Files.deleteIfExists(mark);
-        } catch (IOException e) {
-            // left in staging: the next start heals the key once more, which finds nothing to do
-        }
+    public static void clearChangeMark(Mark mark) {
+        mark.clear();
     }
 
+    /** The marks in a staging directory: mark files, and the slot file a start moved there. */
     private static List<ChangeMark> readMarks(Path stagingDir) throws IOException {
         List<ChangeMark> out = new ArrayList<>();
         try (Stream<Path> entries = Files.list(stagingDir)) {
             for (Path p : (Iterable<Path>) entries::iterator) {
-                if (!p.getFileName().toString().endsWith(MARK_SUFFIX)) {
-                    continue;
-                }
-                String text = new String(Files.readAllBytes(p), java.nio.charset.StandardCharsets.UTF_8);
-                int nl = text.indexOf('\n');
-                if (nl > 0 && nl < text.length() - 1) {
-                    // a mark cut short by a crash while it was written names no key: nothing to heal
-                    out.add(new ChangeMark(text.substring(0, nl), text.substring(nl + 1)));
+                String name = p.getFileName().toString();
+                if (name.endsWith(MARK_SUFFIX)) {
+                    addMark(out, Files.readAllBytes(p));
+                } else if (name.startsWith(ChangeMarkSlots.FILE_PREFIX)) {
+                    for (byte[] payload : ChangeMarkSlots.read(p)) {
+                        addMark(out, payload);
+                    }
                 }
             }
         }
         return out;
+    }
+
+    private static void addMark(List<ChangeMark> out, byte[] payload) {
+        String text = new String(payload, java.nio.charset.StandardCharsets.UTF_8);
+        int nl = text.indexOf('\n');
+        if (nl > 0 && nl < text.length() - 1) {
+            // a mark cut short by a crash while it was written names no key: nothing to heal
+            out.add(new ChangeMark(text.substring(0, nl), text.substring(nl + 1)));
+        }
     }
 
     /** A new private staging directory under {@code tmp}. */

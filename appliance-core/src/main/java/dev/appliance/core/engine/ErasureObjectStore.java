@@ -1317,6 +1317,7 @@ public final class ErasureObjectStore implements ApplianceStore {
         auditLog.close();
         retentionClock.save();
         for (LocalDrive d : allDrives) {
+            d.closeChangeMarks();
             try {
                 d.closeMetadataJournal();
             } catch (IOException e) {

@@ -241,14 +241,14 @@ public final class ErasureSet {
     public ChangeMarks markChange(String bucket, String key) {
         // On every drive at once, within the drive deadline: a drive that overruns is taken out of service (so the
         // change leaves it out), and a mark it writes late is removed when it lands.
-        List<Outcome<Path>> written = calls.onEach(
+        List<Outcome<LocalDrive.Mark>> written = calls.onEach(
                 drives,
                 null,
                 "marking a change",
                 false,
                 (pos, d) -> d.markChange(bucket, key),
                 (pos, late) -> drives.get(pos).removeChangeMark(late));
-        Path[] marks = new Path[drives.size()];
+        LocalDrive.Mark[] marks = new LocalDrive.Mark[drives.size()];
         for (int i = 0; i < marks.length; i++) {
             // a drive that failed will fail the change itself; its quorum decides
             marks[i] = written.get(i).ok() ? written.get(i).value() : null;
@@ -256,7 +256,7 @@ public final class ErasureSet {
         return new ChangeMarks(marks, this);
     }
 
-    public record ChangeMarks(Path[] marks, ErasureSet set) implements AutoCloseable {
+    public record ChangeMarks(LocalDrive.Mark[] marks, ErasureSet set) implements AutoCloseable {
         /**
          * Removes the marks before returning (a finished change leaves none), within the drive deadline: a drive that
          * overruns is taken out of service and its removal goes on. The marks of drives out of service by now are
@@ -275,7 +275,7 @@ public final class ErasureSet {
                 if (d.isOnline()) {
                     online[i] = any = true;
                 } else {
-                    Path m = marks[i];
+                    LocalDrive.Mark m = marks[i];
                     try {
                         set.calls.submit(() -> {
                             d.removeChangeMark(m);
@@ -483,7 +483,7 @@ public final class ErasureSet {
                     "creating a write's staging files",
                     (pos, d) -> stage(d, changing, inlineCandidate),
                     Staged::discard);
-            Path[] written = new Path[drives.size()];
+            LocalDrive.Mark[] written = new LocalDrive.Mark[drives.size()];
             long largestMeta = 0;
             for (int i = 0; i < drives.size(); i++) {
                 Outcome<Staged> o = opened.get(i);
@@ -526,7 +526,7 @@ public final class ErasureSet {
          * directory at commit; not created for inline data), its open part file unless inline, and the size of the
          * key's {@code xl.meta} there when the body may go inline.
          */
-        record Staged(Path dir, ShardFileWriter file, Path mark, long metaSize) {
+        record Staged(Path dir, ShardFileWriter file, LocalDrive.Mark mark, long metaSize) {
             void discard() {
                 try {
                     if (file != null) {
@@ -544,7 +544,7 @@ public final class ErasureSet {
 
         private Staged stage(LocalDrive d, ChangingKey changing, boolean inlineCandidate) throws IOException {
             // the mark first: the next start must find it if a crash leaves anything of this write behind
-            Path mark = changing == null ? null : d.markChange(changing.bucket(), changing.key());
+            LocalDrive.Mark mark = changing == null ? null : d.markChange(changing.bucket(), changing.key());
             try {
                 Path dir = d.newStagingPath("");
                 if (inlineCandidate) {
@@ -868,7 +868,11 @@ public final class ErasureSet {
         try (var lock = locks.write(bucket, key)) {
             checkConditions(bucket, key, request);
             // Another writer may have filled the inline section since this write chose to inline: spill to part files.
+            // Not in a bucket never versioned: the commit replaces the key's only version, so the section holds this
+            // write's shard alone (at most INLINE_LIMIT, half the format's cap); a versioning change racing the write
+            // adds at most VERSIONED_META_CAP beside it.
             ObjectVersion v = version.inline()
+                            && versioning != VersioningState.UNVERSIONED
                             && !metaHasRoomFor(bucket, key, sink.inlineLength(), versioning == VersioningState.ENABLED)
                     ? sink.spillInline(version)
                     : version;

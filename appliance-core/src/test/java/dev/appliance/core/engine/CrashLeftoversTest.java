@@ -100,6 +100,8 @@ class CrashLeftoversTest {
                 .toList()) {
             Files.move(mark, earlierStaging.resolve(mark.getFileName()));
         }
+        Path slots = first.drives().get(3).changeMarksFile();
+        Files.move(slots, earlierStaging.resolve(slots.getFileName()));
 
         ErasureObjectStore second = open();
         assertThat(second.healQueue().snapshot())
