@@ -481,8 +481,15 @@ public final class LocalDrive {
         }
     }
 
-    /** Removes a mark {@link #markChange} wrote on this drive (stalls as injected first). */
+    /**
+     * Removes a mark {@link #markChange} wrote on this drive: a slot at once (one store into the page cache, which no
+     * drive stalls), a file after the stall injected, if any.
+     */
     public void removeChangeMark(Mark mark) {
+        if (!mark.isFile()) {
+            mark.clear();
+            return;
+        }
         DriveFaults f = faults;
         if (f != null) {
             try {
