@@ -189,13 +189,15 @@ public final class ErasureSet {
         int[] distribution = placement.distribution(bucket, key, drives.size());
 
         checkConditions(bucket, key, request);
-        // One call per drive marks the change, stages the write and, for a small body, sizes xl.meta for inline data.
+        // One call per drive marks the change, stages the write and, for a small body, sizes xl.meta for inline data;
+        // for a body of one block, the call that writes it does so.
         ShardSink sink = new ShardSink(
                 layout,
                 distribution,
                 inlineShardBytes(request.size(), layout, versioned),
                 versioned,
-                new ChangingKey(bucket, key));
+                new ChangingKey(bucket, key),
+                request.size());
         boolean inline = sink.inline;
         try (ChangeMarks marks = sink.marks()) {
             // The commit's first flush, before its renames, also makes the part files durable (group commit).
@@ -442,6 +444,11 @@ public final class ErasureSet {
         private boolean buffersInUseByLateCall;
         /** The change marks written with the staging (none when the caller marks the change itself). */
         private final ChangeMarks marks;
+        /**
+         * The key whose staging (mark first) waits for the call that writes the body's only block, one call per drive
+         * fewer; null when staged at once.
+         */
+        private final ChangingKey stagedWithTheBlock;
         /** Whether every drive still writing completed its part file with the last block's append (see {@link #finish}). */
         private boolean filesFinished;
         /** See {@link ErasureSet#receive(ShardSink, InputStream, PutRequest, int, boolean)}. */
@@ -449,17 +456,32 @@ public final class ErasureSet {
 
         /** A sink of part files for part {@code partNumber} in data directory {@code dataDir} (a multipart part). */
         public ShardSink(ErasureLayout layout, int[] distribution, int partNumber, UUID dataDir) throws IOException {
-            this(layout, distribution, -1, false, partNumber, dataDir, null);
+            this(layout, distribution, -1, false, partNumber, dataDir, null, false);
         }
 
         /**
          * A sink of a new version of {@code changing}, whose change it marks on each drive while staging. {@code
          * inlineBytes}: what the body adds inline to each drive's {@code xl.meta}, or -1 if it is never inlined; it is
-         * inlined if {@code xl.meta} has room for it on every drive that answers (sized in the same call).
+         * inlined if {@code xl.meta} has room for it on every drive that answers (sized in the same call). A body of
+         * {@code size} bytes that fills at most one block and is never inlined is staged by the call that writes it.
          */
-        ShardSink(ErasureLayout layout, int[] distribution, long inlineBytes, boolean versioned, ChangingKey changing)
+        ShardSink(
+                ErasureLayout layout,
+                int[] distribution,
+                long inlineBytes,
+                boolean versioned,
+                ChangingKey changing,
+                long size)
                 throws IOException {
-            this(layout, distribution, inlineBytes, versioned, 1, UUID.randomUUID(), changing);
+            this(
+                    layout,
+                    distribution,
+                    inlineBytes,
+                    versioned,
+                    1,
+                    UUID.randomUUID(),
+                    changing,
+                    inlineBytes < 0 && size > 0 && size <= layout.blockSize());
         }
 
         private ShardSink(
@@ -469,12 +491,20 @@ public final class ErasureSet {
                 boolean versioned,
                 int partNumber,
                 UUID dataDir,
-                ChangingKey changing)
+                ChangingKey changing,
+                boolean stageWithTheBlock)
                 throws IOException {
             this.dataDir = dataDir;
             this.partNumber = partNumber;
             this.layout = layout;
             this.distribution = distribution;
+            if (stageWithTheBlock && changing != null) {
+                this.stagedWithTheBlock = changing;
+                this.marks = new ChangeMarks(new LocalDrive.Mark[drives.size()], ErasureSet.this);
+                this.inline = false;
+                return;
+            }
+            this.stagedWithTheBlock = null;
             boolean inlineCandidate = inlineBytes >= 0 && changing != null;
             // In parallel and bounded: a drive too slow to mark or open its staging file is left out of this write (its
             // staging is private, so a late answer harms nothing: its mark and files are removed when it lands), and
@@ -639,25 +669,48 @@ public final class ErasureSet {
                     // temporary direct buffer on every call.
                     int shardLength = shardLen;
                     int checksumLength = bitrot.checksumLength();
-                    List<Outcome<Void>> outcomes = calls.onBounded(
+                    ChangingKey stageNow = stagedWithTheBlock;
+                    List<Outcome<Staged>> outcomes = calls.onBounded(
                             drives,
                             writing(),
                             layout.writeQuorum(),
                             calls.writeStragglerMillis(),
                             "writing a shard",
                             (pos, drive) -> {
-                                int index = distribution[pos] - 1;
-                                byte[] shard = shards[index];
-                                byte[] cs = new byte[checksumLength];
-                                bitrot.checksum(shard, 0, shardLength, cs, 0);
-                                drive.beforeWrite();
-                                files[pos].append(cs, shard, shardLength, coding.writeBuffer(index));
-                                if (last) {
-                                    finishFile(pos, drive); // one call fewer per drive and write
+                                // the body's only block: this call stages it first (mark first), one call fewer
+                                Staged staged = stageNow == null ? null : stage(drive, stageNow, false);
+                                try {
+                                    ShardFileWriter file = staged == null ? files[pos] : staged.file();
+                                    int index = distribution[pos] - 1;
+                                    byte[] shard = shards[index];
+                                    byte[] cs = new byte[checksumLength];
+                                    bitrot.checksum(shard, 0, shardLength, cs, 0);
+                                    drive.beforeWrite();
+                                    file.append(cs, shard, shardLength, coding.writeBuffer(index));
+                                    if (last) {
+                                        // one call fewer per drive and write
+                                        finishFile(file, staged == null ? staging[pos] : staged.dir(), drive);
+                                    }
+                                    return staged;
+                                } catch (IOException | RuntimeException e) {
+                                    if (staged != null) {
+                                        staged.discard();
+                                    }
+                                    throw e;
                                 }
-                                return null;
                             },
-                            null);
+                            // a drive given up on: what it staged goes when its call ends
+                            stageNow == null ? null : Staged::discard);
+                    if (stageNow != null) {
+                        for (int i = 0; i < outcomes.size(); i++) {
+                            Outcome<Staged> o = outcomes.get(i);
+                            if (failed[i] == null && o.ok()) {
+                                staging[i] = o.value().dir();
+                                files[i] = o.value().file();
+                                marks.marks()[i] = o.value().mark();
+                            }
+                        }
+                    }
                     // a drive given up on may still be writing from these buffers: never hand them to another write
                     buffersInUseByLateCall |= recordFailures(outcomes);
                     filesFinished = last; // a drive that failed that call is out of the write
@@ -769,7 +822,7 @@ public final class ErasureSet {
                         "forcing a part file",
                         (pos, drive) -> {
                             drive.beforeWrite();
-                            finishFile(pos, drive);
+                            finishFile(files[pos], staging[pos], drive);
                             return null;
                         },
                         null);
@@ -778,22 +831,22 @@ public final class ErasureSet {
             checkQuorum(writeQuorum);
         }
 
-        /** Completes drive {@code pos}'s part file: what waits in its buffer, then its durability (see {@link #finish}). */
-        private void finishFile(int pos, LocalDrive drive) throws IOException {
-            files[pos].finish();
+        /** Completes a drive's part file: what waits in its buffer, then its durability (see {@link #finish}). */
+        private void finishFile(ShardFileWriter file, Path dir, LocalDrive drive) throws IOException {
+            file.finish();
             SyncGroup group = drive.syncGroup();
             if (group != null) {
                 // one flush shared with the other writes on this filesystem covers file and directory
-                files[pos].close(); // closing again in discard() does nothing
+                file.close(); // closing again in discard() does nothing
                 if (!flushedByCommit) {
                     group.await(drive.root());
                 }
                 return;
             }
-            files[pos].force();
-            files[pos].close();
+            file.force();
+            file.close();
             // the part file's name lives in the data directory, which the commit renames into place
-            LocalDrive.forceDirectory(staging[pos]);
+            LocalDrive.forceDirectory(dir);
         }
 
         /** The drives still taking part in this write. */
@@ -806,7 +859,7 @@ public final class ErasureSet {
         }
 
         /** Records the drives that failed now; returns whether there were any. */
-        private boolean recordFailures(List<Outcome<Void>> outcomes) {
+        private boolean recordFailures(List<? extends Outcome<?>> outcomes) {
             boolean any = false;
             for (int i = 0; i < outcomes.size(); i++) {
                 if (failed[i] == null && !outcomes.get(i).ok()) {

@@ -21,6 +21,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -126,6 +127,26 @@ class BoundedChangeStepsTest {
         // The mark written late is removed when it lands; the drive is healed like any drive the write missed.
         assertNoMarksLeftThenHealed(drive(1));
         assertThat(Files.exists(drive(1).metaFile("plain", "k"))).isTrue();
+    }
+
+    @Test
+    void aDriveStallingAtTheChangeMark_holdsNoOneBlockPutBeyondTheDeadline() throws Exception {
+        open();
+        store.makeBucket("plain");
+        byte[] data = random(700_000, 6);
+        drive(1).injectFaults(DriveFaults.stalls(STALL_MILLIS, 0, 0));
+
+        // A body of one block is staged, mark first, by the call that writes it: the drive overruns that call.
+        assertTimeoutPreemptively(BOUND, () -> put("plain", "k", data));
+        assertTakenOutAsStalled(drive(1), "writing a shard");
+        assertThat(read(store, "plain", "k", null)).isEqualTo(data);
+        assertNoMarksLeftThenHealed(drive(1));
+        assertThat(Files.exists(drive(1).metaFile("plain", "k"))).isTrue();
+        try (Stream<Path> staging = Files.list(drive(1).sysDir().resolve("tmp"))) {
+            assertThat(staging)
+                    .as("the late call's staging removed when it ended")
+                    .isEmpty();
+        }
     }
 
     @Test

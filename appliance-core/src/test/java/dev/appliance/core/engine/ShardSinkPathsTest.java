@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.appliance.core.ObjectInfo;
 import dev.appliance.core.PutRequest;
 import dev.appliance.core.VersioningState;
+import dev.appliance.core.drive.DriveFaults;
 import dev.appliance.core.drive.DriveSettings;
 import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.core.error.ErrorKind;
@@ -89,6 +90,30 @@ class ShardSinkPathsTest {
                     .isTrue();
         }
         assertThat(read(store, B, "k", null)).isEqualTo(data);
+    }
+
+    /**
+     * A body of one block is staged by the call that writes it (one call per drive fewer). A drive that fails in that
+     * call keeps neither staging nor mark; the write goes on with the others.
+     */
+    @Test
+    void aOneBlockBodyFailingOnOneDrive_leavesNothingThere() throws Exception {
+        open();
+        byte[] data = random(900_000, 7);
+        LocalDrive failing = store.drives().get(1);
+        failing.injectFaults(new DriveFaults(false, true, false, false, 0));
+        try {
+            store.putObject(B, "k", PutRequest.of(data.length), new ByteArrayInputStream(data));
+        } finally {
+            failing.injectFaults(null);
+        }
+        assertThat(read(store, B, "k", null)).isEqualTo(data);
+        for (LocalDrive d : store.drives()) {
+            assertThat(d.heldChangeMarks()).as("marks on %s", d.root()).isEmpty();
+            try (Stream<Path> staging = Files.list(d.sysDir().resolve("tmp"))) {
+                assertThat(staging).as("staging on %s", d.root()).isEmpty();
+            }
+        }
     }
 
     /** The data directories of {@code key} on drive 0: one per version whose data is in part files. */
