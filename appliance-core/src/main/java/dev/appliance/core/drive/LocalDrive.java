@@ -369,7 +369,13 @@ public final class LocalDrive {
             Files.move(tmp, old, StandardCopyOption.ATOMIC_MOVE);
         }
         Files.createDirectories(tmp);
-        markSlots = ChangeMarkSlots.create(slotFile);
+        try {
+            markSlots = ChangeMarkSlots.create(slotFile);
+        } catch (IOException | UnsupportedOperationException e) {
+            // a filesystem that cannot map the file: every mark is a file of its own, as before slots
+            java.util.logging.Logger.getLogger(LocalDrive.class.getName())
+                    .warning("drive " + root + ": change marks are files, the slot file could not be mapped: " + e);
+        }
         forceDirectory(sys);
         interrupted = List.copyOf(new java.util.LinkedHashSet<>(marks));
     }
