@@ -25,6 +25,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The steps around a change and a read's shard reads are bounded by the drive deadline like commits are (4 drives EC
@@ -113,33 +115,22 @@ class BoundedChangeStepsTest {
         await("the heal queue drained", () -> store.healStatus().pending() == 0);
     }
 
-    @Test
-    void aDriveStallingAtTheChangeMark_holdsNoPutBeyondTheDeadline() throws Exception {
+    /**
+     * A PUT marks its change in the call that stages it, so the drive overruns that call: the staging call of a body of
+     * several blocks, the call that writes the only block of a body of one (staged there, mark first).
+     */
+    @ParameterizedTest
+    @CsvSource({"2500000, creating a write's staging files", "700000, writing a shard"})
+    void aDriveStallingAtTheChangeMark_holdsNoPutBeyondTheDeadline(int size, String step) throws Exception {
         open();
         store.makeBucket("plain");
-        byte[] data = random(2_500_000, 1);
+        byte[] data = random(size, 1);
         drive(1).injectFaults(DriveFaults.stalls(STALL_MILLIS, 0, 0));
 
-        // A PUT marks its change in the call that stages it, so the drive overruns that call.
         assertTimeoutPreemptively(BOUND, () -> put("plain", "k", data));
-        assertTakenOutAsStalled(drive(1), "creating a write's staging files"); // its call interrupted
+        assertTakenOutAsStalled(drive(1), step); // its call interrupted
         assertThat(read(store, "plain", "k", null)).isEqualTo(data);
         // The mark written late is removed when it lands; the drive is healed like any drive the write missed.
-        assertNoMarksLeftThenHealed(drive(1));
-        assertThat(Files.exists(drive(1).metaFile("plain", "k"))).isTrue();
-    }
-
-    @Test
-    void aDriveStallingAtTheChangeMark_holdsNoOneBlockPutBeyondTheDeadline() throws Exception {
-        open();
-        store.makeBucket("plain");
-        byte[] data = random(700_000, 6);
-        drive(1).injectFaults(DriveFaults.stalls(STALL_MILLIS, 0, 0));
-
-        // A body of one block is staged, mark first, by the call that writes it: the drive overruns that call.
-        assertTimeoutPreemptively(BOUND, () -> put("plain", "k", data));
-        assertTakenOutAsStalled(drive(1), "writing a shard");
-        assertThat(read(store, "plain", "k", null)).isEqualTo(data);
         assertNoMarksLeftThenHealed(drive(1));
         assertThat(Files.exists(drive(1).metaFile("plain", "k"))).isTrue();
         try (Stream<Path> staging = Files.list(drive(1).sysDir().resolve("tmp"))) {
