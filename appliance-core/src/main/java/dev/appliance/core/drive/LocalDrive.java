@@ -421,7 +421,7 @@ public final class LocalDrive {
             try {
                 slots.close();
             } catch (IllegalStateException e) {
-                // a mark still being written holds the mapping: it goes when nothing references it
+                // the arena refused (already closed, or held by another access): the small mapping stays until exit
             }
         }
     }
