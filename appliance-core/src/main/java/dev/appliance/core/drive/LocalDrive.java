@@ -572,10 +572,24 @@ public final class LocalDrive {
     public void writeDurably(Path target, byte[] data) throws IOException {
         beforeWrite();
         Path staged = tmp.resolve(UUID.randomUUID() + ".tmp");
-        writeAndForce(staged, data);
-        createDirectoriesDurably(target.getParent());
-        Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        try {
+            writeAndForce(staged, data);
+            createDirectoriesDurably(target.getParent());
+            Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException | RuntimeException e) {
+            dropStaged(staged);
+            throw e;
+        }
         forceDirectory(target.getParent());
+    }
+
+    /** Removes a staged file whose write or rename failed, which would otherwise wait in staging for the next start. */
+    private static void dropStaged(Path staged) {
+        try {
+            Files.deleteIfExists(staged);
+        } catch (IOException ignored) {
+            // moved to trash with staging at the next start
+        }
     }
 
     /**
@@ -724,13 +738,18 @@ public final class LocalDrive {
             return;
         }
         Path staged = tmp.resolve(UUID.randomUUID() + ".tmp");
-        try (FileChannel ch = FileChannel.open(staged, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            while (content.hasRemaining()) {
-                ch.write(content);
+        try {
+            try (FileChannel ch = FileChannel.open(staged, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                while (content.hasRemaining()) {
+                    ch.write(content);
+                }
+                ch.force(false);
             }
-            ch.force(false);
+            Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException | RuntimeException e) {
+            dropStaged(staged);
+            throw e;
         }
-        Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         forceDirectory(target.getParent());
     }
 
