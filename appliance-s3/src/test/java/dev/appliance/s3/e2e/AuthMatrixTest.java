@@ -3,6 +3,7 @@ package dev.appliance.s3.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
+import dev.appliance.core.drive.LocalDrive;
 import dev.appliance.s3.auth.SigV4;
 import dev.appliance.s3.e2e.RawSigner.Chunks;
 import dev.appliance.s3.e2e.RawSigner.Request;
@@ -808,7 +809,8 @@ class AuthMatrixTest {
     /**
      * Every file and directory under the drives, with the SHA-256 of each file: what a request could have changed.
      * Staging ({@code tmp}), {@code trash}, the metadata journal (emptied by the server's checkpoints on their own; the
-     * files it covers are compared) and the retention clock (rewritten by the server on its own) are left out.
+     * files it covers are compared) and the retention clock (rewritten by the server on its own) are left out; the
+     * change marks' slot file counts by the marks it holds.
      */
     static SortedMap<String, String> fingerprint() throws IOException {
         SortedMap<String, String> out = new TreeMap<>();
@@ -827,7 +829,10 @@ class AuthMatrixTest {
             @Override
             public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
                 String rel = drives.relativize(file).toString();
-                if (!rel.matches("drive\\d/\\.appliance\\.sys/retention-clock")) {
+                if (rel.matches("drive\\d/\\.appliance\\.sys/change-marks")) {
+                    // a cleared slot keeps its old bytes: what counts is which keys are marked as changing
+                    out.put(rel, "held: " + new LocalDrive(file.getParent().getParent()).heldChangeMarks());
+                } else if (!rel.matches("drive\\d/\\.appliance\\.sys/retention-clock")) {
                     out.put(rel, SigV4.sha256Hex(Files.readAllBytes(file)));
                 }
                 return FileVisitResult.CONTINUE;
