@@ -507,6 +507,7 @@ public final class LocalDrive {
         clearChangeMark(mark);
     }
 
+    /** Clears a mark at once, without the injected stall (the write it marked never reached the drive). */
     public static void clearChangeMark(Mark mark) {
         mark.clear();
     }

@@ -261,9 +261,9 @@ public final class ErasureSet {
     public record ChangeMarks(LocalDrive.Mark[] marks, ErasureSet set) implements AutoCloseable {
         /**
          * Removes the marks before returning (a finished change leaves none): slots at once, files within the drive
-         * deadline (a drive that overruns is taken out of service and its removal goes on). The marks of drives out of service by now are
-         * removed in the background, so a stalled drive does not hold the request once more; one left behind only
-         * makes the next start heal the key again.
+         * deadline (a drive that overruns is taken out of service and its removal goes on). File marks of drives out
+         * of service by now are removed in the background, so a stalled drive does not hold the request once more; one
+         * left behind only makes the next start heal the key again.
          */
         @Override
         public void close() {
