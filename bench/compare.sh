@@ -8,7 +8,7 @@
 # same filesystem, EC 2+2, plain HTTP, and are wiped and restarted for every round. Within a round each workload runs
 # on one server and then the other, the order swapped every round, so drift on a shared machine falls on both. The
 # resident set (VmRSS) of each server is sampled every second while its workload runs; the table gives the peak. After
-# each start, both servers get an untimed warm-up: 30 s of writes, then 10 s of each other workload of the run (since
+# each start, both servers get an untimed warm-up: 30 s of writes, then 30 s of each workload of the run (since
 # 2026-11-28 06:00 UTC; before, the writes only). While one server is timed the other is stopped (SIGSTOP,
 # then SIGCONT), so neither's background work runs on the other's time; --no-pause leaves both running (runs before
 # 2026-11-27 14:30 UTC were made that way). Before each timed run, `sync` writes back what the last one left dirty.
@@ -169,7 +169,7 @@ per_op() {
   python3 -c 'import sys; v, r, d = sys.argv[1:]; s = int(d[:-1]) * (60 if d[-1] == "m" else 1); print(f"{float(v) / (float(r) * s):.2f}" if r not in ("", "error") and float(r) > 0 else "-")' "$1" "$2" "$DURATION"
 }
 
-run_duration() { if [ -n "${WARM:-}" ]; then echo 10s; else echo "$DURATION"; fi; }
+run_duration() { case "${WARM:-}" in "") echo "$DURATION" ;; workload) echo 30s ;; *) echo 10s ;; esac; }
 
 warp_run() { # op size objects server -> ops/s
   local op="$1" size="$2" objects="$3" s="$4" extra=()
@@ -228,20 +228,17 @@ order=($SERVERS)
 for r in $(seq 1 "$ROUNDS"); do
   for s in "${order[@]}"; do start_server "$s"; done
   # Untimed warm-up of each server (the JVM compiles its hot paths in its first minute; MinIO's binary needs none,
-  # but gets the same): 1 MiB and 4 KiB PUTs and a Veeam write, then 10 s of each other workload of the run (a
+  # but gets the same): 10 s each of 1 MiB and 4 KiB PUTs and a Veeam write, then 30 s of each workload of the run (a
   # degraded read warms up as a healthy one), into buckets no timed run uses. Without the latter a workload whose
   # path the PUTs do not compile (PutObjectRetention, GET) was timed while the JIT still worked on it: a fresh server
-  # gave 1,423 retention requests/s in its first 20 s, 1,671 and 1,918 in the next two (2026-11-28).
+  # gave 1,489, 1,658, 1,898, 1,873 retention requests/s in its first four 20 s runs (2026-11-28).
   for s in "${order[@]}"; do
     WARM=1 warp_run put 1MiB 0 "$s" >/dev/null
     WARM=1 warp_run put 4KiB 0 "$s" >/dev/null
     WARM=1 load_run --workload veeam-write --size 512KiB --lock --bucket "warmup-$r" "$s" >/dev/null
     for w in $WORKLOADS; do
-      case "$w" in
-        put-1m | put-4k | veeam-512k) ;; # warmed above
-        degraded-1m) WARM=1 run_workload restore-1m "$s" "warmup$r" >/dev/null ;;
-        *) WARM=1 run_workload "$w" "$s" "warmup$r" >/dev/null ;;
-      esac
+      [ "$w" = degraded-1m ] && w=restore-1m
+      WARM=workload run_workload "$w" "$s" "warmup$r" >/dev/null
     done
   done
   for w in $WORKLOADS; do
