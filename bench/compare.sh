@@ -8,9 +8,9 @@
 # same filesystem, EC 2+2, plain HTTP, and are wiped and restarted for every round. Within a round each workload runs
 # on one server and then the other, the order swapped every round, so drift on a shared machine falls on both. The
 # resident set (VmRSS) of each server is sampled every second while its workload runs; the table gives the peak. After
-# each start, both servers get an untimed warm-up: 30 s of writes, then 30 s of each workload of the run (since
-# 2026-11-28 06:00 UTC; before, the writes only). While one server is timed the other is stopped (SIGSTOP,
-# then SIGCONT), so neither's background work runs on the other's time; --no-pause leaves both running (runs before
+# each start, both servers get an untimed warm-up: 30 s of writes, then 30 s of each read, retention or mixed workload
+# of the run (since 2026-11-28 06:00 UTC; before, the writes only). While one server is timed the other is stopped
+# (SIGSTOP, then SIGCONT), so neither's background work runs on the other's time; --no-pause leaves both running (runs before
 # 2026-11-27 14:30 UTC were made that way). Before each timed run, `sync` writes back what the last one left dirty.
 #
 # Peers are built from their public sources beside the project and never committed (docs/benchmarks.md says how):
@@ -228,17 +228,22 @@ order=($SERVERS)
 for r in $(seq 1 "$ROUNDS"); do
   for s in "${order[@]}"; do start_server "$s"; done
   # Untimed warm-up of each server (the JVM compiles its hot paths in its first minute; MinIO's binary needs none,
-  # but gets the same): 10 s each of 1 MiB and 4 KiB PUTs and a Veeam write, then 30 s of each workload of the run (a
-  # degraded read warms up as a healthy one), into buckets no timed run uses. Without the latter a workload whose
-  # path the PUTs do not compile (PutObjectRetention, GET) was timed while the JIT still worked on it: a fresh server
-  # gave 1,489, 1,658, 1,898, 1,873 retention requests/s in its first four 20 s runs (2026-11-28).
+  # but gets the same): 10 s each of 1 MiB and 4 KiB PUTs and a Veeam write, then 30 s of each workload of the run that
+  # is not one of those writes (a degraded read warms up as a healthy one), into buckets no timed run uses. Without
+  # the latter a workload whose path the PUTs do not compile (PutObjectRetention, GET) was timed while the JIT still
+  # worked on it: a fresh server gave 1,489, 1,658, 1,898, 1,873 retention requests/s in its first four 20 s runs
+  # (2026-11-28). The writes get no more: 30 s more of 1 MiB PUTs on each server filled the disk (MinIO refused
+  # Veeam's writes for want of free space).
   for s in "${order[@]}"; do
     WARM=1 warp_run put 1MiB 0 "$s" >/dev/null
     WARM=1 warp_run put 4KiB 0 "$s" >/dev/null
     WARM=1 load_run --workload veeam-write --size 512KiB --lock --bucket "warmup-$r" "$s" >/dev/null
     for w in $WORKLOADS; do
-      [ "$w" = degraded-1m ] && w=restore-1m
-      WARM=workload run_workload "$w" "$s" "warmup$r" >/dev/null
+      case "$w" in
+        put-* | veeam-*) ;; # the same paths as the writes above
+        degraded-1m) WARM=workload run_workload restore-1m "$s" "warmup$r" >/dev/null ;;
+        *) WARM=workload run_workload "$w" "$s" "warmup$r" >/dev/null ;;
+      esac
     done
   done
   for w in $WORKLOADS; do
