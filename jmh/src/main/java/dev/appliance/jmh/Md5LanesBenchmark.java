@@ -47,10 +47,7 @@ public class Md5LanesBenchmark extends BenchmarkBase {
         for (byte[] m : messages) {
             random.nextBytes(m);
         }
-        boolean wanted = transpose;
-        transpose = true;
-        hashAll(LANES);
-        transpose = wanted;
+        hashAll(LANES, true);
         for (int lane = 0; lane < LANES; lane++) {
             byte[] got = new byte[16];
             for (int w = 0; w < 4; w++) {
@@ -69,29 +66,29 @@ public class Md5LanesBenchmark extends BenchmarkBase {
     @Benchmark
     @OperationsPerInvocation(MIB)
     public int[] lanes1() {
-        return hashAll(1);
+        return hashAll(1, transpose);
     }
 
     @Benchmark
     @OperationsPerInvocation(4 * MIB)
     public int[] lanes4() {
-        return hashAll(4);
+        return hashAll(4, transpose);
     }
 
     @Benchmark
     @OperationsPerInvocation(8 * MIB)
     public int[] lanes8() {
-        return hashAll(8);
+        return hashAll(8, transpose);
     }
 
     /** Only where the vectors hold 16 ints (AVX-512); elsewhere it fails at its first call. */
     @Benchmark
     @OperationsPerInvocation(16 * MIB)
     public int[] lanes16() {
-        return hashAll(16);
+        return hashAll(16, transpose);
     }
 
-    private int[] hashAll(int filled) {
+    private int[] hashAll(int filled, boolean transpose) {
         if (filled > LANES) {
             throw new IllegalArgumentException(filled + " lanes, but this CPU's vectors hold " + LANES);
         }

@@ -572,10 +572,21 @@ public final class LocalDrive {
      */
     public void writeDurably(Path target, byte[] data) throws IOException {
         beforeWrite();
+        stageAndMove(target, ByteBuffer.wrap(data), true);
+    }
+
+    /**
+     * Stages {@code content} in a forced file, renames it over {@code target} (creating its parents durably first if
+     * asked) and forces the directory. A staged file whose write or rename failed is removed, which would otherwise
+     * wait in staging for the next start.
+     */
+    private void stageAndMove(Path target, ByteBuffer content, boolean createParents) throws IOException {
         Path staged = tmp.resolve(UUID.randomUUID() + ".tmp");
         try {
-            writeAndForce(staged, data);
-            createDirectoriesDurably(target.getParent());
+            writeAndForce(staged, content);
+            if (createParents) {
+                createDirectoriesDurably(target.getParent());
+            }
             Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException | RuntimeException e) {
             dropStaged(staged);
@@ -584,7 +595,6 @@ public final class LocalDrive {
         forceDirectory(target.getParent());
     }
 
-    /** Removes a staged file whose write or rename failed, which would otherwise wait in staging for the next start. */
     private static void dropStaged(Path staged) {
         try {
             Files.deleteIfExists(staged);
@@ -738,28 +748,18 @@ public final class LocalDrive {
             j.replace(target, content);
             return;
         }
-        Path staged = tmp.resolve(UUID.randomUUID() + ".tmp");
-        try {
-            try (FileChannel ch = FileChannel.open(staged, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                while (content.hasRemaining()) {
-                    ch.write(content);
-                }
-                ch.force(false);
-            }
-            Files.move(staged, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException | RuntimeException e) {
-            dropStaged(staged);
-            throw e;
-        }
-        forceDirectory(target.getParent());
+        stageAndMove(target, content, false);
     }
 
     /** Writes a new file and forces its data to stable storage (the caller renames and forces the directory). */
     public static void writeAndForce(Path file, byte[] data) throws IOException {
+        writeAndForce(file, ByteBuffer.wrap(data));
+    }
+
+    private static void writeAndForce(Path file, ByteBuffer content) throws IOException {
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            ByteBuffer buf = ByteBuffer.wrap(data);
-            while (buf.hasRemaining()) {
-                ch.write(buf);
+            while (content.hasRemaining()) {
+                ch.write(content);
             }
             ch.force(false);
         }
