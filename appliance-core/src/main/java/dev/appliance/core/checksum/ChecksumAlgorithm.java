@@ -36,6 +36,8 @@ public enum ChecksumAlgorithm {
 
     private final int valueLength;
     private final CrcCombine combine;
+    /** Built once: every GET and PUT looks up each algorithm's header. */
+    private final String headerName = "x-amz-checksum-" + name().toLowerCase(Locale.ROOT);
 
     ChecksumAlgorithm(int valueLength, long reflectedPoly) {
         this.valueLength = valueLength;
@@ -44,7 +46,7 @@ public enum ChecksumAlgorithm {
 
     /** {@code x-amz-checksum-crc32} etc. */
     public String headerName() {
-        return "x-amz-checksum-" + name().toLowerCase(Locale.ROOT);
+        return headerName;
     }
 
     /** {@code ChecksumCRC32} etc.: the XML element of the value. */

@@ -84,21 +84,25 @@ public final class SigV4 {
 
     /** A header value as signed: trimmed, inner runs of whitespace collapsed to one space. */
     public static String canonicalHeaderValue(String value) {
-        StringBuilder sb = new StringBuilder(value.length());
+        return appendHeaderValue(new StringBuilder(value.length()), value).toString();
+    }
+
+    private static StringBuilder appendHeaderValue(StringBuilder sb, String value) {
+        int start = sb.length();
         boolean space = false;
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if (c == ' ' || c == '\t') {
                 space = true;
             } else {
-                if (space && !sb.isEmpty()) {
+                if (space && sb.length() > start) {
                     sb.append(' ');
                 }
                 space = false;
                 sb.append(c);
             }
         }
-        return sb.toString();
+        return sb;
     }
 
     /**
@@ -106,18 +110,30 @@ public final class SigV4 {
      * headers} (lower-case names; several values joined with ','). A signed header the request lacks signs as empty.
      */
     public static String canonicalHeaders(List<String> signedHeaders, Map<String, List<String>> headers) {
-        StringBuilder sb = new StringBuilder();
-        for (String name : signedHeaders) {
-            List<String> values = headers.getOrDefault(name, List.of());
-            StringJoiner joined = new StringJoiner(",");
-            for (String v : values) {
-                joined.add(canonicalHeaderValue(v));
-            }
-            sb.append(name).append(':').append(joined).append('\n');
-        }
-        return sb.toString();
+        return appendCanonicalHeaders(new StringBuilder(), signedHeaders, headers)
+                .toString();
     }
 
+    private static StringBuilder appendCanonicalHeaders(
+            StringBuilder sb, List<String> signedHeaders, Map<String, List<String>> headers) {
+        for (String name : signedHeaders) {
+            sb.append(name).append(':');
+            List<String> values = headers.getOrDefault(name, List.of());
+            for (int i = 0; i < values.size(); i++) {
+                if (i > 0) {
+                    sb.append(',');
+                }
+                appendHeaderValue(sb, values.get(i));
+            }
+            sb.append('\n');
+        }
+        return sb;
+    }
+
+    /**
+     * Written into one builder, not concatenated from the parts' own strings: the verifier computes it for every signed
+     * request on the event loop.
+     */
     public static String canonicalRequest(
             String method,
             String rawPath,
@@ -125,17 +141,18 @@ public final class SigV4 {
             List<String> signedHeaders,
             Map<String, List<String>> headers,
             String payloadHash) {
-        return method
-                + '\n'
-                + canonicalUri(rawPath)
-                + '\n'
-                + canonicalQuery(rawQuery)
-                + '\n'
-                + canonicalHeaders(signedHeaders, headers)
-                + '\n'
-                + String.join(";", signedHeaders)
-                + '\n'
-                + payloadHash;
+        StringBuilder sb = new StringBuilder(512);
+        sb.append(method).append('\n');
+        sb.append(canonicalUri(rawPath)).append('\n');
+        sb.append(canonicalQuery(rawQuery)).append('\n');
+        appendCanonicalHeaders(sb, signedHeaders, headers).append('\n');
+        for (int i = 0; i < signedHeaders.size(); i++) {
+            if (i > 0) {
+                sb.append(';');
+            }
+            sb.append(signedHeaders.get(i));
+        }
+        return sb.append('\n').append(payloadHash).toString();
     }
 
     public static String scope(String date, String region, String service) {

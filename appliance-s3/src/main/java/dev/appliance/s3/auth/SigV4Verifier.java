@@ -187,11 +187,25 @@ public final class SigV4Verifier {
             return null;
         }
         int end = authorization.indexOf(',', at);
-        String[] scope = authorization
+        String credential = authorization
                 .substring(at + "Credential=".length(), end < 0 ? authorization.length() : end)
-                .strip()
-                .split("/", -1);
-        return scope.length == 5 ? scope[3] : null;
+                .strip();
+        // AK/date/region/SERVICE/aws4_request: exactly four slashes, the service between the third and the fourth
+        int third = nthSlash(credential, 0, 3);
+        int fourth = third < 0 ? -1 : credential.indexOf('/', third + 1);
+        return fourth < 0 || credential.indexOf('/', fourth + 1) >= 0 ? null : credential.substring(third + 1, fourth);
+    }
+
+    /** The index of the {@code n}th {@code '/'} of {@code s} from {@code from}, or -1. */
+    private static int nthSlash(String s, int from, int n) {
+        int at = from - 1;
+        for (int i = 0; i < n; i++) {
+            at = s.indexOf('/', at + 1);
+            if (at < 0) {
+                return -1;
+            }
+        }
+        return at;
     }
 
     private AuthResult verifyWhole(
@@ -467,47 +481,100 @@ public final class SigV4Verifier {
             String signature) {
 
         static ParsedAuthorization parse(String fields) {
+            // Read by scanning, not String.split: this runs on the event loop for every signed request, and the
+            // splits, strips and lists took several per cent of a small GET's CPU. Parts are as split(",") makes
+            // them: trailing empty parts dropped, any other empty or blank part refused.
             String credential = null;
             String signedHeaders = null;
             String signature = null;
-            for (String part : fields.split(",")) {
-                String p = part.strip();
-                int eq = p.indexOf('=');
-                if (eq <= 0) {
-                    throw malformed("bad field '" + p + "'");
+            int end = fields.length();
+            while (end > 0 && fields.charAt(end - 1) == ',') {
+                end--;
+            }
+            for (int from = 0; from < end || (from == 0 && fields.isEmpty()); ) {
+                int comma = fields.indexOf(',', from);
+                int to = comma < 0 || comma > end ? end : comma;
+                int start = from;
+                int stop = to;
+                while (start < stop && Character.isWhitespace(fields.charAt(start))) {
+                    start++;
                 }
-                String name = p.substring(0, eq);
-                String value = p.substring(eq + 1);
-                switch (name) {
-                    case "Credential" -> credential = once(credential, value, name);
-                    case "SignedHeaders" -> signedHeaders = once(signedHeaders, value, name);
-                    case "Signature" -> signature = once(signature, value, name);
-                    default -> throw malformed("unknown field " + name);
+                while (stop > start && Character.isWhitespace(fields.charAt(stop - 1))) {
+                    stop--;
                 }
+                int eq = fields.indexOf('=', start);
+                if (eq < 0 || eq >= stop || eq == start) {
+                    throw malformed("bad field '" + fields.substring(start, stop) + "'");
+                }
+                String value = fields.substring(eq + 1, stop);
+                if (fields.startsWith("Credential=", start) && eq == start + "Credential".length()) {
+                    credential = once(credential, value, "Credential");
+                } else if (fields.startsWith("SignedHeaders=", start) && eq == start + "SignedHeaders".length()) {
+                    signedHeaders = once(signedHeaders, value, "SignedHeaders");
+                } else if (fields.startsWith("Signature=", start) && eq == start + "Signature".length()) {
+                    signature = once(signature, value, "Signature");
+                } else {
+                    throw malformed("unknown field " + fields.substring(start, eq));
+                }
+                from = to + 1;
             }
             if (credential == null || signedHeaders == null || signature == null) {
                 throw malformed("Credential, SignedHeaders and Signature are required");
             }
-            String[] scope = credential.split("/", -1);
-            if (scope.length != 5 || scope[0].isEmpty() || !scope[4].equals("aws4_request")) {
+            // AccessKey/date/region/service/aws4_request: exactly four slashes
+            int s1 = credential.indexOf('/');
+            int s4 = s1 <= 0 ? -1 : nthSlash(credential, s1 + 1, 3);
+            if (s4 < 0
+                    || credential.indexOf('/', s4 + 1) >= 0
+                    || !credential.startsWith("aws4_request", s4 + 1)
+                    || credential.length() != s4 + 1 + "aws4_request".length()) {
                 throw malformed("the Credential must be AccessKey/date/region/s3/aws4_request");
             }
-            if (scope[1].length() != 8 || AmzDate.number(scope[1], 0, 8) < 0) {
+            int s2 = credential.indexOf('/', s1 + 1);
+            int s3 = credential.indexOf('/', s2 + 1);
+            if (s2 - s1 - 1 != 8 || AmzDate.number(credential, s1 + 1, 8) < 0) {
                 throw malformed("bad credential date");
             }
             if (signature.length() != 64 || !PayloadMode.isSha256Hex(signature)) {
                 throw malformed("the signature must be 64 hex digits");
             }
-            List<String> names = List.of(signedHeaders.split(";", -1));
+            List<String> names = new ArrayList<>(8);
+            int from = 0;
             String previous = "";
-            for (String n : names) {
-                if (n.isEmpty() || !n.equals(n.toLowerCase(Locale.ROOT)) || n.compareTo(previous) <= 0) {
+            while (true) {
+                int semicolon = signedHeaders.indexOf(';', from);
+                String n = signedHeaders.substring(from, semicolon < 0 ? signedHeaders.length() : semicolon);
+                if (n.isEmpty() || !isLowerCase(n) || n.compareTo(previous) <= 0) {
                     throw malformed("SignedHeaders must be lower-case, sorted and unique");
                 }
+                names.add(n);
                 previous = n;
+                if (semicolon < 0) {
+                    break;
+                }
+                from = semicolon + 1;
             }
             return new ParsedAuthorization(
-                    scope[0], scope[1], scope[2], scope[3], names, signature.toLowerCase(Locale.ROOT));
+                    credential.substring(0, s1),
+                    credential.substring(s1 + 1, s2),
+                    credential.substring(s2 + 1, s3),
+                    credential.substring(s3 + 1, s4),
+                    List.copyOf(names),
+                    signature.toLowerCase(Locale.ROOT));
+        }
+
+        /** Whether lower-casing (as {@code toLowerCase(Locale.ROOT)}) would leave {@code n} as it is. */
+        private static boolean isLowerCase(String n) {
+            for (int i = 0; i < n.length(); i++) {
+                char c = n.charAt(i);
+                if (c >= 'A' && c <= 'Z') {
+                    return false;
+                }
+                if (c >= 0x80) {
+                    return n.equals(n.toLowerCase(Locale.ROOT)); // beyond ASCII: the reference decides
+                }
+            }
+            return true;
         }
 
         private static String once(String current, String value, String name) {
