@@ -17,7 +17,12 @@ import java.util.function.Supplier;
  */
 final class VerifyingInputStream extends BulkInputStream {
     private final InputStream in;
-    private final MessageDigest sha256;
+    /** The hash of no bytes: what an empty body is checked against, without a digest. */
+    private static final byte[] EMPTY_SHA256 = HexFormat.of().parseHex(SigV4.EMPTY_SHA256);
+
+    /** Made at the first byte: most bodies checked here are empty (GET, HEAD, DELETE), and a new digest costs. */
+    private MessageDigest sha256;
+
     private final byte[] expectedSha256;
     private final ChecksumAlgorithm algorithm;
     private final ChecksumAlgorithm.Running checksum;
@@ -33,7 +38,6 @@ final class VerifyingInputStream extends BulkInputStream {
     VerifyingInputStream(
             InputStream in, String expectedSha256Hex, ChecksumAlgorithm algorithm, Supplier<String> expectedChecksum) {
         this.in = in;
-        this.sha256 = expectedSha256Hex == null ? null : SigV4.newSha256();
         this.expectedSha256 = expectedSha256Hex == null ? null : HexFormat.of().parseHex(expectedSha256Hex);
         this.algorithm = algorithm;
         this.checksum = algorithm == null ? null : algorithm.newRunning();
@@ -50,7 +54,10 @@ final class VerifyingInputStream extends BulkInputStream {
             verifyOnce();
             return -1;
         }
-        if (sha256 != null) {
+        if (expectedSha256 != null) {
+            if (sha256 == null) {
+                sha256 = SigV4.newSha256();
+            }
             sha256.update(b, off, n);
         }
         if (checksum != null) {
@@ -63,7 +70,8 @@ final class VerifyingInputStream extends BulkInputStream {
         if (verified) {
             return;
         }
-        if (sha256 != null && !MessageDigest.isEqual(sha256.digest(), expectedSha256)) {
+        if (expectedSha256 != null
+                && !MessageDigest.isEqual(sha256 == null ? EMPTY_SHA256 : sha256.digest(), expectedSha256)) {
             throw new BodyException(
                     S3ErrorCode.XAmzContentSHA256Mismatch, S3ErrorCode.XAmzContentSHA256Mismatch.defaultMessage());
         }

@@ -128,6 +128,20 @@ class PayloadVerificationTest {
     }
 
     @Test
+    void sha256Payload_ofAnEmptyBody_isCheckedWithoutBytes() throws Exception {
+        var empty = PayloadVerification.open(
+                new ByteArrayInputStream(new byte[0]), auth(PayloadMode.SHA256, SigV4.EMPTY_SHA256), headers(), 0);
+        assertThat(empty.stream().read()).isEqualTo(-1);
+
+        // a body that ends before any byte still has to match the hash it was signed with
+        var missing = PayloadVerification.open(
+                new ByteArrayInputStream(new byte[0]), auth(PayloadMode.SHA256, SigV4.sha256Hex(DATA)), headers(), 0);
+        assertThatThrownBy(() -> missing.stream().read())
+                .extracting(e -> ((BodyException) e).code())
+                .isEqualTo(S3ErrorCode.XAmzContentSHA256Mismatch);
+    }
+
+    @Test
     void chunked_whenDecodedLengthDiffers_isIncompleteBody() {
         byte[] body = ChunkedBodies.encode(DATA, 100, true, Map.of(), false);
         var v = PayloadVerification.open(
