@@ -10,9 +10,12 @@ import dev.appliance.s3.metrics.S3Metrics;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.util.concurrent.RejectedExecutionException;
 
 /**
  * One request in flight, run on a worker thread: dispatches, then writes the response (streaming GET bodies through
@@ -50,6 +53,8 @@ final class Exchange implements Runnable {
     private long bytesOut;
     /** The last write (or close) of the response, done once the event loop has carried it out; worker thread only. */
     private ChannelFuture lastWrite;
+    /** A response made whole by {@link #send}, for {@link #run} to write; worker thread only. */
+    private FullHttpResponse whole;
 
     Exchange(
             S3ChannelHandler handler,
@@ -107,13 +112,34 @@ final class Exchange implements Runnable {
         } finally {
             // a stopping server shuts its event loops down once the workers are gone, and a loop that shuts down
             // closes its channels before it runs the writes still queued: HttpServer#close waits for this one first
-            if (lastWrite == null) {
-                admission.responseWritten();
-            } else {
-                lastWrite.addListener(f -> admission.responseWritten());
+            if (whole == null) {
+                if (lastWrite == null) {
+                    admission.responseWritten();
+                } else {
+                    lastWrite.addListener(f -> admission.responseWritten());
+                }
             }
         }
-        channel.eventLoop().execute(() -> handler.exchangeDone(this, close));
+        FullHttpResponse written = whole;
+        if (written == null) {
+            channel.eventLoop().execute(() -> handler.exchangeDone(this, close));
+        } else {
+            // a whole response is written by the same event-loop task that ends the exchange: one hand-over to the
+            // loop (and one wake-up of it) per small request instead of two
+            try {
+                channel.eventLoop().execute(() -> {
+                    ChannelFuture f = channel.writeAndFlush(written);
+                    if (close && !closeLeftToHandler) {
+                        f.addListener(ChannelFutureListener.CLOSE);
+                    }
+                    f.addListener(done -> admission.responseWritten());
+                    handler.exchangeDone(this, close);
+                });
+            } catch (RejectedExecutionException e) { // the loop is gone: so is the connection
+                ReferenceCountUtil.release(written);
+                admission.responseWritten();
+            }
+        }
         S3Exception error = failure != null ? failure : response.refusal();
         recordMetrics(response.status(), error);
         if (logged) {
@@ -215,14 +241,9 @@ final class Exchange implements Runnable {
         S3Response.StreamingBody streaming = response.streaming();
         try {
             if (streaming == null || request.method().equals("HEAD")) {
-                var full = Responses.full(channel.alloc(), response, id, hostId, !close);
-                bytesOut = full.content().readableBytes();
-                ChannelFuture f = channel.writeAndFlush(full);
-                lastWrite = f;
-                if (close && !bodyPending) {
-                    f.addListener(ChannelFutureListener.CLOSE);
-                }
-                return close;
+                whole = Responses.full(channel.alloc(), response, id, hostId, !close);
+                bytesOut = whole.content().readableBytes();
+                return close; // written by run(), with the end of the exchange
             }
             channel.write(Responses.streamingHead(response, id, hostId, !close));
             ChannelOutputStream out = new ChannelOutputStream(channel, handler.gate());
