@@ -14,6 +14,7 @@ import dev.appliance.core.drive.SyncGroup;
 import dev.appliance.core.error.ErrorKind;
 import dev.appliance.core.error.StorageException;
 import dev.appliance.core.lock.NamespaceLocks;
+import dev.appliance.core.md5.Md5Lanes;
 import dev.appliance.core.meta.CorruptMetaException;
 import dev.appliance.core.meta.ObjectVersion;
 import dev.appliance.core.meta.PartInfo;
@@ -438,6 +439,11 @@ public final class ErasureSet {
         final java.io.ByteArrayOutputStream[] inlineShards = new java.io.ByteArrayOutputStream[drives.size()];
         public final Throwable[] failed = new Throwable[drives.size()];
         final MessageDigest md5 = newMd5();
+        /**
+         * The body's MD5 when it is one block: hashed side by side with other writes' bodies while the drives write,
+         * finished when {@link #md5()} asks (null: {@link #md5} hashes the body as it is read).
+         */
+        private Md5Lanes.Body md5Lane;
         /** The erasure-coding memory of this write (null until streaming starts); see {@link #discard()}. */
         private ShardBuffers buffers;
 
@@ -642,15 +648,20 @@ public final class ErasureSet {
             buffers = coding; // a drive call given up on may still use them after discard() let go of the field
             byte[][] shards = coding.shards;
             byte[] checksum = coding.checksum;
+            // the drive writes of a body of one block leave time for other writes' bodies to join its MD5
+            boolean md5InLanes = Md5Lanes.usable() && size >= Md5Lanes.MIN_BODY && size <= coding.block.length;
             long total = 0;
             while (size < 0 || total < size) {
                 int want = (int) (size < 0 ? coding.block.length : Math.min(coding.block.length, size - total));
-                int n = size < 0 ? readBlock(body, coding, want) : readIntoShards(body, coding, want);
+                int n = size < 0 ? readBlock(body, coding, want) : readIntoShards(body, coding, want, !md5InLanes);
                 if (n == 0 || (size >= 0 && n < want)) {
                     return total + n; // a known length not reached: the caller refuses the write
                 }
                 total += n;
                 int shardLen = layout.shardLength(n);
+                if (md5InLanes) {
+                    md5Lane = submitToLanes(shards, n, shardLen);
+                }
                 codec.encodeParity(shards, 0, shardLen);
                 boolean last = size < 0 ? n < want : total == size;
                 if (inline) {
@@ -747,13 +758,15 @@ public final class ErasureSet {
          * (zero-padded), a copy fewer than {@link #readBlock}, which it must match (ShardSinkPathsTest). Returns fewer
          * than {@code want} only if the body ended early; the shards are then not coded.
          */
-        private int readIntoShards(InputStream body, ShardBuffers coding, int want) throws IOException {
+        private int readIntoShards(InputStream body, ShardBuffers coding, int want, boolean hash) throws IOException {
             int shardLen = layout.shardLength(want);
             int n = 0;
             for (int j = 0; j < layout.data(); j++) {
                 int len = Math.max(0, Math.min(shardLen, want - j * shardLen));
                 int got = len == 0 ? 0 : body.readNBytes(coding.shards[j], 0, len);
-                md5.update(coding.shards[j], 0, got);
+                if (hash) {
+                    md5.update(coding.shards[j], 0, got);
+                }
                 n += got;
                 if (got < len) {
                     return n;
@@ -763,8 +776,19 @@ public final class ErasureSet {
             return n;
         }
 
+        /** The body's {@code n} bytes, as {@link #readIntoShards} laid them in the data shards, to the lanes. */
+        private Md5Lanes.Body submitToLanes(byte[][] shards, int n, int shardLen) {
+            byte[][] segments = new byte[layout.data()][];
+            int[] lengths = new int[layout.data()];
+            for (int j = 0; j < lengths.length; j++) {
+                segments[j] = shards[j];
+                lengths[j] = Math.max(0, Math.min(shardLen, n - j * shardLen));
+            }
+            return MD5_LANES.submit(segments, lengths);
+        }
+
         byte[] md5() {
-            return md5.digest();
+            return md5Lane != null ? md5Lane.digest() : md5.digest();
         }
 
         long inlineLength() {
@@ -890,6 +914,8 @@ public final class ErasureSet {
          * unless a drive was given up on while writing: its call may still be running and reading them.
          */
         public void discard() {
+            // a batch of other writes may still be hashing this body's shards
+            buffersInUseByLateCall |= md5Lane != null && md5Lane.abandon();
             ShardBuffers b = buffers;
             buffers = null;
             if (b != null && !buffersInUseByLateCall) {
@@ -1722,6 +1748,9 @@ public final class ErasureSet {
                 v.parts().stream().map(PartInfo::size).toList(),
                 v.parts().stream().map(PartInfo::checksum).toList());
     }
+
+    /** Bodies of all writes in this process meet here to be hashed side by side. */
+    private static final Md5Lanes MD5_LANES = new Md5Lanes();
 
     private static MessageDigest newMd5() {
         try {

@@ -93,6 +93,59 @@ class ShardSinkPathsTest {
     }
 
     /**
+     * Bodies of one block are hashed side by side with the other writes' bodies waiting then (dev.appliance.core.md5):
+     * many writes at once, of lengths that split unevenly over the data shards, each get the MD5 of their own body as
+     * ETag, while a write whose body overruns its length is refused and takes no other write's digest with it.
+     */
+    @Test
+    void oneBlockBodiesWrittenAtOnce_eachGetTheMd5OfItsOwnBody() throws Exception {
+        open();
+        int writers = 24;
+        java.util.Map<String, byte[]> written = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.Map<String, String> etags = new java.util.concurrent.ConcurrentHashMap<>();
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < writers; w++) {
+            int writer = w;
+            threads.add(Thread.ofVirtual().start(() -> {
+                for (int r = 0; r < 3; r++) {
+                    String key = "k" + writer + "-" + r;
+                    byte[] data = random(65_536 + 13_001 * (writer * 3 + r), writer * 10 + r);
+                    try {
+                        if (writer % 8 == 0 && r == 1) {
+                            // a byte more than announced: refused once the block is hashing
+                            byte[] longer = Arrays.copyOf(data, data.length + 1);
+                            assertThatThrownBy(() -> store.putObject(
+                                            B, key, PutRequest.of(data.length), new ByteArrayInputStream(longer)))
+                                    .isInstanceOf(StorageException.class);
+                            continue;
+                        }
+                        ObjectInfo info =
+                                store.putObject(B, key, PutRequest.of(data.length), new ByteArrayInputStream(data));
+                        written.put(key, data);
+                        etags.put(key, info.etag());
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertThat(failures).isEmpty();
+        assertThat(written).hasSize(writers * 3 - writers / 8);
+        for (var e : written.entrySet()) {
+            String md5 = java.util.HexFormat.of()
+                    .formatHex(java.security.MessageDigest.getInstance("MD5").digest(e.getValue()));
+            assertThat(etags.get(e.getKey())).as("ETag of %s", e.getKey()).isEqualTo(md5);
+            assertThat(read(store, B, e.getKey(), null))
+                    .as("body of %s", e.getKey())
+                    .isEqualTo(e.getValue());
+        }
+    }
+
+    /**
      * A body of one block is staged by the call that writes it (one call per drive fewer). A drive that fails in that
      * call keeps neither staging nor mark; the write goes on with the others.
      */

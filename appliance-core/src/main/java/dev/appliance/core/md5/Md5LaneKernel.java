@@ -1,4 +1,4 @@
-package dev.appliance.jmh;
+package dev.appliance.core.md5;
 
 import static jdk.incubator.vector.VectorOperators.ROL;
 import static jdk.incubator.vector.VectorOperators.XOR;
@@ -8,11 +8,10 @@ import jdk.incubator.vector.VectorSpecies;
 
 /**
  * MD5's compression function (RFC 1321) over {@link #LANES} independent messages at once, one per vector lane: each
- * lane's state advances by one 64-byte block per call. A measurement only ({@link Md5LanesBenchmark}), not used by the
- * server: it prices the multi-buffer MD5 that docs/benchmarks.md weighs against the JDK's scalar intrinsic. The steps
- * are written out because the Vector API needs constant rotations and round constants to compile to single
- * instructions, and split by round because C2 gives up on one method holding all 64. Shorter forms were measured and
- * dropped (2026-11-28): each step as a call to a step helper with the round's function as another, 6 times slower per
+ * lane's state advances by one 64-byte block per call ({@link Md5Lanes} feeds it). The steps are written out because
+ * the Vector API needs constant rotations and round constants to compile to single instructions, and split by round
+ * because C2 gives up on one method holding all 64. Shorter forms were measured and dropped (2026-11-28,
+ * docs/benchmarks.md): each step as a call to a step helper with the round's function as another, 6 times slower per
  * lane; a loop per round over tables of words and constants, 5 to 16 times slower.
  */
 final class Md5LaneKernel {
