@@ -230,31 +230,61 @@ public final class Md5Lanes {
             state[3 * LANES + lane] = 0x10325476;
         }
         byte[][] digests = new byte[count][];
+        int[] active = new int[count];
+        byte[][] arrays = new byte[count][];
+        int[] offsets = new int[count];
         int left = count;
         while (left > 0) {
+            // the fast way: while every lane still hashing has whole blocks in place, gather them without the walks
+            int run = Integer.MAX_VALUE;
+            int n = 0;
             for (int lane = 0; lane < count; lane++) {
-                Walk w = walks[lane];
-                if (digests[lane] != null) {
-                    continue; // finished: its lane computes on stale words, never read again
+                if (digests[lane] == null) {
+                    run = Math.min(run, walks[lane].blocksInPlace());
+                    active[n++] = lane;
                 }
+            }
+            if (run > 0) {
+                for (int i = 0; i < n; i++) {
+                    arrays[i] = walks[active[i]].array;
+                    offsets[i] = walks[active[i]].offset;
+                }
+                for (int block = 0; block < run; block++) {
+                    for (int i = 0; i < n; i++) {
+                        gather(arrays[i], offsets[i] + 64 * block, words, active[i]);
+                    }
+                    Md5LaneKernel.compress(state, words, work);
+                }
+                for (int i = 0; i < n; i++) {
+                    walks[active[i]].skip(run);
+                }
+                continue;
+            }
+            // one block at a time: a block across segments, the padding, a lane ending
+            for (int i = 0; i < n; i++) {
+                int lane = active[i];
+                Walk w = walks[lane];
                 if (!w.next()) {
-                    digests[lane] = digestOf(state, lane);
+                    digests[lane] = digestOf(state, lane); // its lane computes on stale words from now on, unread
                     left--;
                     continue;
                 }
-                byte[] src = w.array;
-                int off = w.offset;
-                for (int word = 0; word < 16; word += 2) {
-                    long v = (long) LONG_LE.get(src, off + 4 * word);
-                    words[word * LANES + lane] = (int) v;
-                    words[(word + 1) * LANES + lane] = (int) (v >>> 32);
-                }
+                gather(w.array, w.offset, words, lane);
             }
             if (left > 0) {
                 Md5LaneKernel.compress(state, words, work);
             }
         }
         return digests;
+    }
+
+    /** One lane's block into the kernel's words: word w of lane l at {@code w * LANES + l}. */
+    private static void gather(byte[] src, int off, int[] words, int lane) {
+        for (int word = 0; word < 16; word += 2) {
+            long v = (long) LONG_LE.get(src, off + 4 * word);
+            words[word * LANES + lane] = (int) v;
+            words[(word + 1) * LANES + lane] = (int) (v >>> 32);
+        }
     }
 
     private static byte[] digestOf(int[] state, int lane) {
@@ -297,6 +327,30 @@ public final class Md5Lanes {
                 n += l;
             }
             this.bits = n * 8;
+        }
+
+        /**
+         * How many whole blocks lie ahead in the current segment, read in place from {@link #array} at {@link #offset}
+         * on ({@link #skip} passes them); 0 when the next block must be assembled or the message is done.
+         */
+        int blocksInPlace() {
+            if (inTail) {
+                return 0;
+            }
+            while (segment < segments.length && at == lengths[segment]) {
+                segment++;
+                at = 0;
+            }
+            if (segment == segments.length) {
+                return 0;
+            }
+            array = segments[segment];
+            offset = at;
+            return (lengths[segment] - at) / 64;
+        }
+
+        void skip(int blocks) {
+            at += 64 * blocks;
         }
 
         /** Moves to the next block; false after the last. */
