@@ -7,6 +7,7 @@ import dev.appliance.core.admin.ApplianceStore;
 import dev.appliance.core.alerts.Alert;
 import dev.appliance.core.alerts.AlertCode;
 import dev.appliance.core.drive.LocalDrive;
+import dev.appliance.core.md5.Md5Lanes;
 import dev.appliance.core.scanner.ScanReport;
 import dev.appliance.s3.S3Server;
 import dev.appliance.s3.metrics.S3Metrics;
@@ -72,6 +73,7 @@ public final class ApplianceMetrics implements AutoCloseable {
         registerHealing();
         registerScanner();
         registerAlerts();
+        registerMd5();
         this.bucketBytes = MultiGauge.builder("appliance.bucket.usage")
                 .description("Logical bytes of all object versions of a bucket, at the last scanner cycle ("
                         + TOP_BUCKETS + " largest buckets)")
@@ -283,6 +285,22 @@ public final class ApplianceMetrics implements AutoCloseable {
                     .tags(tags)
                     .register(registry);
         }
+    }
+
+    /** How the writes' MD5s were computed: side by side in vector lanes, or alone (docs/decisions/md5-side-by-side.md). */
+    private void registerMd5() {
+        Md5Lanes lanes = Md5Lanes.shared();
+        FunctionCounter.builder("appliance.md5.bodies", lanes, l -> l.counts().bodiesInLanes())
+                .description("Write bodies whose MD5 was computed side by side with others in vector lanes")
+                .tag("way", "lanes")
+                .register(registry);
+        FunctionCounter.builder("appliance.md5.bodies", lanes, l -> l.counts().bodiesAlone())
+                .description("Write bodies whose MD5 was computed alone (fewer bodies waiting than a batch)")
+                .tag("way", "alone")
+                .register(registry);
+        FunctionCounter.builder("appliance.md5.batches", lanes, l -> l.counts().batches())
+                .description("Batches of write bodies hashed side by side")
+                .register(registry);
     }
 
     private void registerHealing() {

@@ -174,6 +174,24 @@ class MetricsEndpointTest {
     }
 
     @Test
+    void md5OfOneBlockBodies_isCountedByHowItWasComputed() throws Exception {
+        double before = scrape.value("appliance_md5_bodies_total", "way", "lanes")
+                + scrape.value("appliance_md5_bodies_total", "way", "alone");
+        assertThat(scrape.value("appliance_md5_batches_total")).isGreaterThanOrEqualTo(0);
+        assertThat(s3("PUT", "/md5-bodies", "", SECRET, ACCESS_KEY).statusCode())
+                .isEqualTo(200);
+        // a body of one block from 64 KiB up goes to the lanes (hashed alone here: no other write waits)
+        assertThat(s3("PUT", "/md5-bodies/one-block", "y".repeat(100_000), SECRET, ACCESS_KEY)
+                        .statusCode())
+                .isEqualTo(200);
+        Scrape after = Scrape.parse(scrape("Bearer " + TOKEN).body());
+        assertThat(after.value("appliance_md5_bodies_total", "way", "lanes")
+                        + after.value("appliance_md5_bodies_total", "way", "alone"))
+                .isGreaterThanOrEqualTo(before + 1);
+        assertThat(after.types()).containsEntry("appliance_md5_bodies_total", "counter");
+    }
+
+    @Test
     void engineFigures_areThere() {
         assertThat(scrape.value("appliance_capacity_usable_bytes")).isPositive();
         assertThat(scrape.value("appliance_capacity_free_bytes")).isPositive();

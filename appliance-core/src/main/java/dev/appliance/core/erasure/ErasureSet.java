@@ -784,7 +784,7 @@ public final class ErasureSet {
                 segments[j] = shards[j];
                 lengths[j] = Math.max(0, Math.min(shardLen, n - j * shardLen));
             }
-            return MD5_LANES.submit(segments, lengths);
+            return Md5Lanes.shared().submit(segments, lengths);
         }
 
         byte[] md5() {
@@ -1748,9 +1748,6 @@ public final class ErasureSet {
                 v.parts().stream().map(PartInfo::size).toList(),
                 v.parts().stream().map(PartInfo::checksum).toList());
     }
-
-    /** Bodies of all writes in this process meet here to be hashed side by side. */
-    private static final Md5Lanes MD5_LANES = new Md5Lanes();
 
     private static MessageDigest newMd5() {
         try {

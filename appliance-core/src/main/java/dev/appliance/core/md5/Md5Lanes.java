@@ -30,6 +30,8 @@ public final class Md5Lanes {
     /** Fewest bodies hashed side by side: at three of sixteen lanes filled the lanes are about as fast as the JDK. */
     static final int MIN_LANES = 3;
 
+    private static final Md5Lanes SHARED = new Md5Lanes();
+
     private static final VarHandle LONG_LE =
             MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final int LANES = detectLanes();
@@ -41,6 +43,11 @@ public final class Md5Lanes {
     private long bodiesInLanes;
     private long batches;
     private long bodiesAlone;
+
+    /** The process's lanes, where the bodies of all its writes meet. */
+    public static Md5Lanes shared() {
+        return SHARED;
+    }
 
     /** Whether bodies are hashed side by side here: the Vector API is loaded and its vectors hold enough lanes. */
     public static boolean usable() {
