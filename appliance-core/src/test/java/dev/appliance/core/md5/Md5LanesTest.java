@@ -56,21 +56,12 @@ class Md5LanesTest {
     @Test
     void bodiesInSegments_hashedAsOneBatch_matchTheJdk() {
         Md5Lanes lanes = new Md5Lanes();
-        List<Segmented> bodies = new ArrayList<>();
-        List<Md5Lanes.Body> submitted = new ArrayList<>();
-        for (int i = 0; i < Md5Lanes.lanes(); i++) {
-            Segmented s = segmented();
-            bodies.add(s);
-            submitted.add(lanes.submit(s.segments, s.lengths));
-        }
+        Submitted submitted = submit(lanes, Md5Lanes.lanes());
         // the first to ask hashes them all, side by side
-        assertThat(submitted.get(3).digest()).isEqualTo(bodies.get(3).reference());
+        assertThat(submitted.handles.get(3).digest())
+                .isEqualTo(submitted.bodies.get(3).reference());
         assertThat(lanes.counts()).isEqualTo(new Md5Lanes.Counts(Md5Lanes.lanes(), 1, 0));
-        for (int i = 0; i < bodies.size(); i++) {
-            assertThat(submitted.get(i).digest())
-                    .as("body %d", i)
-                    .isEqualTo(bodies.get(i).reference());
-        }
+        submitted.assertEachDigestIsTheJdks();
         assertThat(lanes.counts()).isEqualTo(new Md5Lanes.Counts(Md5Lanes.lanes(), 1, 0));
     }
 
@@ -78,22 +69,12 @@ class Md5LanesTest {
     void moreBodiesThanLanes_theAskerAndTheLongestWaiting_goFirst() {
         Md5Lanes lanes = new Md5Lanes();
         int count = Md5Lanes.lanes() + 2;
-        List<Segmented> bodies = new ArrayList<>();
-        List<Md5Lanes.Body> submitted = new ArrayList<>();
-        for (int i = 0; i < count; i++) {
-            Segmented s = segmented();
-            bodies.add(s);
-            submitted.add(lanes.submit(s.segments, s.lengths));
-        }
-        Md5Lanes.Body last = submitted.get(count - 1);
-        assertThat(last.digest()).isEqualTo(bodies.get(count - 1).reference());
+        Submitted submitted = submit(lanes, count);
+        Md5Lanes.Body last = submitted.handles.get(count - 1);
+        assertThat(last.digest()).isEqualTo(submitted.bodies.get(count - 1).reference());
         // the asker and the lanes-1 longest waiting; two are left, fewer than a batch, so each is hashed alone
         assertThat(lanes.counts()).isEqualTo(new Md5Lanes.Counts(Md5Lanes.lanes(), 1, 0));
-        for (int i = 0; i < count; i++) {
-            assertThat(submitted.get(i).digest())
-                    .as("body %d", i)
-                    .isEqualTo(bodies.get(i).reference());
-        }
+        submitted.assertEachDigestIsTheJdks();
         assertThat(lanes.counts()).isEqualTo(new Md5Lanes.Counts(Md5Lanes.lanes(), 1, 2));
     }
 
@@ -112,21 +93,40 @@ class Md5LanesTest {
     @Test
     void anAbandonedBody_leavesTheQueue_andIsNotHashed() {
         Md5Lanes lanes = new Md5Lanes();
-        List<Md5Lanes.Body> submitted = new ArrayList<>();
-        List<Segmented> bodies = new ArrayList<>();
-        for (int i = 0; i < Md5Lanes.MIN_LANES; i++) {
-            Segmented s = segmented();
-            bodies.add(s);
-            submitted.add(lanes.submit(s.segments, s.lengths));
-        }
+        Submitted submitted = submit(lanes, Md5Lanes.MIN_LANES);
         // its shards are free at once: nothing is hashing it
-        assertThat(submitted.get(0).abandon()).isFalse();
+        assertThat(submitted.handles.get(0).abandon()).isFalse();
         // one body fewer than a batch is left
-        assertThat(submitted.get(1).digest()).isEqualTo(bodies.get(1).reference());
+        assertThat(submitted.handles.get(1).digest())
+                .isEqualTo(submitted.bodies.get(1).reference());
         assertThat(lanes.counts()).isEqualTo(new Md5Lanes.Counts(0, 0, 1));
-        assertThatThrownBy(() -> submitted.get(0).digest()).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(() -> submitted.handles.get(0).digest()).isInstanceOf(IllegalStateException.class);
         // a body whose digest is done is no longer read either
-        assertThat(submitted.get(1).abandon()).isFalse();
+        assertThat(submitted.handles.get(1).abandon()).isFalse();
+    }
+
+    @Test
+    void aBodyInAnotherWritesBatch_isStillInUseWhenAbandoned() throws Exception {
+        Md5Lanes lanes = new Md5Lanes();
+        // 64 MiB bodies made of one 1 MiB array: a batch of them takes a good part of a second
+        byte[] block = bytes(1 << 20);
+        byte[][] segments = new byte[64][];
+        Arrays.fill(segments, block);
+        int[] lengths = new int[64];
+        Arrays.fill(lengths, block.length);
+        List<Md5Lanes.Body> bodies = new ArrayList<>();
+        for (int i = 0; i < Md5Lanes.MIN_LANES; i++) {
+            bodies.add(lanes.submit(segments, lengths));
+        }
+        Thread asker = Thread.ofVirtual().start(() -> bodies.get(0).digest());
+        while (lanes.counts().batches() == 0) {
+            Thread.onSpinWait(); // the batch is taken: every body in it is being read from now until it ends
+        }
+        // its write must not hand the shards to another write while the batch still reads them
+        assertThat(bodies.get(1).abandon()).isTrue();
+        asker.join();
+        assertThat(bodies.get(1).abandon()).isFalse();
+        assertThat(bodies.get(2).digest()).isEqualTo(Md5Lanes.reference(segments, lengths));
     }
 
     @Test
@@ -149,6 +149,27 @@ class Md5LanesTest {
         }
         Md5Lanes.Counts counts = lanes.counts();
         assertThat(counts.bodiesInLanes() + counts.bodiesAlone()).isEqualTo(64);
+    }
+
+    /** Bodies submitted in order, with what each must hash to. */
+    private record Submitted(List<Segmented> bodies, List<Md5Lanes.Body> handles) {
+        void assertEachDigestIsTheJdks() {
+            for (int i = 0; i < bodies.size(); i++) {
+                assertThat(handles.get(i).digest())
+                        .as("body %d", i)
+                        .isEqualTo(bodies.get(i).reference());
+            }
+        }
+    }
+
+    private Submitted submit(Md5Lanes lanes, int count) {
+        Submitted submitted = new Submitted(new ArrayList<>(), new ArrayList<>());
+        for (int i = 0; i < count; i++) {
+            Segmented s = segmented();
+            submitted.bodies.add(s);
+            submitted.handles.add(lanes.submit(s.segments, s.lengths));
+        }
+        return submitted;
     }
 
     /** A body laid out as the erasure sink lays it: data shards, the last ones partly filled or empty. */
