@@ -11,6 +11,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The lanes against the JDK's MD5 (the reference), for whole messages, bodies in segments, batches and lone bodies. */
 class Md5LanesTest {
@@ -53,29 +55,21 @@ class Md5LanesTest {
         assertThatThrownBy(() -> Md5Lanes.digestSideBySide(messages)).isInstanceOf(IllegalArgumentException.class);
     }
 
-    @Test
-    void bodiesInSegments_hashedAsOneBatch_matchTheJdk() {
+    /**
+     * The first to ask hashes itself and the longest waiting, one per lane, side by side; bodies left over, fewer than
+     * a batch, are each hashed alone when asked for.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 2})
+    void bodiesInSegments_hashedAsOneBatch_matchTheJdk(int moreThanTheLanes) {
         Md5Lanes lanes = new Md5Lanes();
-        Submitted submitted = submit(lanes, Md5Lanes.lanes());
-        // the first to ask hashes them all, side by side
-        assertThat(submitted.handles.get(3).digest())
-                .isEqualTo(submitted.bodies.get(3).reference());
-        assertThat(lanes.counts()).isEqualTo(new Md5Lanes.Counts(Md5Lanes.lanes(), 1, 0));
-        submitted.assertEachDigestIsTheJdks();
-        assertThat(lanes.counts()).isEqualTo(new Md5Lanes.Counts(Md5Lanes.lanes(), 1, 0));
-    }
-
-    @Test
-    void moreBodiesThanLanes_theAskerAndTheLongestWaiting_goFirst() {
-        Md5Lanes lanes = new Md5Lanes();
-        int count = Md5Lanes.lanes() + 2;
+        int count = Md5Lanes.lanes() + moreThanTheLanes;
         Submitted submitted = submit(lanes, count);
         Md5Lanes.Body last = submitted.handles.get(count - 1);
         assertThat(last.digest()).isEqualTo(submitted.bodies.get(count - 1).reference());
-        // the asker and the lanes-1 longest waiting; two are left, fewer than a batch, so each is hashed alone
         assertThat(lanes.counts()).isEqualTo(new Md5Lanes.Counts(Md5Lanes.lanes(), 1, 0));
         submitted.assertEachDigestIsTheJdks();
-        assertThat(lanes.counts()).isEqualTo(new Md5Lanes.Counts(Md5Lanes.lanes(), 1, 2));
+        assertThat(lanes.counts()).isEqualTo(new Md5Lanes.Counts(Md5Lanes.lanes(), 1, moreThanTheLanes));
     }
 
     @Test
