@@ -371,14 +371,8 @@ public final class Md5Lanes {
                 tailAt += 64;
                 return true;
             }
-            while (segment < segments.length && at == lengths[segment]) {
-                segment++;
-                at = 0;
-            }
-            if (segment < segments.length && lengths[segment] - at >= 64) {
-                array = segments[segment];
-                offset = at;
-                at += 64;
+            if (blocksInPlace() > 0) {
+                skip(1);
                 return true;
             }
             int filled = 0;
