@@ -22,10 +22,8 @@ public final class ForegroundLoad {
     private final AtomicInteger active = new AtomicInteger();
     private final LongSupplier nanoTime;
     private volatile int busyAt = 4;
-    /** {@link #nanoTime} when the store was last seen with {@link #busyAt} calls in flight. */
+    /** {@link #nanoTime} when the store was last seen with {@link #busyAt} calls in flight (made: a hold ago). */
     private volatile long lastBusyNanos;
-
-    private volatile boolean everBusy;
 
     public ForegroundLoad() {
         this(System::nanoTime);
@@ -34,6 +32,7 @@ public final class ForegroundLoad {
     /** With its own clock, for tests. */
     public ForegroundLoad(LongSupplier nanoTime) {
         this.nanoTime = nanoTime;
+        this.lastBusyNanos = nanoTime.getAsLong() - HOLD_NANOS;
     }
 
     /** A request in flight; closing it (once) ends it. */
@@ -57,9 +56,8 @@ public final class ForegroundLoad {
     private void markBusy() {
         long now = nanoTime.getAsLong();
         // Stamped at most every few milliseconds: every request of a busy store writing one shared field is contention.
-        if (!everBusy || now - lastBusyNanos > HOLD_NANOS / 64) {
+        if (now - lastBusyNanos > HOLD_NANOS / 64) {
             lastBusyNanos = now;
-            everBusy = true;
         }
     }
 
@@ -75,7 +73,7 @@ public final class ForegroundLoad {
 
     /** Whether {@link #busyAt} calls are in flight, or were within the last {@link #HOLD_NANOS}. */
     public boolean busy() {
-        return active.get() >= busyAt || everBusy && nanoTime.getAsLong() - lastBusyNanos < HOLD_NANOS;
+        return active.get() >= busyAt || nanoTime.getAsLong() - lastBusyNanos < HOLD_NANOS;
     }
 
     /** Waits while the store is busy, at most {@code maxMillis}; background work goes on afterwards so it never starves. */
