@@ -153,6 +153,17 @@ pause_others() {
 # CPU time (ms, user + system) and context switches (voluntary and not, over all its threads) of one process so far.
 cpu_ms() { echo $(( $(awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0) * 1000 / CLK_TCK )); }
 switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ {n += $2} END {print n + 0}'; }
+# CPU time (ms) of a JVM's JIT compiler threads so far (0 for MinIO): a timed run whose paths are still being compiled
+# pays for it, and the warm-up gives writes only 10 s each.
+jit_ms() {
+  local t ticks=0 c
+  for t in /proc/"$1"/task/*; do
+    case "$(cat "$t/comm" 2>/dev/null)" in
+      C1\ Compiler*|C2\ Compiler*) c="$(awk '{print $14 + $15}' "$t/stat" 2>/dev/null || echo 0)"; ticks=$(( ticks + ${c:-0} )) ;;
+    esac
+  done
+  echo $(( ticks * 1000 / CLK_TCK ))
+}
 
 # CPU time (ms) of the servers other than $1 so far: what the idle server spends while the other is timed.
 idle_cpu_ms() {
@@ -254,17 +265,18 @@ for r in $(seq 1 "$ROUNDS"); do
       peakf="$(mktemp)"; echo 0 >"$peakf"
       rss_peak "${PID[$s]}" "$peakf" & sampler=$!
       idle_before="$(idle_cpu_ms "$s")"
-      cpu_before="$(cpu_ms "${PID[$s]}")"; cs_before="$(switches "${PID[$s]}")"
+      cpu_before="$(cpu_ms "${PID[$s]}")"; cs_before="$(switches "${PID[$s]}")"; jit_before="$(jit_ms "${PID[$s]}")"
       pause_others "$s" STOP
       ops="$(run_workload "$w" "$s" "$r")"
       pause_others "$s" CONT
       idle_after="$(idle_cpu_ms "$s")"
       cpu_used=$(( $(cpu_ms "${PID[$s]}") - cpu_before )); cs_used=$(( $(switches "${PID[$s]}") - cs_before ))
+      jit_used=$(( $(jit_ms "${PID[$s]}") - jit_before ))
       kill "$sampler" 2>/dev/null || true; wait "$sampler" 2>/dev/null || true
       rss_mib=$(( $(cat "$peakf") / 1024 )); rm -f "$peakf"
       load1="$(cut -d' ' -f1 /proc/loadavg)"
       printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$r" "$w" "$s" "${ops:-error}" "$rss_mib" "$load1" >>"$TABLE"
-      log "round $r $w $s: ${ops:-error} ops/s, RSS peak ${rss_mib} MiB, load $load1, the other server's CPU meanwhile $(( idle_after - idle_before )) ms, its own $cpu_used ms and $cs_used context switches ($(per_op "$cpu_used" "${ops:-}") ms and $(per_op "$cs_used" "${ops:-}") switches per op, a get's prefill included)"
+      log "round $r $w $s: ${ops:-error} ops/s, RSS peak ${rss_mib} MiB, load $load1, the other server's CPU meanwhile $(( idle_after - idle_before )) ms, its own $cpu_used ms and $cs_used context switches ($(per_op "$cpu_used" "${ops:-}") ms and $(per_op "$cs_used" "${ops:-}") switches per op, a get's prefill included), of it $jit_used ms in JIT compiler threads"
     done
   done
   for s in "${order[@]}"; do stop_server "$s"; done
