@@ -12,6 +12,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -554,6 +555,33 @@ public final class LocalDrive {
     public Path newStagingPath(String suffix) throws IOException {
         beforeWrite();
         return tmp.resolve(UUID.randomUUID() + suffix);
+    }
+
+    /**
+     * The attributes of {@code file}, or null when it does not exist, found without an exception: the JDK answers a
+     * missing file with two (its native error, then a {@code NoSuchFileException}), each walking the thread's stack, and a
+     * write looking at a new key finds its files missing on every drive (docs/benchmarks.md: 22 exceptions per PUT).
+     * Errors other than absence are thrown.
+     */
+    public static BasicFileAttributes attributesIfPresent(Path file) throws IOException {
+        return file.getFileSystem().provider().readAttributesIfExists(file, BasicFileAttributes.class);
+    }
+
+    /**
+     * Reads a whole file, or returns null when it does not exist, looking first ({@link #attributesIfPresent}): for
+     * files a caller expects to be missing often (a new key's {@code xl.meta} on a write). Where they are usually there
+     * (reads), {@link #readOrNull} spares the look.
+     */
+    public byte[] readIfPresent(Path file) throws IOException {
+        beforeRead();
+        if (attributesIfPresent(file) == null) {
+            return null;
+        }
+        try {
+            return Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return null; // removed since the look
+        }
     }
 
     /** Reads a whole file, or returns null when it does not exist. */

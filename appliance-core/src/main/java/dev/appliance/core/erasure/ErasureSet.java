@@ -24,7 +24,6 @@ import dev.appliance.core.naming.VersionIds;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -398,11 +397,8 @@ public final class ErasureSet {
     /** The size of a key's {@code xl.meta} on a drive (0 if it has none): it bounds the inline bytes the file holds. */
     private static long metaSize(LocalDrive drive, String bucket, String key) throws IOException {
         drive.beforeRead();
-        try {
-            return Files.size(drive.metaFile(bucket, key));
-        } catch (NoSuchFileException e) {
-            return 0L;
-        }
+        var attributes = LocalDrive.attributesIfPresent(drive.metaFile(bucket, key)); // a new key: absent, no exception
+        return attributes == null ? 0L : attributes.size();
     }
 
     /**

@@ -65,7 +65,7 @@ public final class KeyFiles {
     /** Reads {@code xl.meta} for a mutation: a corrupt copy is treated as empty (quorum and healing restore it). */
     public static KeyFiles forUpdate(LocalDrive drive, String bucket, String key) throws IOException {
         Path dir = drive.objectDir(bucket, key);
-        byte[] bytes = drive.readOrNull(dir.resolve(LocalDrive.META_FILE));
+        byte[] bytes = drive.readIfPresent(dir.resolve(LocalDrive.META_FILE)); // a new key's is missing: no exception
         if (bytes == null) {
             drive.requirePresent(); // a removed drive must not count as one where the key is absent
         }
@@ -124,7 +124,11 @@ public final class KeyFiles {
             return archive.versionCount();
         }
         drive.beforeRead();
-        try (FileChannel ch = FileChannel.open(dir.resolve(ARCHIVE_FILE), StandardOpenOption.READ)) {
+        Path file = dir.resolve(ARCHIVE_FILE);
+        if (LocalDrive.attributesIfPresent(file) == null) {
+            return 0; // the usual case: looked up without the exceptions a failed open throws
+        }
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
             ByteBuffer b = ByteBuffer.allocate(XlMeta.COUNT_PREFIX);
             while (b.hasRemaining() && ch.read(b) >= 0) {
                 // read the fixed prefix
@@ -234,8 +238,11 @@ public final class KeyFiles {
                 }
                 // The rename of xl.meta is the commit point; one directory force covers it and the data dir rename.
                 commitStaged(stagedMeta, LocalDrive.META_FILE);
+                stagedMeta = null; // renamed away: nothing left to remove
             } finally {
-                Files.deleteIfExists(stagedMeta); // gone when committed
+                if (stagedMeta != null) {
+                    Files.deleteIfExists(stagedMeta);
+                }
             }
         } finally {
             if (stagedArchive != null) {
