@@ -2,7 +2,7 @@
 # Issue 17's side-by-side measure: this appliance against MinIO on the same machine, in the same run.
 #
 #   bench/compare.sh [--rounds 3] [--duration 20s] [--concurrency 16] [--workloads "put-1m get-1m ..."] \
-#                    [--minio BIN] [--warp BIN] [--dir DIR] [--servers "ours minio"] [--no-pause]
+#                    [--minio BIN] [--warp BIN] [--dir DIR] [--servers "ours minio"] [--no-pause] [--write-warmup 10s]
 #
 # Both servers run at once on 127.0.0.1 (ours :9500, MinIO :9600), each on four drive directories under --dir on the
 # same filesystem, EC 2+2, plain HTTP, and are wiped and restarted for every round. Within a round each workload runs
@@ -32,6 +32,7 @@ CHECKOUT="$(pwd)"
 
 ROUNDS=3
 DURATION=20s
+WRITE_WARMUP=10s
 PAUSE_IDLE=1
 CONCURRENCY=16
 # degraded-1m last: bringing the drive back sets off healing on both servers, which would weigh on what follows
@@ -55,6 +56,7 @@ while [ $# -gt 0 ]; do
     --warp) WARP_BIN="$2"; shift 2 ;;
     --dir) DIR="$2"; shift 2 ;;
     --no-pause) PAUSE_IDLE=""; shift ;;
+    --write-warmup) WRITE_WARMUP="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
@@ -62,6 +64,7 @@ done
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive number, not '$ROUNDS'"
 [[ "$CONCURRENCY" =~ ^[1-9][0-9]*$ ]] || die "--concurrency must be a positive number, not '$CONCURRENCY'"
 [[ "$DURATION" =~ ^[1-9][0-9]*[sm]$ ]] || die "--duration must look like 20s or 2m, not '$DURATION'"
+[[ "$WRITE_WARMUP" =~ ^[1-9][0-9]*[sm]$ ]] || die "--write-warmup must look like 10s or 1m, not '$WRITE_WARMUP'"
 for w in $WORKLOADS; do
   case "$w" in
     put-1m|get-1m|put-4k|get-4k|veeam-512k|veeam-512k-versioned|veeam-1m|restore-1m|degraded-1m|retention|mixed-1m) ;;
@@ -180,7 +183,7 @@ per_op() {
   python3 -c 'import sys; v, r, d = sys.argv[1:]; s = int(d[:-1]) * (60 if d[-1] == "m" else 1); print(f"{float(v) / (float(r) * s):.2f}" if r not in ("", "error") and float(r) > 0 else "-")' "$1" "$2" "$DURATION"
 }
 
-run_duration() { case "${WARM:-}" in "") echo "$DURATION" ;; workload) echo 30s ;; *) echo 10s ;; esac; }
+run_duration() { case "${WARM:-}" in "") echo "$DURATION" ;; workload) echo 30s ;; *) echo "$WRITE_WARMUP" ;; esac; }
 
 warp_run() { # op size objects server -> ops/s
   local op="$1" size="$2" objects="$3" s="$4" extra=()
@@ -239,12 +242,14 @@ order=($SERVERS)
 for r in $(seq 1 "$ROUNDS"); do
   for s in "${order[@]}"; do start_server "$s"; done
   # Untimed warm-up of each server (the JVM compiles its hot paths in its first minute; MinIO's binary needs none,
-  # but gets the same): 10 s each of 1 MiB and 4 KiB PUTs and a Veeam write, then 30 s of each workload of the run that
-  # is not one of those writes (a degraded read warms up as a healthy one), into buckets no timed run uses. Without
+  # but gets the same): 10 s (--write-warmup) each of 1 MiB and 4 KiB PUTs and a Veeam write, then 30 s of each
+  # workload of the run that is not one of those writes (a degraded read warms up as a healthy one), into buckets no
+  # timed run uses. Without
   # the latter a workload whose path the PUTs do not compile (PutObjectRetention, GET) was timed while the JIT still
   # worked on it: a fresh server gave 1,489, 1,658, 1,898, 1,873 retention requests/s in its first four 20 s runs
-  # (2026-11-28). The writes get no more: 30 s more of 1 MiB PUTs on each server filled the disk (MinIO refused
-  # Veeam's writes for want of free space).
+  # (2026-11-28). The writes get no more by default: 30 s more of 1 MiB PUTs on each server filled the disk (MinIO
+  # refused Veeam's writes for want of free space). Yet our JIT compiler still took a fifth of our CPU in timed write
+  # runs after 10 s (the log's "JIT compiler threads"): --write-warmup 30s gives a run of fewer workloads more.
   for s in "${order[@]}"; do
     WARM=1 warp_run put 1MiB 0 "$s" >/dev/null
     WARM=1 warp_run put 4KiB 0 "$s" >/dev/null
