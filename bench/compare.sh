@@ -154,18 +154,19 @@ pause_others() {
 }
 
 # CPU time (ms, user + system) and context switches (voluntary and not, over all its threads) of one process so far.
-cpu_ms() { echo $(( $(awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0) * 1000 / CLK_TCK )); }
+ticks() { awk '{print $14 + $15}' "$1" 2>/dev/null || echo 0; } # user + system clock ticks in a /proc stat file
+cpu_ms() { echo $(( $(ticks "/proc/$1/stat") * 1000 / CLK_TCK )); }
 switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ {n += $2} END {print n + 0}'; }
 # CPU time (ms) of a JVM's JIT compiler threads so far (0 for MinIO): a timed run whose paths are still being compiled
-# pays for it, and the warm-up gives writes only 10 s each.
+# pays for it (see --write-warmup).
 jit_ms() {
-  local t ticks=0 c
+  local t sum=0
   for t in /proc/"$1"/task/*; do
     case "$(cat "$t/comm" 2>/dev/null)" in
-      C1\ Compiler*|C2\ Compiler*) c="$(awk '{print $14 + $15}' "$t/stat" 2>/dev/null || echo 0)"; ticks=$(( ticks + ${c:-0} )) ;;
+      C1\ Compiler*|C2\ Compiler*) sum=$(( sum + $(ticks "$t/stat") )) ;;
     esac
   done
-  echo $(( ticks * 1000 / CLK_TCK ))
+  echo $(( sum * 1000 / CLK_TCK ))
 }
 
 # CPU time (ms) of the servers other than $1 so far: what the idle server spends while the other is timed.
@@ -244,9 +245,8 @@ for r in $(seq 1 "$ROUNDS"); do
   # Untimed warm-up of each server (the JVM compiles its hot paths in its first minute; MinIO's binary needs none,
   # but gets the same): 10 s (--write-warmup) each of 1 MiB and 4 KiB PUTs and a Veeam write, then 30 s of each
   # workload of the run that is not one of those writes (a degraded read warms up as a healthy one), into buckets no
-  # timed run uses. Without
-  # the latter a workload whose path the PUTs do not compile (PutObjectRetention, GET) was timed while the JIT still
-  # worked on it: a fresh server gave 1,489, 1,658, 1,898, 1,873 retention requests/s in its first four 20 s runs
+  # timed run uses. Without the latter a workload whose path the PUTs do not compile (PutObjectRetention, GET) was
+  # timed while the JIT still worked on it: a fresh server gave 1,489, 1,658, 1,898, 1,873 retention requests/s in its first four 20 s runs
   # (2026-11-28). The writes get no more by default: 30 s more of 1 MiB PUTs on each server filled the disk (MinIO
   # refused Veeam's writes for want of free space). Yet our JIT compiler still took a fifth of our CPU in timed write
   # runs after 10 s (the log's "JIT compiler threads"): --write-warmup 30s gives a run of fewer workloads more.

@@ -573,15 +573,11 @@ public final class LocalDrive {
      * (reads), {@link #readOrNull} spares the look.
      */
     public byte[] readIfPresent(Path file) throws IOException {
-        beforeRead();
         if (attributesIfPresent(file) == null) {
+            beforeRead(); // injected faults apply to the look as to a read
             return null;
         }
-        try {
-            return Files.readAllBytes(file);
-        } catch (NoSuchFileException e) {
-            return null; // removed since the look
-        }
+        return readOrNull(file); // null if removed since the look
     }
 
     /** Reads a whole file, or returns null when it does not exist. */
