@@ -5,9 +5,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -37,7 +34,8 @@ import java.util.regex.Pattern;
 /**
  * HTTP load client for the Veeam-shaped workloads of issue 17, against any S3 server (this appliance, MinIO) over
  * plain HTTP: path-style URLs, region us-east-1, SigV4 with {@code x-amz-content-sha256: UNSIGNED-PAYLOAD} so the
- * client spends no CPU hashing payloads, java.net.http over HTTP/1.1 with one connection per worker thread.
+ * client spends no CPU hashing payloads, HTTP/1.1 with one kept-alive connection per worker thread ({@link
+ * LoadTransport}: a blocking socket each, or with {@code --client jdk} java.net.http).
  *
  * <p>Not a JMH benchmark (it measures whole requests through the network stack); it is packed into benchmarks.jar:
  *
@@ -45,7 +43,7 @@ import java.util.regex.Pattern;
  * java -cp jmh/target/benchmarks.jar dev.appliance.jmh.S3Load --endpoint http://127.0.0.1:9000 \
  *     --access-key KEY --secret-key SECRET --workload veeam-write|restore|retention|mixed \
  *     [--size 512KiB] [--concurrency 16] [--duration 30s] [--warmup 2s] [--bucket NAME] [--objects N] [--seed 1] \
- *     [--lock] [--json] [--prefill-only | --no-prefill] [--overwrite]
+ *     [--lock] [--json] [--prefill-only | --no-prefill] [--overwrite] [--client socket|jdk]
  * </pre>
  *
  * <ul>
@@ -134,7 +132,8 @@ public final class S3Load {
             boolean lock,
             boolean json,
             Prefill prefill,
-            boolean overwrite) {}
+            boolean overwrite,
+            String client) {}
 
     /** Whether the untimed writes run: both (the default), alone, or not (objects written by an earlier run). */
     enum Prefill {
@@ -152,7 +151,7 @@ public final class S3Load {
             System.err.println("usage: S3Load --endpoint http://HOST:PORT --access-key K --secret-key S"
                     + " --workload veeam-write|restore|retention|mixed [--size 512KiB] [--concurrency 16]"
                     + " [--duration 30s] [--warmup 2s] [--bucket NAME] [--objects N] [--seed 1] [--lock] [--json]"
-                    + " [--prefill-only | --no-prefill] [--overwrite]");
+                    + " [--prefill-only | --no-prefill] [--overwrite] [--client socket|jdk]");
             System.exit(2);
             return;
         }
@@ -183,7 +182,8 @@ public final class S3Load {
                 "--warmup",
                 "--bucket",
                 "--objects",
-                "--seed");
+                "--seed",
+                "--client");
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             String name = arg;
@@ -249,6 +249,10 @@ public final class S3Load {
             throw new UsageException("bad --bucket '" + bucket + "': expected an S3 bucket name (3-63 of a-z 0-9 . -)");
         }
         boolean lockBucket = lock || workload == Workload.RETENTION;
+        String client = values.getOrDefault("--client", "socket");
+        if (!client.equals("socket") && !client.equals("jdk")) {
+            throw new UsageException("bad --client '" + client + "': expected socket or jdk");
+        }
         if (prefill == Prefill.NONE && workload == Workload.RETENTION) {
             throw new UsageException("--no-prefill does not apply to retention (it needs the version ids it writes)");
         }
@@ -267,7 +271,8 @@ public final class S3Load {
                 lockBucket,
                 json,
                 prefill,
-                overwrite);
+                overwrite,
+                client);
     }
 
     private static URI parseEndpoint(String text) throws UsageException {
@@ -440,7 +445,7 @@ public final class S3Load {
     /** One run: the client, the shared object body, the setup, the timed phase and the report. */
     static final class Run {
         private final Options o;
-        private final HttpClient http;
+        private final LoadTransport http;
         private final String host;
         private final byte[] body;
         private final MessageDigest prefixMd5;
@@ -457,12 +462,7 @@ public final class S3Load {
 
         Run(Options o) {
             this.o = o;
-            // The JDK keeps at most this many idle connections: one per worker, reused request after request.
-            System.setProperty("jdk.httpclient.connectionPoolSize", String.valueOf(o.concurrency()));
-            this.http = HttpClient.newBuilder()
-                    .version(HttpClient.Version.HTTP_1_1)
-                    .connectTimeout(Duration.ofSeconds(10))
-                    .build();
+            this.http = LoadTransport.named(o.client(), o.concurrency());
             this.host = o.endpoint().getPort() < 0
                     ? o.endpoint().getHost()
                     : o.endpoint().getHost() + ":" + o.endpoint().getPort();
@@ -551,10 +551,10 @@ public final class S3Load {
 
         private void ensureBucket() throws SetupFailure, InterruptedException {
             // GET ?location rather than HEAD: a refusal comes with a body that names the S3 error code.
-            Answer head = send("GET", "/" + o.bucket(), "location", Map.of(), null, null, false);
+            Answer head = send("GET", "/" + o.bucket(), "location", Map.of(), null, false);
             if (head.status() == 404 && "NoSuchBucket".equals(head.code())) {
                 Map<String, String> h = o.lock() ? Map.of("x-amz-bucket-object-lock-enabled", "true") : Map.of();
-                Answer made = send("PUT", "/" + o.bucket(), "", h, null, null, false);
+                Answer made = send("PUT", "/" + o.bucket(), "", h, null, false);
                 // 409 BucketAlreadyOwnedByYou: another run made it in between; fine.
                 if (!made.ok() && !(made.status() == 409 && "BucketAlreadyOwnedByYou".equals(made.code()))) {
                     throw setupFailed("create bucket " + o.bucket(), made);
@@ -566,7 +566,8 @@ public final class S3Load {
                 byte[] xml = ("<VersioningConfiguration xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
                                 + "<Status>Enabled</Status></VersioningConfiguration>")
                         .getBytes(StandardCharsets.UTF_8);
-                Answer v = send("PUT", "/" + o.bucket(), "versioning", md5Header(xml), xml, null, false);
+                Answer v =
+                        send("PUT", "/" + o.bucket(), "versioning", md5Header(xml), LoadTransport.Body.of(xml), false);
                 if (!v.ok()) {
                     throw setupFailed("enable versioning on " + o.bucket(), v);
                 }
@@ -725,14 +726,17 @@ public final class S3Load {
                 h.put("x-amz-object-lock-mode", "COMPLIANCE");
                 h.put("x-amz-object-lock-retain-until-date", retainUntil);
             }
-            HttpRequest.BodyPublisher publisher = HttpRequest.BodyPublishers.concat(
-                    HttpRequest.BodyPublishers.ofByteArray(body, 0, body.length - TAIL),
-                    HttpRequest.BodyPublishers.ofByteArray(tail));
-            return send("PUT", "/" + o.bucket() + "/" + key, "", h, null, publisher, false);
+            return send(
+                    "PUT",
+                    "/" + o.bucket() + "/" + key,
+                    "",
+                    h,
+                    new LoadTransport.Body(body, body.length - TAIL, tail),
+                    false);
         }
 
         private Answer get(String key, byte[] scratch) throws InterruptedException {
-            return send("GET", "/" + o.bucket() + "/" + key, "", Map.of(), null, null, true, scratch, key);
+            return send("GET", "/" + o.bucket() + "/" + key, "", Map.of(), null, true, scratch, key);
         }
 
         private Answer extendRetention(String key, String versionId, Instant until) throws InterruptedException {
@@ -744,8 +748,7 @@ public final class S3Load {
                     "/" + o.bucket() + "/" + key,
                     "retention&versionId=" + encode(versionId),
                     md5Header(xml),
-                    xml,
-                    null,
+                    LoadTransport.Body.of(xml),
                     false);
         }
 
@@ -774,11 +777,10 @@ public final class S3Load {
                 String path,
                 String query,
                 Map<String, String> extra,
-                byte[] content,
-                HttpRequest.BodyPublisher publisher,
+                LoadTransport.Body content,
                 boolean readBody)
                 throws InterruptedException {
-            return send(method, path, query, extra, content, publisher, readBody, null, null);
+            return send(method, path, query, extra, content, readBody, null, null);
         }
 
         /**
@@ -790,8 +792,7 @@ public final class S3Load {
                 String path,
                 String query,
                 Map<String, String> extra,
-                byte[] content,
-                HttpRequest.BodyPublisher publisher,
+                LoadTransport.Body content,
                 boolean readBody,
                 byte[] scratch,
                 String key)
@@ -808,28 +809,22 @@ public final class S3Load {
                     method, uri.getRawPath(), query, List.copyOf(signed.keySet()), signed, UNSIGNED);
             String signature = SigV4.signature(
                     signingKey(date), SigV4.stringToSign(amzDate, SigV4.scope(date, REGION, "s3"), canonical));
-            HttpRequest.Builder b = HttpRequest.newBuilder(uri)
-                    .timeout(Duration.ofMinutes(5))
-                    .header(
-                            "Authorization",
-                            SigV4.ALGORITHM + " Credential=" + o.accessKey() + "/" + SigV4.scope(date, REGION, "s3")
-                                    + ", SignedHeaders=" + String.join(";", signed.keySet()) + ", Signature="
-                                    + signature);
+            List<String[]> headers = new ArrayList<>(signed.size() + 1);
+            headers.add(new String[] {
+                "Authorization",
+                SigV4.ALGORITHM + " Credential=" + o.accessKey() + "/" + SigV4.scope(date, REGION, "s3")
+                        + ", SignedHeaders=" + String.join(";", signed.keySet()) + ", Signature=" + signature
+            });
             signed.forEach((k, v) -> {
                 if (!k.equals("host")) {
-                    b.header(k, v.getFirst());
+                    headers.add(new String[] {k, v.getFirst()});
                 }
             });
-            HttpRequest.BodyPublisher bodyPublisher = publisher != null
-                    ? publisher
-                    : content != null
-                            ? HttpRequest.BodyPublishers.ofByteArray(content)
-                            : HttpRequest.BodyPublishers.noBody();
-            b.method(method, bodyPublisher);
             try {
-                HttpResponse<InputStream> r = http.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
+                LoadTransport.Response r =
+                        http.send(method, uri, headers, content == null ? LoadTransport.Body.EMPTY : content);
                 try (InputStream in = r.body()) {
-                    int status = r.statusCode();
+                    int status = r.status();
                     if (status < 200 || status >= 300) {
                         byte[] err = in.readNBytes(8192);
                         in.transferTo(OutputStream.nullOutputStream());
@@ -843,7 +838,7 @@ public final class S3Load {
                                 m.find() ? m.group(1) : null,
                                 msg.find() ? method + " " + path + ": " + msg.group(1) : method + " " + path);
                     }
-                    String version = r.headers().firstValue("x-amz-version-id").orElse(null);
+                    String version = r.versionId();
                     if (!readBody) {
                         in.transferTo(OutputStream.nullOutputStream());
                         return new Answer(status, version, null, null);
