@@ -135,14 +135,14 @@ interface LoadTransport extends AutoCloseable {
                 c = open(uri);
             }
             try {
-                return c.exchange(head, body);
+                return c.exchange(head, body, method.equals("HEAD"));
             } catch (IOException e) {
                 c.close();
                 if (!reused || c.answered) {
                     throw e;
                 }
                 // A kept-alive connection the server had closed meanwhile: the request never reached it; once more.
-                return open(uri).exchange(head, body);
+                return open(uri).exchange(head, body, method.equals("HEAD"));
             }
         }
 
@@ -214,7 +214,7 @@ interface LoadTransport extends AutoCloseable {
             this.out = new BufferedOutputStream(socket.getOutputStream(), 16 << 10);
         }
 
-        Response exchange(byte[] head, Body body) throws IOException {
+        Response exchange(byte[] head, Body body, boolean headRequest) throws IOException {
             busy = true;
             answered = false;
             out.write(head);
@@ -263,7 +263,9 @@ interface LoadTransport extends AutoCloseable {
                     continue; // 100 Continue and the like: the real answer follows
                 }
                 InputStream content;
-                if (chunked) {
+                if (headRequest || status == 204 || status == 304) {
+                    content = new FixedBody(this, 0, keepAlive); // never a body, whatever the head says
+                } else if (chunked) {
                     content = new ChunkedBody(this, keepAlive);
                 } else if (length >= 0) {
                     content = new FixedBody(this, length, keepAlive);
@@ -316,36 +318,54 @@ interface LoadTransport extends AutoCloseable {
         }
     }
 
-    /** A body of known length (or up to the connection's end); closing it reads what is left. */
-    final class FixedBody extends InputStream {
-        private final Connection c;
-        private final boolean keepAlive;
+    /** An answer's body on a kept-alive connection: closing it reads what is left, so the connection can go on. */
+    abstract class AnswerBody extends InputStream {
+        final Connection c;
+        final boolean keepAlive;
+        boolean done;
+
+        AnswerBody(Connection c, boolean keepAlive) {
+            this.c = c;
+            this.keepAlive = keepAlive;
+        }
+
+        @Override
+        public final int read() throws IOException {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public final int read(byte[] b, int off, int len) throws IOException {
+            return done ? -1 : len == 0 ? 0 : readSome(b, off, len);
+        }
+
+        /** Reads at least one byte of a body not yet at its end, or -1 at the end. */
+        abstract int readSome(byte[] b, int off, int len) throws IOException;
+
+        @Override
+        public final void close() throws IOException {
+            byte[] skip = new byte[8192];
+            while (!done && read(skip, 0, skip.length) >= 0) {
+                // drain
+            }
+        }
+    }
+
+    /** A body of known length (or up to the connection's end). */
+    final class FixedBody extends AnswerBody {
         private long left;
-        private boolean done;
 
         FixedBody(Connection c, long length, boolean keepAlive) {
-            this.c = c;
+            super(c, keepAlive);
             this.left = length;
-            this.keepAlive = keepAlive;
             if (length == 0) {
                 end();
             }
         }
 
         @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            if (done) {
-                return -1;
-            }
-            if (len == 0) {
-                return 0;
-            }
+        int readSome(byte[] b, int off, int len) throws IOException {
             int n = c.in.read(b, off, (int) Math.min(len, left));
             if (n < 0) {
                 if (left != Long.MAX_VALUE) {
@@ -366,44 +386,18 @@ interface LoadTransport extends AutoCloseable {
             done = true;
             c.finished(keepAlive && left == 0);
         }
-
-        @Override
-        public void close() throws IOException {
-            if (!done) {
-                byte[] skip = new byte[8192];
-                while (read(skip, 0, skip.length) >= 0) {
-                    // drain, so the connection can carry the next request
-                }
-            }
-        }
     }
 
-    /** A chunked body; closing it reads what is left. */
-    final class ChunkedBody extends InputStream {
-        private final Connection c;
-        private final boolean keepAlive;
+    /** A chunked body. */
+    final class ChunkedBody extends AnswerBody {
         private long chunkLeft;
-        private boolean done;
 
         ChunkedBody(Connection c, boolean keepAlive) {
-            this.c = c;
-            this.keepAlive = keepAlive;
+            super(c, keepAlive);
         }
 
         @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            if (done) {
-                return -1;
-            }
-            if (len == 0) {
-                return 0;
-            }
+        int readSome(byte[] b, int off, int len) throws IOException {
             if (chunkLeft == 0) {
                 String size = c.line(false);
                 int semicolon = size.indexOf(';');
@@ -431,16 +425,6 @@ interface LoadTransport extends AutoCloseable {
                 throw new IOException("chunk not followed by CRLF");
             }
             return n;
-        }
-
-        @Override
-        public void close() throws IOException {
-            if (!done) {
-                byte[] skip = new byte[8192];
-                while (read(skip, 0, skip.length) >= 0) {
-                    // drain
-                }
-            }
         }
     }
 }

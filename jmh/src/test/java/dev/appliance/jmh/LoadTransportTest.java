@@ -239,4 +239,43 @@ class LoadTransportTest {
         assertThat(requests).containsExactly("GET /k HTTP/1.1", "GET /k HTTP/1.1");
         assertThat(ports).hasSize(2);
     }
+
+    @Test
+    void anAnswerToHeadHasNoBodyWhateverItsContentLengthSays() throws Exception {
+        List<String> requests = new CopyOnWriteArrayList<>();
+        try (ServerSocket listener = new ServerSocket(0, 4, InetAddress.getLoopbackAddress())) {
+            Thread serverThread = Thread.ofPlatform().start(() -> {
+                try (Socket s = listener.accept()) {
+                    InputStream in = s.getInputStream();
+                    OutputStream out = s.getOutputStream();
+                    for (String answer : List.of(
+                            "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nx-amz-version-id: v1\r\n\r\n",
+                            "HTTP/1.1 204 No Content\r\n\r\n",
+                            "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")) {
+                        StringBuilder head = new StringBuilder();
+                        while (!head.toString().endsWith("\r\n\r\n")) {
+                            head.append((char) in.read());
+                        }
+                        requests.add(head.toString().lines().findFirst().orElseThrow());
+                        out.write(answer.getBytes(StandardCharsets.US_ASCII));
+                        out.flush();
+                    }
+                } catch (IOException e) {
+                    // the test's assertions tell what went missing
+                }
+            });
+            URI at = URI.create("http://127.0.0.1:" + listener.getLocalPort() + "/k");
+            try (LoadTransport t = LoadTransport.socket()) {
+                Read head = read(t.send("HEAD", at, List.of(), LoadTransport.Body.EMPTY));
+                Read noContent = read(t.send("DELETE", at, List.of(), LoadTransport.Body.EMPTY));
+                Read get = read(t.send("GET", at, List.of(), LoadTransport.Body.EMPTY));
+                assertThat(head).isEqualTo(new Read(200, "v1", new byte[0]));
+                assertThat(noContent).isEqualTo(new Read(204, null, new byte[0]));
+                assertThat(get).isEqualTo(new Read(200, null, "ok".getBytes(StandardCharsets.US_ASCII)));
+            }
+            serverThread.join();
+        }
+        // All three on the one connection the server accepted.
+        assertThat(requests).containsExactly("HEAD /k HTTP/1.1", "DELETE /k HTTP/1.1", "GET /k HTTP/1.1");
+    }
 }
