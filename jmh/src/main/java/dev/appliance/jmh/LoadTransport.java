@@ -127,7 +127,7 @@ interface LoadTransport extends AutoCloseable {
             byte[] head = requestHead(method, uri, headers, body.length());
             Connection c = mine.get();
             if (c != null && (c.busy || c.closed || !c.endpoint.equals(endpointOf(uri)))) {
-                c.close(); // its last body was never closed, the server ended it, or another server
+                discard(c); // its last body was never closed, the server ended it, or another server
                 c = null;
             }
             boolean reused = c != null;
@@ -137,7 +137,7 @@ interface LoadTransport extends AutoCloseable {
             try {
                 return c.exchange(head, body, method.equals("HEAD"));
             } catch (IOException e) {
-                c.close();
+                discard(c);
                 if (!reused || c.answered) {
                     throw e;
                 }
@@ -162,6 +162,13 @@ interface LoadTransport extends AutoCloseable {
                 all.add(c);
             }
             return c;
+        }
+
+        private void discard(Connection c) {
+            c.close();
+            synchronized (all) {
+                all.remove(c);
+            }
         }
 
         private static String endpointOf(URI uri) {
