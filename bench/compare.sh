@@ -246,8 +246,8 @@ for r in $(seq 1 "$ROUNDS"); do
   # but gets the same): 10 s (--write-warmup) each of 1 MiB and 4 KiB PUTs and a Veeam write, then 30 s of each
   # workload of the run that is not one of those writes (a degraded read warms up as a healthy one), into buckets no
   # timed run uses. Without the latter a workload whose path the PUTs do not compile (PutObjectRetention, GET) was
-  # timed while the JIT still worked on it: a fresh server gave 1,489, 1,658, 1,898, 1,873 retention requests/s in its first four 20 s runs
-  # (2026-11-28). The writes get no more by default: 30 s more of 1 MiB PUTs on each server filled the disk (MinIO
+  # timed while the JIT still worked on it: a fresh server gave 1,489, 1,658, 1,898, 1,873 retention requests/s in its
+  # first four 20 s runs (2026-11-28). The writes get no more by default: 30 s more of 1 MiB PUTs on each server filled the disk (MinIO
   # refused Veeam's writes for want of free space). Yet our JIT compiler still took a fifth of our CPU in timed write
   # runs after 10 s (the log's "JIT compiler threads"): --write-warmup 30s gives a run of fewer workloads more.
   for s in "${order[@]}"; do

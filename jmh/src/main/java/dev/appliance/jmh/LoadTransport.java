@@ -57,12 +57,15 @@ interface LoadTransport extends AutoCloseable {
     @Override
     void close();
 
-    /** The named transport: {@code socket} or {@code jdk}. */
+    /** The names {@link #named} takes, the default first. */
+    List<String> NAMES = List.of("socket", "jdk");
+
+    /** The named transport, one of {@link #NAMES}. */
     static LoadTransport named(String name, int connections) {
         return switch (name) {
             case "socket" -> socket();
             case "jdk" -> jdk(connections);
-            default -> throw new IllegalArgumentException("transport: " + name + " (expected socket or jdk)");
+            default -> throw new IllegalArgumentException("transport: " + name + " (expected one of " + NAMES + ")");
         };
     }
 
@@ -126,7 +129,7 @@ interface LoadTransport extends AutoCloseable {
         public Response send(String method, URI uri, List<String[]> headers, Body body) throws IOException {
             byte[] head = requestHead(method, uri, headers, body.length());
             Connection c = mine.get();
-            if (c != null && (c.busy || c.closed || !c.endpoint.equals(endpointOf(uri)))) {
+            if (c != null && (c.busy || c.closed() || !c.endpoint.equals(endpointOf(uri)))) {
                 discard(c); // its last body was never closed, the server ended it, or another server
                 c = null;
             }
@@ -210,7 +213,6 @@ interface LoadTransport extends AutoCloseable {
         private final InputStream in;
         private final OutputStream out;
         boolean busy;
-        boolean closed;
         /** Whether any byte of the current answer arrived: only a request that got none may be sent again. */
         boolean answered;
 
@@ -315,8 +317,11 @@ interface LoadTransport extends AutoCloseable {
             }
         }
 
+        boolean closed() {
+            return socket.isClosed();
+        }
+
         void close() {
-            closed = true;
             try {
                 socket.close();
             } catch (IOException e) {

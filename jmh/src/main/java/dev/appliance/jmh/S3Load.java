@@ -249,9 +249,9 @@ public final class S3Load {
             throw new UsageException("bad --bucket '" + bucket + "': expected an S3 bucket name (3-63 of a-z 0-9 . -)");
         }
         boolean lockBucket = lock || workload == Workload.RETENTION;
-        String client = values.getOrDefault("--client", "socket");
-        if (!client.equals("socket") && !client.equals("jdk")) {
-            throw new UsageException("bad --client '" + client + "': expected socket or jdk");
+        String client = values.getOrDefault("--client", LoadTransport.NAMES.getFirst());
+        if (!LoadTransport.NAMES.contains(client)) {
+            throw new UsageException("bad --client '" + client + "': expected one of " + LoadTransport.NAMES);
         }
         if (prefill == Prefill.NONE && workload == Workload.RETENTION) {
             throw new UsageException("--no-prefill does not apply to retention (it needs the version ids it writes)");
@@ -476,6 +476,14 @@ public final class S3Load {
         }
 
         int execute() throws InterruptedException {
+            try {
+                return setUpAndMeasure();
+            } finally {
+                http.close();
+            }
+        }
+
+        private int setUpAndMeasure() throws InterruptedException {
             String[] versions = new String[o.objects()];
             try {
                 ensureBucket();
