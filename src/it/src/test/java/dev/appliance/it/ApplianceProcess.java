@@ -28,8 +28,9 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
 
 /**
- * One real appliance process ({@code java -jar appliance.jar server ...}) on OS-chosen free ports, with its drives and
- * its config dir (the key of the generated credentials) under a work directory the test owns.
+ * One real appliance process ({@code java ... -jar appliance.jar server ...}, the jar run as {@link ApplianceLaunch}
+ * says) on OS-chosen free ports, with its drives and its config dir (the key of the generated credentials) under a work
+ * directory the test owns.
  *
  * <p>Stdout and stderr of every run go to files under {@code <workDir>/logs}; {@link #logs()} returns them for failure
  * messages ({@link DumpLogsOnFailure} prints them when a test fails). Readiness is the {@code S3 API:} and
@@ -71,6 +72,7 @@ public final class ApplianceProcess implements AutoCloseable {
     private final List<String> jvmOptions = new ArrayList<>();
 
     private Path launcher;
+    private List<String> jarArguments; // null: ApplianceLaunch's (the AOT-cached extracted jar, or the fat jar)
     private Process process;
     private int runs;
     private Path stdoutFile;
@@ -146,16 +148,16 @@ public final class ApplianceProcess implements AutoCloseable {
         return this;
     }
 
+    /** Runs {@code arguments} (e.g. {@code -jar JAR}) in place of {@link ApplianceLaunch}'s choice (its training run). */
+    ApplianceProcess runningJar(List<String> arguments) {
+        this.jarArguments = List.copyOf(arguments);
+        return this;
+    }
+
     /** The java command that runs the appliance jar with {@code args} (for other subcommands, e.g. certs). */
     public static List<String> jarCommand(String... args) {
-        String java = System.getProperty(
-                "appliance.java",
-                Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        String jar = System.getProperty("appliance.jar");
-        assertThat(jar)
-                .as("system property appliance.jar (set by the failsafe configuration)")
-                .isNotBlank();
-        List<String> cmd = new ArrayList<>(List.of(java, "-jar", jar));
+        List<String> cmd = new ArrayList<>(
+                List.of(ApplianceLaunch.java(), "-jar", ApplianceLaunch.fatJar().toString()));
         cmd.addAll(List.of(args));
         return cmd;
     }
@@ -209,16 +211,21 @@ public final class ApplianceProcess implements AutoCloseable {
      * @return true when the process ended within the grace period after SIGTERM (or was not running)
      */
     public boolean stop() {
+        return stop(STOP_GRACE);
+    }
+
+    /** As {@link #stop()}, with {@code grace} before the SIGKILL. */
+    boolean stop(Duration grace) {
         Process p = process;
         if (p == null || !p.isAlive()) {
             return true;
         }
         p.destroy();
         try {
-            if (p.waitFor(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (p.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
                 return true;
             }
-            System.err.println("[it] appliance did not stop within " + STOP_GRACE + " after SIGTERM: killing it");
+            System.err.println("[it] appliance did not stop within " + grace + " after SIGTERM: killing it");
             p.destroyForcibly();
             p.waitFor(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
             return false;
@@ -294,28 +301,19 @@ public final class ApplianceProcess implements AutoCloseable {
     }
 
     private void launch(List<String> driveArgs) {
-        String java = System.getProperty(
-                "appliance.java",
-                Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        String jar = System.getProperty("appliance.jar");
-        assertThat(jar)
-                .as("system property appliance.jar (set by the failsafe configuration)")
-                .isNotBlank();
-        assertThat(Path.of(jar))
-                .as("the appliance jar; build the reactor first")
-                .isRegularFile();
-        List<String> cmd = new ArrayList<>(
-                List.of(java, "--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xmx1g"));
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ApplianceLaunch.java());
+        cmd.addAll(ApplianceLaunch.JVM_OPTIONS);
         cmd.addAll(jvmOptions);
+        // a launcher brings its own java: the jar's arguments are dropped below, so the cache is not made for it
+        cmd.addAll(
+                jarArguments != null
+                        ? jarArguments
+                        : launcher != null
+                                ? List.of("-jar", ApplianceLaunch.fatJar().toString())
+                                : ApplianceLaunch.jarArguments());
         cmd.addAll(List.of(
-                "-jar",
-                jar,
-                "server",
-                "--address",
-                "127.0.0.1:0",
-                "--console-address",
-                "127.0.0.1:0",
-                "--allow-root-drives"));
+                "server", "--address", "127.0.0.1:0", "--console-address", "127.0.0.1:0", "--allow-root-drives"));
         cmd.addAll(extraArgs);
         cmd.addAll(driveArgs);
         if (launcher != null) { // the launcher brings its own java and JVM options: keep the server's arguments

@@ -1,0 +1,169 @@
+package dev.appliance.it;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * How the tests run the built appliance: the jar's classes from Spring Boot's extracted layout with a JDK AOT cache
+ * (class loading, linking and method profiles of a start, JEP 483 and 515), made once per test JVM by a training run.
+ *
+ * <p>Why: the suite starts the appliance about a hundred times, and on the two-core CI machine each start spent some
+ * 14 s loading classes out of the nested jar; with the cache a start takes about 8 s (docs/testing.md). The classes,
+ * their versions and the server's arguments are the built jar's, unchanged; the fat jar itself is still what the
+ * launcher and RPM tests run ({@link ApplianceProcess#withLauncher}). If anything here fails, the tests run {@code
+ * java -jar} on the fat jar as before, after saying why on stderr; {@code -Dappliance.aot=false} does that on purpose.
+ */
+final class ApplianceLaunch {
+    private static final Duration TRAINING_TIMEOUT = Duration.ofSeconds(180);
+
+    /** The JVM options every appliance process gets, training included (the cache is only valid for the same). */
+    static final List<String> JVM_OPTIONS =
+            List.of("--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xmx1g");
+
+    private static List<String> prefix; // made once: options naming the cache, then "-jar" and the jar
+
+    private ApplianceLaunch() {}
+
+    /** The java executable the tests run the appliance with. */
+    static String java() {
+        return System.getProperty(
+                "appliance.java",
+                Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    }
+
+    /** The fat jar the reactor built (system property {@code appliance.jar}). */
+    static Path fatJar() {
+        String jar = System.getProperty("appliance.jar");
+        if (jar == null || jar.isBlank()) {
+            throw new AssertionError("system property appliance.jar (set by the failsafe configuration) is not set");
+        }
+        Path p = Path.of(jar);
+        if (!Files.isRegularFile(p)) {
+            throw new AssertionError("the appliance jar " + p + " is missing; build the reactor first");
+        }
+        return p;
+    }
+
+    /** What follows {@link #JVM_OPTIONS} in the command: the cache's options, {@code -jar} and the jar to run. */
+    static synchronized List<String> jarArguments() {
+        if (prefix == null) {
+            prefix = prepare();
+        }
+        return prefix;
+    }
+
+    private static List<String> prepare() {
+        Path fat = fatJar();
+        List<String> plain = List.of("-jar", fat.toString());
+        String dir = System.getProperty("appliance.aot.dir");
+        if ("false".equals(System.getProperty("appliance.aot")) || dir == null || dir.isBlank()) {
+            return plain;
+        }
+        Path root = Path.of(dir);
+        try {
+            Path extracted = root.resolve("app");
+            Path cache = root.resolve("appliance.aot");
+            Path stamp = root.resolve("built-from");
+            String from = fat.toAbsolutePath() + " " + Files.size(fat) + " " + Files.getLastModifiedTime(fat);
+            boolean current = Files.isRegularFile(cache)
+                    && Files.isRegularFile(stamp)
+                    && Files.readString(stamp).equals(from);
+            if (!current) {
+                long t0 = System.nanoTime();
+                deleteTree(root);
+                Files.createDirectories(root);
+                run(
+                        List.of(
+                                java(),
+                                "-Djarmode=tools",
+                                "-jar",
+                                fat.toString(),
+                                "extract",
+                                "--destination",
+                                extracted.toString()),
+                        root,
+                        "extract",
+                        Duration.ofSeconds(120));
+                train(extracted.resolve(fat.getFileName()), cache, root);
+                Files.writeString(stamp, from);
+                System.err.printf(
+                        "[it] AOT cache for the appliance made in %d s: %s%n",
+                        TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), cache);
+            }
+            return List.of(
+                    "-XX:AOTCache=" + cache,
+                    "-jar",
+                    extracted.resolve(fat.getFileName()).toString());
+        } catch (IOException | RuntimeException | AssertionError e) {
+            System.err.println("[it] running the appliance as java -jar " + fat + " without an AOT cache: " + e);
+            return plain;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return plain;
+        }
+    }
+
+    /**
+     * The training run: a real start on throwaway drives, one request to each port, then SIGTERM; the JVM writes the
+     * cache as it exits ({@code -XX:AOTCacheOutput}).
+     */
+    private static void train(Path jar, Path cache, Path root) throws IOException, InterruptedException {
+        Path work = Files.createDirectories(root.resolve("training"));
+        ApplianceProcess p = ApplianceProcess.withRootCredentials(work, "aottrainer", "aot-training-secret-0123")
+                .withJvmOptions("-XX:AOTCacheOutput=" + cache)
+                .runningJar(List.of("-jar", jar.toString()));
+        try {
+            p.start();
+            try (var s3 = p.client()) {
+                s3.listBuckets();
+            }
+            var http = java.net.http.HttpClient.newHttpClient();
+            http.send(
+                    java.net.http.HttpRequest.newBuilder(p.consoleUri()).build(),
+                    java.net.http.HttpResponse.BodyHandlers.discarding());
+        } finally {
+            p.stop(TRAINING_TIMEOUT); // the cache is assembled at exit: allow it the time
+        }
+        if (!Files.isRegularFile(cache) || Files.size(cache) == 0) {
+            throw new IOException("the training run left no AOT cache at " + cache + "\n" + p.logs());
+        }
+        deleteTree(work);
+    }
+
+    private static void run(List<String> cmd, Path dir, String what, Duration timeout)
+            throws IOException, InterruptedException {
+        Path log = dir.resolve(what + ".log");
+        Process proc = new ProcessBuilder(cmd)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
+        if (!proc.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            proc.destroyForcibly();
+            throw new IOException(what + " did not finish within " + timeout);
+        }
+        if (proc.exitValue() != 0) {
+            throw new IOException(
+                    what + " exited with " + proc.exitValue() + ": " + Files.readString(log, StandardCharsets.UTF_8));
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        List<Path> all = new ArrayList<>();
+        try (var s = Files.walk(root)) {
+            s.forEach(all::add);
+        }
+        for (int i = all.size() - 1; i >= 0; i--) {
+            Files.deleteIfExists(all.get(i));
+        }
+    }
+}
