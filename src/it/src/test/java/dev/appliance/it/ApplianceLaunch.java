@@ -13,8 +13,9 @@ import java.util.concurrent.TimeUnit;
  * How the tests run the built appliance: the jar's classes from Spring Boot's extracted layout with a JDK AOT cache
  * (class loading, linking and method profiles of a start, JEP 483 and 515), made once per test JVM by a training run.
  *
- * <p>Why: the suite starts the appliance about a hundred times, and on the two-core CI machine each start spent some
- * 14 s loading classes out of the nested jar; with the cache a start takes about 8 s (docs/testing.md). The classes,
+ * <p>Why: every test class starts the appliance at least once, some of them dozens of times, and on the two-core CI
+ * machine a start from the fat jar took 10-14 s, the largest share of it in Spring Boot's nested-jar loader; with the
+ * cache a start takes 7-8 s (docs/testing.md). The classes,
  * their versions and the server's arguments are the built jar's, unchanged; the fat jar itself is still what the
  * launcher and RPM tests run ({@link ApplianceProcess#withLauncher}). If anything here fails, the tests run {@code
  * java -jar} on the fat jar as before, after saying why on stderr; {@code -Dappliance.aot=false} does that on purpose.
