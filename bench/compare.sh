@@ -3,6 +3,7 @@
 #
 #   bench/compare.sh [--rounds 3] [--duration 20s] [--concurrency 16] [--workloads "put-1m get-1m ..."] \
 #                    [--minio BIN] [--warp BIN] [--dir DIR] [--servers "ours minio"] [--no-pause] [--write-warmup 10s]
+#                    [--rotate-workloads]
 #
 # Both servers run at once on 127.0.0.1 (ours :9500, MinIO :9600), each on four drive directories under --dir on the
 # same filesystem, EC 2+2, plain HTTP, and are wiped and restarted for every round. Within a round each workload runs
@@ -34,6 +35,9 @@ ROUNDS=3
 DURATION=20s
 WRITE_WARMUP=10s
 PAUSE_IDLE=1
+# --rotate-workloads: round r starts the workload list at its r-th entry (degraded-1m stays last). For comparing two
+# workloads on one server (run EE): the first timed run after the warm-up carries what the JIT still compiles.
+ROTATE=""
 CONCURRENCY=16
 # degraded-1m last: bringing the drive back sets off healing on both servers, which would weigh on what follows
 WORKLOADS="put-1m get-1m put-4k get-4k veeam-512k veeam-512k-versioned veeam-1m restore-1m retention mixed-1m degraded-1m"
@@ -57,6 +61,7 @@ while [ $# -gt 0 ]; do
     --dir) DIR="$2"; shift 2 ;;
     --no-pause) PAUSE_IDLE=""; shift ;;
     --write-warmup) WRITE_WARMUP="$2"; shift 2 ;;
+    --rotate-workloads) ROTATE=1; shift ;;
     -h|--help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
@@ -262,7 +267,16 @@ for r in $(seq 1 "$ROUNDS"); do
       esac
     done
   done
-  for w in $WORKLOADS; do
+  timed=($WORKLOADS)
+  if [ -n "$ROTATE" ]; then
+    rest=(); for w in "${timed[@]}"; do [ "$w" = degraded-1m ] || rest+=("$w"); done
+    if [ ${#rest[@]} -gt 1 ]; then
+      k=$(( (r - 1) % ${#rest[@]} ))
+      timed=("${rest[@]:k}" "${rest[@]:0:k}")
+      if [[ " $WORKLOADS " == *" degraded-1m "* ]]; then timed+=(degraded-1m); fi
+    fi
+  fi
+  for w in "${timed[@]}"; do
     for s in "${order[@]}"; do
       # Each timed run starts with nothing dirty in the page cache: what the previous run left (the other server's
       # writes, or a wiped round's deletions) is written back now, not on this run's time.
