@@ -1,12 +1,12 @@
 package dev.appliance.it;
 
+import dev.appliance.core.drive.LocalDrive;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -77,9 +77,10 @@ final class ApplianceLaunch {
                     && Files.readString(stamp).equals(from);
             if (!current) {
                 long t0 = System.nanoTime();
-                deleteTree(root);
+                LocalDrive.deleteTree(root);
                 Files.createDirectories(root);
-                run(
+                Commands.Result extract = Commands.run(
+                        root,
                         List.of(
                                 java(),
                                 "-Djarmode=tools",
@@ -88,9 +89,12 @@ final class ApplianceLaunch {
                                 "extract",
                                 "--destination",
                                 extracted.toString()),
-                        root,
-                        "extract",
-                        Duration.ofSeconds(120));
+                        Map.of(),
+                        120);
+                if (extract.status() != 0) {
+                    throw new IOException("extracting " + fat + " exited with " + extract.status() + ": "
+                            + extract.stdout() + extract.stderr());
+                }
                 train(extracted.resolve(fat.getFileName()), cache, root);
                 Files.writeString(stamp, from);
                 System.err.printf(
@@ -134,37 +138,6 @@ final class ApplianceLaunch {
         if (!Files.isRegularFile(cache) || Files.size(cache) == 0) {
             throw new IOException("the training run left no AOT cache at " + cache + "\n" + p.logs());
         }
-        deleteTree(work);
-    }
-
-    private static void run(List<String> cmd, Path dir, String what, Duration timeout)
-            throws IOException, InterruptedException {
-        Path log = dir.resolve(what + ".log");
-        Process proc = new ProcessBuilder(cmd)
-                .directory(dir.toFile())
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
-        if (!proc.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-            proc.destroyForcibly();
-            throw new IOException(what + " did not finish within " + timeout);
-        }
-        if (proc.exitValue() != 0) {
-            throw new IOException(
-                    what + " exited with " + proc.exitValue() + ": " + Files.readString(log, StandardCharsets.UTF_8));
-        }
-    }
-
-    private static void deleteTree(Path root) throws IOException {
-        if (!Files.exists(root)) {
-            return;
-        }
-        List<Path> all = new ArrayList<>();
-        try (var s = Files.walk(root)) {
-            s.forEach(all::add);
-        }
-        for (int i = all.size() - 1; i >= 0; i--) {
-            Files.deleteIfExists(all.get(i));
-        }
+        LocalDrive.deleteTree(work);
     }
 }

@@ -301,25 +301,20 @@ public final class ApplianceProcess implements AutoCloseable {
     }
 
     private void launch(List<String> driveArgs) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ApplianceLaunch.java());
-        cmd.addAll(ApplianceLaunch.JVM_OPTIONS);
-        cmd.addAll(jvmOptions);
-        // a launcher brings its own java: the jar's arguments are dropped below, so the cache is not made for it
-        cmd.addAll(
-                jarArguments != null
-                        ? jarArguments
-                        : launcher != null
-                                ? List.of("-jar", ApplianceLaunch.fatJar().toString())
-                                : ApplianceLaunch.jarArguments());
-        cmd.addAll(List.of(
+        List<String> server = new ArrayList<>(List.of(
                 "server", "--address", "127.0.0.1:0", "--console-address", "127.0.0.1:0", "--allow-root-drives"));
-        cmd.addAll(extraArgs);
-        cmd.addAll(driveArgs);
-        if (launcher != null) { // the launcher brings its own java and JVM options: keep the server's arguments
-            cmd = new ArrayList<>(cmd.subList(cmd.indexOf("server"), cmd.size()));
-            cmd.addFirst(launcher.toString());
+        server.addAll(extraArgs);
+        server.addAll(driveArgs);
+        List<String> cmd = new ArrayList<>();
+        if (launcher != null) { // the launcher brings its own java and JVM options
+            cmd.add(launcher.toString());
+        } else {
+            cmd.add(ApplianceLaunch.java());
+            cmd.addAll(ApplianceLaunch.JVM_OPTIONS);
+            cmd.addAll(jvmOptions);
+            cmd.addAll(jarArguments != null ? jarArguments : ApplianceLaunch.jarArguments());
         }
+        cmd.addAll(server);
         runs++;
         stdoutFile = workDir.resolve("logs").resolve("run" + runs + ".stdout.log");
         stderrFile = workDir.resolve("logs").resolve("run" + runs + ".stderr.log");
