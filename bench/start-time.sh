@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Seconds from launching the appliance until both its ports answer, for a given way of running it (docs/benchmarks.md,
-# "Appliance start time"). Four fresh drive directories under a temporary directory, fixed local ports, then SIGTERM.
+# Seconds from launching the appliance until both its ports answer, and the CPU time it used to get there, for a given
+# way of running it (docs/benchmarks.md, "Appliance start time"). Four fresh drive directories under a temporary
+# directory, fixed local ports, then SIGTERM.
 #
 #   bench/start-time.sh [--runs N] -- JAVA_ARGS...      e.g. -- -Xmx1g -jar appliance-admin-ui/target/appliance.jar
 set -euo pipefail
@@ -33,9 +34,11 @@ for r in $(seq 1 "$RUNS"); do
     sleep 0.05
   done
   t1=$(date +%s%N)
+  # the JVM's CPU time (user + system) to that point: what a start costs a machine that is busy with other work
+  cpu=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$pid/stat" 2>/dev/null || echo "?")
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
   if [ -z "$ready" ]; then echo "start-time.sh: run $r did not get ready; its output:" >&2; cat "$work/out.log" >&2; exit 1; fi
-  printf 'run %d: ready in %.2f s (load average %s)\n' "$r" "$(echo "($t1 - $t0) / 1000000000" | bc -l)" \
-    "$(cut -d' ' -f1 /proc/loadavg)"
+  printf 'run %d: ready in %.2f s, %s s of CPU (load average %s)\n' "$r" "$(echo "($t1 - $t0) / 1000000000" | bc -l)" \
+    "$cpu" "$(cut -d' ' -f1 /proc/loadavg)"
 done

@@ -2,8 +2,11 @@ package dev.appliance.it;
 
 import dev.appliance.core.drive.LocalDrive;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -23,11 +26,36 @@ import java.util.concurrent.TimeUnit;
 final class ApplianceLaunch {
     private static final Duration TRAINING_TIMEOUT = Duration.ofSeconds(180);
 
-    /** The JVM options every appliance process gets, training included (the cache is only valid for the same). */
-    static final List<String> JVM_OPTIONS =
-            List.of("--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xmx1g");
+    /**
+     * How the appliance's JVM compiles: the JVM options a process gets, its training run included (a cache is only
+     * valid for the options it was made with).
+     */
+    enum Jit {
+        /**
+         * As the launcher runs it: the Vector API (the vectorised Reed-Solomon codec and MD5 lanes) and both JIT tiers.
+         */
+        PRODUCTION("--add-modules=jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xmx1g"),
+        /**
+         * The client compiler only, and so without the Vector API (which only the server compiler makes fast): the
+         * scalar codec and one MD5 per body, the same bytes (ReedSolomonVectorsTest, Md5LanesTest). A start costs
+         * 5-6 s of CPU instead of 11-13, on a two-core machine that runs two test classes at once (docs/testing.md).
+         */
+        QUICK("--enable-native-access=ALL-UNNAMED", "-Xmx1g", "-XX:TieredStopAtLevel=1");
 
-    private static List<String> prefix; // made once: options naming the cache, then "-jar" and the jar
+        final List<String> options;
+
+        Jit(String... options) {
+            this.options = List.of(options);
+        }
+
+        /** The default of the tests' processes: system property {@code appliance.jit}, {@code quick} unless set. */
+        static Jit byDefault() {
+            return "production".equals(System.getProperty("appliance.jit")) ? PRODUCTION : QUICK;
+        }
+    }
+
+    // made once per Jit: options naming the cache, then "-jar" and the jar
+    private static final java.util.EnumMap<Jit, List<String>> PREFIXES = new java.util.EnumMap<>(Jit.class);
 
     private ApplianceLaunch() {}
 
@@ -51,27 +79,32 @@ final class ApplianceLaunch {
         return p;
     }
 
-    /** What follows {@link #JVM_OPTIONS} in the command: the cache's options, {@code -jar} and the jar to run. */
-    static synchronized List<String> jarArguments() {
-        if (prefix == null) {
-            prefix = prepare();
-        }
-        return prefix;
+    /** What follows {@code jit}'s options in the command: the cache's options, {@code -jar} and the jar to run. */
+    static synchronized List<String> jarArguments(Jit jit) {
+        return PREFIXES.computeIfAbsent(jit, ApplianceLaunch::prepare);
     }
 
-    private static List<String> prepare() {
+    private static List<String> prepare(Jit jit) {
         Path fat = fatJar();
         List<String> plain = List.of("-jar", fat.toString());
         String dir = System.getProperty("appliance.aot.dir");
         if ("false".equals(System.getProperty("appliance.aot")) || dir == null || dir.isBlank()) {
             return plain;
         }
-        Path root = Path.of(dir);
-        try {
+        Path root = Path.of(dir).resolve(jit.name().toLowerCase(java.util.Locale.ROOT));
+        // Failsafe runs test classes in several JVMs at once: the first to take the lock makes the cache, the others
+        // wait for it and use it (a cache is mapped read-only, so any number of appliances can share one).
+        Path lockFile = root.resolveSibling(root.getFileName() + ".lock");
+        try (FileChannel lockChannel = FileChannel.open(
+                        Files.createDirectories(lockFile.getParent()).resolve(lockFile.getFileName()),
+                        StandardOpenOption.CREATE,
+                        StandardOpenOption.WRITE);
+                FileLock ignored = lockChannel.lock()) {
             Path extracted = root.resolve("app");
             Path cache = root.resolve("appliance.aot");
             Path stamp = root.resolve("built-from");
-            String from = fat.toAbsolutePath() + " " + Files.size(fat) + " " + Files.getLastModifiedTime(fat);
+            String from = fat.toAbsolutePath() + " " + Files.size(fat) + " " + Files.getLastModifiedTime(fat) + " "
+                    + jit.options;
             boolean current = Files.isRegularFile(cache)
                     && Files.isRegularFile(stamp)
                     && Files.readString(stamp).equals(from);
@@ -95,11 +128,11 @@ final class ApplianceLaunch {
                     throw new IOException("extracting " + fat + " exited with " + extract.status() + ": "
                             + extract.stdout() + extract.stderr());
                 }
-                train(extracted.resolve(fat.getFileName()), cache, root);
+                train(jit, extracted.resolve(fat.getFileName()), cache, root);
                 Files.writeString(stamp, from);
                 System.err.printf(
-                        "[it] AOT cache for the appliance made in %d s: %s%n",
-                        TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), cache);
+                        "[it] AOT cache for the appliance (%s) made in %d s: %s%n",
+                        jit, TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0), cache);
             }
             return List.of(
                     "-XX:AOTCache=" + cache,
@@ -118,9 +151,10 @@ final class ApplianceLaunch {
      * The training run: a real start on throwaway drives, one request to each port, then SIGTERM; the JVM writes the
      * cache as it exits ({@code -XX:AOTCacheOutput}).
      */
-    private static void train(Path jar, Path cache, Path root) throws IOException, InterruptedException {
+    private static void train(Jit jit, Path jar, Path cache, Path root) throws IOException, InterruptedException {
         Path work = Files.createDirectories(root.resolve("training"));
         ApplianceProcess p = ApplianceProcess.withRootCredentials(work, "aottrainer", "aot-training-secret-0123")
+                .withJit(jit)
                 .withJvmOptions("-XX:AOTCacheOutput=" + cache)
                 .runningJar(List.of("-jar", jar.toString()));
         try {

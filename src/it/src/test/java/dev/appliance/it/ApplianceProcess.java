@@ -73,6 +73,7 @@ public final class ApplianceProcess implements AutoCloseable {
 
     private Path launcher;
     private List<String> jarArguments; // null: ApplianceLaunch's (the AOT-cached extracted jar, or the fat jar)
+    private ApplianceLaunch.Jit jit = ApplianceLaunch.Jit.byDefault();
     private Process process;
     private int runs;
     private Path stdoutFile;
@@ -145,6 +146,15 @@ public final class ApplianceProcess implements AutoCloseable {
      */
     public ApplianceProcess withLauncher(Path launcher) {
         this.launcher = launcher;
+        return this;
+    }
+
+    /**
+     * Compiles as {@code jit} says instead of {@link ApplianceLaunch.Jit#byDefault()}: {@code PRODUCTION} for a test
+     * of the data path under load, which should run the vectorised codec as shipped.
+     */
+    ApplianceProcess withJit(ApplianceLaunch.Jit jit) {
+        this.jit = jit;
         return this;
     }
 
@@ -310,9 +320,9 @@ public final class ApplianceProcess implements AutoCloseable {
             cmd.add(launcher.toString());
         } else {
             cmd.add(ApplianceLaunch.java());
-            cmd.addAll(ApplianceLaunch.JVM_OPTIONS);
+            cmd.addAll(jit.options);
             cmd.addAll(jvmOptions);
-            cmd.addAll(jarArguments != null ? jarArguments : ApplianceLaunch.jarArguments());
+            cmd.addAll(jarArguments != null ? jarArguments : ApplianceLaunch.jarArguments(jit));
         }
         cmd.addAll(server);
         runs++;
@@ -340,7 +350,8 @@ public final class ApplianceProcess implements AutoCloseable {
     }
 
     private void awaitReady() {
-        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        long started = System.nanoTime();
+        long deadline = started + READY_TIMEOUT.toNanos();
         while (System.nanoTime() < deadline) {
             String out = stdout();
             Matcher s3 = S3_LINE.matcher(out);
@@ -350,6 +361,10 @@ public final class ApplianceProcess implements AutoCloseable {
                 if (accepts(endpoint)) {
                     s3Endpoint = endpoint;
                     consoleUri = URI.create(console.group(1));
+                    // one line per start: the suite's time budget is mostly starts (docs/testing.md)
+                    System.out.printf(
+                            "[it] appliance ready in %d ms (pid %d)%n",
+                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started), process.pid());
                     return;
                 }
             }

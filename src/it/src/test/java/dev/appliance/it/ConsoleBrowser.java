@@ -85,6 +85,16 @@ final class ConsoleBrowser implements AutoCloseable {
         return new WebDriverWait(driver, WAIT).until(ExpectedConditions.visibilityOfElementLocated(by));
     }
 
+    /**
+     * {@code what} (not null) of the element {@code by}, found again if the page re-rendered it meanwhile: the dashboard
+     * redraws itself every second, so an element found a moment ago may be gone.
+     */
+    String read(By by, java.util.function.Function<WebElement, String> what) {
+        return new WebDriverWait(driver, WAIT)
+                .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+                .until(d -> what.apply(d.findElement(by)));
+    }
+
     void textIs(By by, String text) {
         new WebDriverWait(driver, WAIT).until(ExpectedConditions.textToBe(by, text));
     }

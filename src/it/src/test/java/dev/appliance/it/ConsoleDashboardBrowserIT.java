@@ -92,30 +92,33 @@ class ConsoleDashboardBrowserIT {
                                 && Double.parseDouble(in.getFirst().getDomAttribute("data-in")) > 0;
                     });
         }
-        WebElement svg = browser.findElement(By.id("traffic-requests-svg"));
-        assertThat(svg.getDomAttribute("role")).isEqualTo("img");
-        assertThat(svg.getDomAttribute("aria-labelledby")).isEqualTo("traffic-requests-title traffic-requests-desc");
-        assertThat(browser.findElement(By.id("traffic-requests-title")).getDomProperty("textContent"))
+        // the page redraws the graphs once a second: every read finds its element again if it was replaced
+        By svg = By.id("traffic-requests-svg");
+        assertThat(chromium.read(svg, e -> e.getDomAttribute("role"))).isEqualTo("img");
+        assertThat(chromium.read(svg, e -> e.getDomAttribute("aria-labelledby")))
+                .isEqualTo("traffic-requests-title traffic-requests-desc");
+        assertThat(chromium.read(By.id("traffic-requests-title"), e -> e.getDomProperty("textContent")))
                 .isEqualTo("S3 requests per second");
-        assertThat(browser.findElement(By.id("traffic-requests-desc")).getDomProperty("textContent"))
+        assertThat(chromium.read(By.id("traffic-requests-desc"), e -> e.getDomProperty("textContent")))
                 .startsWith("Latest ")
                 .contains(" requests/s");
         // the line of all requests has a vertex per point
-        String line = browser.findElement(
-                        By.cssSelector("#traffic-requests-svg polyline[data-series=requestsPerSecond]"))
-                .getDomAttribute("points");
+        String line = chromium.read(
+                By.cssSelector("#traffic-requests-svg polyline[data-series=requestsPerSecond]"),
+                e -> e.getDomAttribute("points"));
         assertThat(line.split(" ")).hasSizeGreaterThanOrEqualTo(5);
         assertThat(requests.get()).matches("Latest [0-9.]+ requests/s \\(.*").doesNotStartWith("Latest 0 requests/s");
         assertThat(throughput.get()).startsWith("Latest in ").doesNotStartWith("Latest in 0 B/s");
         for (String id : List.of("traffic-throughput-svg", "traffic-latency-svg")) {
-            assertThat(browser.findElement(By.id(id)).getDomAttribute("aria-labelledby"))
+            assertThat(chromium.read(By.id(id), e -> e.getDomAttribute("aria-labelledby")))
                     .as(id)
                     .isNotBlank();
         }
-        assertThat(browser.findElement(By.id("traffic-latency-latest")).getText())
+        assertThat(chromium.read(By.id("traffic-latency-latest"), WebElement::getText))
                 .matches("Latest mean .*|No request answered in the latest interval\\.");
         // capacity is measured every 5 minutes by default and a forecast needs an hour of it: not known yet, and why
-        assertThat(chromium.visible(By.id("capacity-forecast")).getText())
+        chromium.visible(By.id("capacity-forecast"));
+        assertThat(chromium.read(By.id("capacity-forecast"), WebElement::getText))
                 .startsWith("Days to full: not known yet. Not enough history yet: usage has been measured over");
         ((JavascriptExecutor) browser)
                 .executeScript("document.getElementById('traffic').scrollIntoView({block: 'end'})");

@@ -47,8 +47,10 @@ class ReadDuringOverwriteIT {
 
     @BeforeAll
     static void start() {
+        // reads racing overwrites on the data path as shipped (the vectorised codec, MD5 lanes; ApplianceLaunch.Jit)
         appliance = LOGS.watch(ApplianceProcess.withRootCredentials(
-                        tmp.resolve("appliance"), "read-it-admin", "read-it-secret-" + UUID.randomUUID()))
+                                tmp.resolve("appliance"), "read-it-admin", "read-it-secret-" + UUID.randomUUID())
+                        .withJit(ApplianceLaunch.Jit.PRODUCTION))
                 .start();
         admin = new AdminApi(appliance, tmp);
         reader = appliance.client();
