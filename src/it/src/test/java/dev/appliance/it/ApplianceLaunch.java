@@ -8,7 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -55,7 +57,7 @@ final class ApplianceLaunch {
     }
 
     // made once per Jit: options naming the cache, then "-jar" and the jar
-    private static final java.util.EnumMap<Jit, List<String>> PREFIXES = new java.util.EnumMap<>(Jit.class);
+    private static final EnumMap<Jit, List<String>> PREFIXES = new EnumMap<>(Jit.class);
 
     private ApplianceLaunch() {}
 
@@ -91,7 +93,7 @@ final class ApplianceLaunch {
         if ("false".equals(System.getProperty("appliance.aot")) || dir == null || dir.isBlank()) {
             return plain;
         }
-        Path root = Path.of(dir).resolve(jit.name().toLowerCase(java.util.Locale.ROOT));
+        Path root = Path.of(dir).resolve(jit.name().toLowerCase(Locale.ROOT));
         // Failsafe runs test classes in several JVMs at once: the first to take the lock makes the cache, the others
         // wait for it and use it (a cache is mapped read-only, so any number of appliances can share one).
         Path lockFile = root.resolveSibling(root.getFileName() + ".lock");

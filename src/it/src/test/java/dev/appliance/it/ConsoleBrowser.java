@@ -6,10 +6,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
 import java.util.logging.Level;
 import org.junit.jupiter.api.Assumptions;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -89,9 +91,9 @@ final class ConsoleBrowser implements AutoCloseable {
      * {@code what} (not null) of the element {@code by}, found again if the page re-rendered it meanwhile: the dashboard
      * redraws itself every second, so an element found a moment ago may be gone.
      */
-    String read(By by, java.util.function.Function<WebElement, String> what) {
+    String read(By by, Function<WebElement, String> what) {
         return new WebDriverWait(driver, WAIT)
-                .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+                .ignoring(StaleElementReferenceException.class)
                 .until(d -> what.apply(d.findElement(by)));
     }
 

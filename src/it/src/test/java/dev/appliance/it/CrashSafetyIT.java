@@ -35,10 +35,8 @@ class CrashSafetyIT {
 
     @Test
     void everyAcknowledgedOperationSurvivesSigkill() throws Exception {
-        // the write path as shipped (the vectorised codec, MD5 lanes), killed mid-flight (ApplianceLaunch.Jit)
         appliance = LOGS.watch(ApplianceProcess.withRootCredentials(
-                        tmp.resolve("appliance"), "crash-it-admin", "crash-it-secret-" + UUID.randomUUID())
-                .withJit(ApplianceLaunch.Jit.PRODUCTION));
+                tmp.resolve("appliance"), "crash-it-admin", "crash-it-secret-" + UUID.randomUUID()));
         CrashRun.Config config = CrashRun.Config.from(System.getProperties());
         CrashRun run = new CrashRun(config, appliance, CrashSafetyIT::healIdle, System.out);
         CrashRun.Result result = run.run();
