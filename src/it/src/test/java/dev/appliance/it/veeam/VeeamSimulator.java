@@ -857,6 +857,9 @@ public final class VeeamSimulator implements AutoCloseable {
                     // retried over everything it ever queued would: still-locked blocks, each of which must be
                     // refused, and versions deleted before, each of which must be reported deleted again
                     batch.addAll(lockedProbes(cfg.deleteBatch() - batch.size(), named));
+                    // a slow run (a loaded machine) may hold fewer live blocks than that: older versions still
+                    // locked (blocks of earlier generations, checkpoints in the rollback window) are as good
+                    batch.addAll(lockedOlderVersions(cfg.deleteBatch() - batch.size(), named));
                     while (batch.size() < cfg.deleteBatch()) {
                         DeleteEntry e = deletedBefore();
                         if (e == null) {
@@ -905,6 +908,35 @@ public final class VeeamSimulator implements AutoCloseable {
             DeleteEntry e = new DeleteEntry(key, v.versionId);
             if (named.add(e)) {
                 probes.add(new Planned(e, Expect.REFUSED));
+            }
+        }
+        return probes;
+    }
+
+    /** Up to {@code n} versions of any key, locked well beyond this request, not in {@code named}: to be refused. */
+    private List<Planned> lockedOlderVersions(int n, Set<DeleteEntry> named) {
+        List<Planned> probes = new ArrayList<>();
+        Instant safe = now().plus(Duration.ofMinutes(5));
+        for (KeyState k : model.keys()) {
+            if (probes.size() >= n) {
+                break;
+            }
+            if (!k.key.startsWith(repoFolder) || k.tainted()) {
+                continue;
+            }
+            for (Version v : k.versions()) {
+                if (probes.size() >= n) {
+                    break;
+                }
+                if (v.isDeleteMarker()
+                        || v.retainUntil() == null
+                        || !v.retainUntil().isAfter(safe)) {
+                    continue;
+                }
+                DeleteEntry e = new DeleteEntry(k.key, v.versionId);
+                if (named.add(e)) {
+                    probes.add(new Planned(e, Expect.REFUSED));
+                }
             }
         }
         return probes;
