@@ -97,10 +97,8 @@ final class ApplianceLaunch {
         // Failsafe runs test classes in several JVMs at once: the first to take the lock makes the cache, the others
         // wait for it and use it (a cache is mapped read-only, so any number of appliances can share one).
         Path lockFile = root.resolveSibling(root.getFileName() + ".lock");
-        try (FileChannel lockChannel = FileChannel.open(
-                        Files.createDirectories(lockFile.getParent()).resolve(lockFile.getFileName()),
-                        StandardOpenOption.CREATE,
-                        StandardOpenOption.WRITE);
+        try (FileChannel lockChannel =
+                        FileChannel.open(createParent(lockFile), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                 FileLock ignored = lockChannel.lock()) {
             Path extracted = root.resolve("app");
             Path cache = root.resolve("appliance.aot");
@@ -147,6 +145,11 @@ final class ApplianceLaunch {
             Thread.currentThread().interrupt();
             return plain;
         }
+    }
+
+    private static Path createParent(Path file) throws IOException {
+        Files.createDirectories(file.getParent());
+        return file;
     }
 
     /**

@@ -859,7 +859,7 @@ public final class VeeamSimulator implements AutoCloseable {
                     batch.addAll(lockedProbes(cfg.deleteBatch() - batch.size(), named));
                     // a slow run (a loaded machine) may hold fewer live blocks than that: older versions still
                     // locked (blocks of earlier generations, checkpoints in the rollback window) are as good
-                    batch.addAll(lockedOlderVersions(cfg.deleteBatch() - batch.size(), named));
+                    batch.addAll(lockedVersions(cfg.deleteBatch() - batch.size(), named));
                     while (batch.size() < cfg.deleteBatch()) {
                         DeleteEntry e = deletedBefore();
                         if (e == null) {
@@ -898,48 +898,44 @@ public final class VeeamSimulator implements AutoCloseable {
                 break;
             }
             KeyState k = model.key(key);
-            Version v = k.latest();
-            if (k.tainted()
-                    || v == null
-                    || v.isDeleteMarker()
-                    || !v.retainUntil().isAfter(safe)) {
-                continue;
-            }
-            DeleteEntry e = new DeleteEntry(key, v.versionId);
-            if (named.add(e)) {
-                probes.add(new Planned(e, Expect.REFUSED));
+            if (!k.tainted()) {
+                probeIfLocked(probes, k.key, k.latest(), safe, named);
             }
         }
         return probes;
     }
 
     /** Up to {@code n} versions of any key, locked well beyond this request, not in {@code named}: to be refused. */
-    private List<Planned> lockedOlderVersions(int n, Set<DeleteEntry> named) {
+    private List<Planned> lockedVersions(int n, Set<DeleteEntry> named) {
         List<Planned> probes = new ArrayList<>();
         Instant safe = now().plus(Duration.ofMinutes(5));
         for (KeyState k : model.keys()) {
-            if (probes.size() >= n) {
-                break;
-            }
             if (!k.key.startsWith(repoFolder) || k.tainted()) {
                 continue;
             }
             for (Version v : k.versions()) {
                 if (probes.size() >= n) {
-                    break;
+                    return probes;
                 }
-                if (v.isDeleteMarker()
-                        || v.retainUntil() == null
-                        || !v.retainUntil().isAfter(safe)) {
-                    continue;
-                }
-                DeleteEntry e = new DeleteEntry(k.key, v.versionId);
-                if (named.add(e)) {
-                    probes.add(new Planned(e, Expect.REFUSED));
-                }
+                probeIfLocked(probes, k.key, v, safe, named);
             }
         }
         return probes;
+    }
+
+    /** Adds a delete of {@code v} that must be refused, if it holds data locked past {@code safe} and is not named. */
+    private static void probeIfLocked(
+            List<Planned> probes, String key, Version v, Instant safe, Set<DeleteEntry> named) {
+        if (v == null
+                || v.isDeleteMarker()
+                || v.retainUntil() == null
+                || !v.retainUntil().isAfter(safe)) {
+            return;
+        }
+        DeleteEntry e = new DeleteEntry(key, v.versionId);
+        if (named.add(e)) {
+            probes.add(new Planned(e, Expect.REFUSED));
+        }
     }
 
     private void deleteBatch(List<Planned> batch, boolean quiet) {
