@@ -244,10 +244,12 @@ public final class VeeamSimulator implements AutoCloseable {
             createRepository();
             long deadline = System.nanoTime() + cfg.duration().toNanos();
             long hardDeadline = System.nanoTime() + 8 * cfg.duration().toNanos();
-            // at least one block generation; past the duration only while too few blocks were written
+            // at least one block generation; past the duration only while too few blocks were written, or (a short
+            // run's minimum) too few versions to name in the final cleanup's full DeleteObjects batch
             while (sessions < cfg.sessionsPerGeneration()
                     || System.nanoTime() < deadline
-                    || (metrics.count(Count.BLOCKS_WRITTEN) < cfg.minBlocks() && System.nanoTime() < hardDeadline)) {
+                    || ((metrics.count(Count.BLOCKS_WRITTEN) < cfg.minBlocks() || !fullBatchNameable())
+                            && System.nanoTime() < hardDeadline)) {
                 session();
             }
             finish();
@@ -869,12 +871,47 @@ public final class VeeamSimulator implements AutoCloseable {
                     }
                 }
             }
+            if (fill && from + room >= send && batch.size() < cfg.deleteBatch()) {
+                log.println("[veeam] the final cleanup's batch holds " + batch.size() + " of " + cfg.deleteBatch()
+                        + " versions: the run left too few to name");
+            }
             boolean quiet = plan.nextBoolean();
             batches.add(run(() -> deleteBatch(batch, quiet)));
         }
         parallel(batches);
         lastCleanup = now();
         sampleDeletedKeys(eligible.subList(0, send));
+    }
+
+    /**
+     * Whether a short run ({@code minBlocks}) has enough to fill the final cleanup's DeleteObjects batch: versions
+     * locked past the final cleanup's margin (with a minute to spare) and versions deleted before, which the fill names.
+     */
+    private boolean fullBatchNameable() {
+        if (cfg.minBlocks() == 0 || cfg.deleteBatch() < 10 || metrics.count(Count.FULL_DELETE_BATCHES) > 0) {
+            return true;
+        }
+        long nameable;
+        synchronized (deletedBefore) {
+            nameable = deletedBefore.size();
+        }
+        Instant safe = now().plus(Duration.ofMinutes(6));
+        for (KeyState k : model.keys()) {
+            if (!k.key.startsWith(repoFolder) || k.tainted()) {
+                continue;
+            }
+            for (Version v : k.versions()) {
+                if (!v.isDeleteMarker()
+                        && v.retainUntil() != null
+                        && v.retainUntil().isAfter(safe)) {
+                    nameable++;
+                }
+            }
+            if (nameable >= cfg.deleteBatch()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The oldest version deleted before and not yet named again, or null. */
