@@ -93,6 +93,13 @@ final class ApplianceLaunch {
         if ("false".equals(System.getProperty("appliance.aot")) || dir == null || dir.isBlank()) {
             return plain;
         }
+        if (jit != Jit.byDefault()) {
+            // A cache pays for itself over many starts only: the default suite starts the other compiler setting twice
+            // (VeeamWorkloadIT, ReadDuringOverwriteIT), and its training run took 34 s on the two-core machine against
+            // the 4-5 s it saves a start. Under -Pcrash, where it is the default, CrashSafetyIT starts it dozens of
+            // times.
+            return plain;
+        }
         Path root = Path.of(dir).resolve(jit.name().toLowerCase(Locale.ROOT));
         // Failsafe runs test classes in several JVMs at once: the first to take the lock makes the cache, the others
         // wait for it and use it (a cache is mapped read-only, so any number of appliances can share one).
