@@ -53,7 +53,8 @@ class VeeamWorkloadIT {
                             .withJit(ApplianceLaunch.Jit.PRODUCTION))
                     .start();
             // sized for the default suite on two cores; any veeam.* system property overrides these. The sessions go
-            // on past the 15 s until 1000 blocks (a full DeleteObjects batch) are written, 11 sessions; the final
+            // on past the 15 s until 1000 blocks are written and the final cleanup can name a full DeleteObjects batch
+            // of 1000 (locked versions and ones deleted before: 14 sessions on the two-core machine); the final
             // cleanup waits out up to one short retention (plus the clock skew), so that is short.
             Properties defaults = new Properties();
             defaults.setProperty("veeam.endpoint", appliance.s3Endpoint().toString());
