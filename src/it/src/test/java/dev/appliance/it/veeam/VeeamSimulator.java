@@ -799,10 +799,7 @@ public final class VeeamSimulator implements AutoCloseable {
     private void cleanup(boolean last) {
         Instant releasedBefore = now().minus(cfg.clockSkew());
         List<Planned> eligible = new ArrayList<>();
-        for (KeyState k : model.keys()) {
-            if (!k.key.startsWith(repoFolder) || k.tainted()) {
-                continue;
-            }
+        for (KeyState k : repositoryKeys()) {
             List<Version> vs = k.versions();
             int dataVersions = 0;
             int released = 0;
@@ -844,6 +841,7 @@ public final class VeeamSimulator implements AutoCloseable {
         List<Callable<Void>> batches = new ArrayList<>();
         for (int from = 0; from < Math.max(send, 1); from += room) {
             List<Planned> batch = new ArrayList<>(eligible.subList(from, Math.min(send, from + room)));
+            boolean filledLast = fill && from + room >= send;
             Set<DeleteEntry> named = new HashSet<>();
             batch.forEach(p -> named.add(p.entry));
             if (cfg.deleteBatch() >= 10) {
@@ -854,7 +852,7 @@ public final class VeeamSimulator implements AutoCloseable {
                         batch.add(new Planned(e, Expect.REPEAT));
                     }
                 }
-                if (fill && from + room >= send) {
+                if (filledLast) {
                     // a short run released fewer versions than one batch holds: fill the last batch as a cleanup
                     // retried over everything it ever queued would: still-locked blocks, each of which must be
                     // refused, and versions deleted before, each of which must be reported deleted again
@@ -871,7 +869,7 @@ public final class VeeamSimulator implements AutoCloseable {
                     }
                 }
             }
-            if (fill && from + room >= send && batch.size() < cfg.deleteBatch()) {
+            if (filledLast && batch.size() < cfg.deleteBatch()) {
                 log.println("[veeam] the final cleanup's batch holds " + batch.size() + " of " + cfg.deleteBatch()
                         + " versions: the run left too few to name");
             }
@@ -896,14 +894,9 @@ public final class VeeamSimulator implements AutoCloseable {
             nameable = deletedBefore.size();
         }
         Instant safe = now().plus(Duration.ofMinutes(6));
-        for (KeyState k : model.keys()) {
-            if (!k.key.startsWith(repoFolder) || k.tainted()) {
-                continue;
-            }
+        for (KeyState k : repositoryKeys()) {
             for (Version v : k.versions()) {
-                if (!v.isDeleteMarker()
-                        && v.retainUntil() != null
-                        && v.retainUntil().isAfter(safe)) {
+                if (lockedPast(v, safe)) {
                     nameable++;
                 }
             }
@@ -946,10 +939,7 @@ public final class VeeamSimulator implements AutoCloseable {
     private List<Planned> lockedVersions(int n, Set<DeleteEntry> named) {
         List<Planned> probes = new ArrayList<>();
         Instant safe = now().plus(Duration.ofMinutes(5));
-        for (KeyState k : model.keys()) {
-            if (!k.key.startsWith(repoFolder) || k.tainted()) {
-                continue;
-            }
+        for (KeyState k : repositoryKeys()) {
             for (Version v : k.versions()) {
                 if (probes.size() >= n) {
                     return probes;
@@ -960,13 +950,29 @@ public final class VeeamSimulator implements AutoCloseable {
         return probes;
     }
 
+    /** Whether {@code v} holds data whose lock runs past {@code time} (a delete of it must be refused until then). */
+    private static boolean lockedPast(Version v, Instant time) {
+        return v != null
+                && !v.isDeleteMarker()
+                && v.retainUntil() != null
+                && v.retainUntil().isAfter(time);
+    }
+
+    /** The keys under this run's repository folder that no error made unreliable. */
+    private List<KeyState> repositoryKeys() {
+        List<KeyState> keys = new ArrayList<>();
+        for (KeyState k : model.keys()) {
+            if (k.key.startsWith(repoFolder) && !k.tainted()) {
+                keys.add(k);
+            }
+        }
+        return keys;
+    }
+
     /** Adds a delete of {@code v} that must be refused, if it holds data locked past {@code safe} and is not named. */
     private static void probeIfLocked(
             List<Planned> probes, String key, Version v, Instant safe, Set<DeleteEntry> named) {
-        if (v == null
-                || v.isDeleteMarker()
-                || v.retainUntil() == null
-                || !v.retainUntil().isAfter(safe)) {
+        if (!lockedPast(v, safe)) {
             return;
         }
         DeleteEntry e = new DeleteEntry(key, v.versionId);
