@@ -164,10 +164,16 @@ public final class ApplianceProcess implements AutoCloseable {
         return this;
     }
 
-    /** The java command that runs the appliance jar with {@code args} (for other subcommands, e.g. certs). */
+    /**
+     * The java command that runs the appliance jar with {@code args} (other subcommands, e.g. certs, alerts, or a server
+     * run to its end): as {@link #start} runs it, the default {@link ApplianceLaunch.Jit}'s options and the AOT cache,
+     * so a CLI call costs about 0.6 s of CPU instead of 2.3 s from the fat jar.
+     */
     public static List<String> jarCommand(String... args) {
-        List<String> cmd = new ArrayList<>(
-                List.of(ApplianceLaunch.java(), "-jar", ApplianceLaunch.fatJar().toString()));
+        ApplianceLaunch.Jit jit = ApplianceLaunch.Jit.byDefault();
+        List<String> cmd = new ArrayList<>(List.of(ApplianceLaunch.java()));
+        cmd.addAll(jit.options);
+        cmd.addAll(ApplianceLaunch.jarArguments(jit));
         cmd.addAll(List.of(args));
         return cmd;
     }

@@ -28,6 +28,8 @@ final class AwsCli {
     /** urllib3's debug line for each response: {@code http://host:port "GET /b?x HTTP/1.1" 404 208}. */
     private static final Pattern STATUS_LINE = Pattern.compile("\"[A-Z]+ \\S+ HTTP/1\\.1\" (\\d{3}) ");
 
+    private static final java.time.Duration COMMAND_TIMEOUT = java.time.Duration.ofSeconds(180);
+
     private static final Pattern ERROR_LINE = Pattern.compile("An error occurred \\(([^)]+)\\) when calling");
 
     /** The result of one CLI run. */
@@ -173,12 +175,10 @@ final class AwsCli {
     }
 
     Result mayFail(String... args) {
-        List<String> cmd = new ArrayList<>(
-                List.of(executable, "--endpoint-url", appliance.s3Endpoint().toString()));
-        cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd);
-        Map<String, String> env = pb.environment();
-        env.keySet().removeIf(k -> k.startsWith("AWS_"));
+        List<String> all =
+                new ArrayList<>(List.of("--endpoint-url", appliance.s3Endpoint().toString()));
+        all.addAll(List.of(args));
+        Map<String, String> env = new java.util.LinkedHashMap<>();
         env.put("AWS_ACCESS_KEY_ID", accessKey);
         env.put("AWS_SECRET_ACCESS_KEY", secretKey);
         env.put("AWS_DEFAULT_REGION", ApplianceProcess.REGION);
@@ -190,20 +190,18 @@ final class AwsCli {
         env.put("AWS_PAGER", "");
         Path out = tmp.resolve("cli-" + UUID.randomUUID() + ".out");
         Path err = tmp.resolve("cli-" + UUID.randomUUID() + ".err");
-        pb.redirectOutput(out.toFile()).redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.PIPE);
         long started = System.nanoTime();
         try {
-            Process p = pb.start();
-            p.getOutputStream().close();
-            if (!p.waitFor(180, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                fail("aws " + String.join(" ", args) + " did not finish within 180 s; stderr:\n"
-                        + Files.readString(err));
-            }
-            Result r = new Result(p.exitValue(), Files.readString(out), Files.readString(err));
+            AwsCliRunner runner = AwsCliRunner.forCli(executable);
+            int status =
+                    runner != null ? runner.run(all, env, out, err, COMMAND_TIMEOUT) : runProcess(all, env, out, err);
+            Result r = new Result(status, Files.readString(out), Files.readString(err));
             System.out.printf(
-                    "[it] aws %s -> %d in %d ms%n",
-                    String.join(" ", args), r.status(), (System.nanoTime() - started) / 1_000_000);
+                    "[it] aws %s -> %d in %d ms%s%n",
+                    String.join(" ", args),
+                    r.status(),
+                    (System.nanoTime() - started) / 1_000_000,
+                    runner != null ? " (in the runner)" : "");
             Files.delete(out);
             Files.delete(err);
             return r;
@@ -213,5 +211,24 @@ final class AwsCli {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    /** The CLI as its own process: {@code aws} is not a Python script (v2), or the runner is turned off. */
+    private int runProcess(List<String> args, Map<String, String> env, Path out, Path err)
+            throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(executable));
+        cmd.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().keySet().removeIf(k -> k.startsWith("AWS_"));
+        pb.environment().putAll(env);
+        pb.redirectOutput(out.toFile()).redirectError(err.toFile()).redirectInput(ProcessBuilder.Redirect.PIPE);
+        Process p = pb.start();
+        p.getOutputStream().close();
+        if (!p.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            fail("aws " + String.join(" ", args) + " did not finish within " + COMMAND_TIMEOUT + "; stderr:\n"
+                    + Files.readString(err));
+        }
+        return p.exitValue();
     }
 }
