@@ -57,6 +57,7 @@ final class AwsCliRunner {
     }
 
     private static AwsCliRunner start(String executable) {
+        AwsCliRunner runner = null;
         try {
             List<String> interpreter = pythonOf(Path.of(executable));
             if (interpreter == null) {
@@ -76,7 +77,7 @@ final class AwsCliRunner {
             }
             List<String> command = new java.util.ArrayList<>(interpreter);
             command.add(script.toString());
-            AwsCliRunner runner = new AwsCliRunner(command, dir.resolve("runner.err"));
+            runner = new AwsCliRunner(command, dir.resolve("runner.err"));
             runner.launch();
             // the CLI answers its version from the runner as from the script: else the runner is not used
             Path out = dir.resolve("probe.out");
@@ -93,6 +94,9 @@ final class AwsCliRunner {
             return runner;
         } catch (IOException | AssertionError e) {
             System.err.println("[it] the AWS CLI runs per command: " + e);
+            if (runner != null && runner.process != null) {
+                runner.process.destroyForcibly();
+            }
             return null;
         }
     }

@@ -23,7 +23,6 @@ import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.interactions.Actions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
-import org.openqa.selenium.support.ui.WebDriverWait;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ExpirationStatus;
 
@@ -278,7 +277,7 @@ class ConsoleAuditorBrowserIT {
         editor.clear();
         editor.sendKeys(fixed.replace("\"Allow\",", "\"Perhaps\","));
         browser.findElement(By.id("edit-policy-" + POLICY + "-save")).click();
-        new WebDriverWait(browser, ConsoleBrowser.WAIT)
+        ConsoleBrowser.waitOn(browser)
                 .until(ExpectedConditions.textToBePresentInElementLocated(
                         By.id("edit-policy-" + POLICY + "-error"), "expected \"Allow\" or \"Deny\""));
         assertThat(policyDocument()).isEqualTo(POLICY_DOCUMENT);
@@ -455,7 +454,7 @@ class ConsoleAuditorBrowserIT {
 
     /** Waits until the page that was showing {@code before} (its h1) is replaced by a page that is done loading. */
     private static void shown(List<WebElement> before) {
-        new WebDriverWait(browser, ConsoleBrowser.WAIT).until(b -> {
+        ConsoleBrowser.waitOn(browser).until(b -> {
             if (!before.isEmpty()
                     && !ExpectedConditions.stalenessOf(before.get(0)).apply(b)) {
                 return false;

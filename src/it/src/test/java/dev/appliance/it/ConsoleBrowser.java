@@ -38,6 +38,22 @@ final class ConsoleBrowser implements AutoCloseable {
 
     static final Duration WAIT = Duration.ofSeconds(20);
 
+    /**
+     * How often a wait looks again. Selenium's default, 500 ms, left each wait for a page's answer idle for a quarter of
+     * a second on average after the page was ready, over the several hundred waits of the console's tests.
+     */
+    static final Duration POLL = Duration.ofMillis(100);
+
+    /** A wait of up to {@code timeout} on {@code driver}, looking every {@link #POLL}. */
+    static WebDriverWait waitOn(WebDriver driver, Duration timeout) {
+        return new WebDriverWait(driver, timeout, POLL);
+    }
+
+    /** {@link #waitOn(WebDriver, Duration)} for {@link #WAIT}. */
+    static WebDriverWait waitOn(WebDriver driver) {
+        return waitOn(driver, WAIT);
+    }
+
     final WebDriver driver;
     private final ChromeDriverService service;
 
@@ -84,7 +100,7 @@ final class ConsoleBrowser implements AutoCloseable {
     }
 
     WebElement visible(By by) {
-        return new WebDriverWait(driver, WAIT).until(ExpectedConditions.visibilityOfElementLocated(by));
+        return waitOn(driver).until(ExpectedConditions.visibilityOfElementLocated(by));
     }
 
     /**
@@ -92,13 +108,11 @@ final class ConsoleBrowser implements AutoCloseable {
      * redraws itself every second, so an element found a moment ago may be gone.
      */
     String read(By by, Function<WebElement, String> what) {
-        return new WebDriverWait(driver, WAIT)
-                .ignoring(StaleElementReferenceException.class)
-                .until(d -> what.apply(d.findElement(by)));
+        return waitOn(driver).ignoring(StaleElementReferenceException.class).until(d -> what.apply(d.findElement(by)));
     }
 
     void textIs(By by, String text) {
-        new WebDriverWait(driver, WAIT).until(ExpectedConditions.textToBe(by, text));
+        waitOn(driver).until(ExpectedConditions.textToBe(by, text));
     }
 
     void screenshot(String name) throws IOException {

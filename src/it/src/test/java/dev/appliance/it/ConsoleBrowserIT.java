@@ -22,7 +22,6 @@ import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
-import org.openqa.selenium.support.ui.WebDriverWait;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.ObjectLockMode;
@@ -161,7 +160,7 @@ class ConsoleBrowserIT {
         browser.findElement(By.id("veeam-done")).click();
         By objects = By.cssSelector("tr[data-bucket='veeam-browser'] td[data-col=objects]");
         visible(objects);
-        new WebDriverWait(browser, ConsoleBrowser.WAIT).until(b -> {
+        ConsoleBrowser.waitOn(browser).until(b -> {
             if ("1".equals(b.findElement(objects).getText())) {
                 return true;
             }
@@ -207,7 +206,7 @@ class ConsoleBrowserIT {
         visible(By.cssSelector(
                         "#versions-table tr[data-version-id='" + lockedVersion + "'] [data-action=confirm-delete]"))
                 .click();
-        new WebDriverWait(browser, ConsoleBrowser.WAIT)
+        ConsoleBrowser.waitOn(browser)
                 .until(ExpectedConditions.textToBePresentInElementLocated(
                         By.id("objects-message"), "compliance retention until"));
         WebElement refusal = browser.findElement(By.id("objects-message"));
@@ -223,7 +222,7 @@ class ConsoleBrowserIT {
         Files.writeString(notes, "uploaded from the browser");
         browser.findElement(By.id("objects-file")).sendKeys(notes.toString());
         browser.findElement(By.id("objects-upload")).click();
-        new WebDriverWait(browser, ConsoleBrowser.WAIT)
+        ConsoleBrowser.waitOn(browser)
                 .until(ExpectedConditions.textToBePresentInElementLocated(
                         By.id("objects-message"), "Uploaded Veeam/Backup/blocks/notes.txt"));
         visible(By.cssSelector("tr[data-key='Veeam/Backup/blocks/notes.txt']"));
@@ -269,7 +268,7 @@ class ConsoleBrowserIT {
         // root's own: other tests' users call the API too, whichever runs first
         browser.findElement(By.id("audit-principal")).sendKeys(ROOT);
         browser.findElement(By.id("audit-apply")).click();
-        new WebDriverWait(browser, ConsoleBrowser.WAIT)
+        ConsoleBrowser.waitOn(browser)
                 .until(ExpectedConditions.textToBePresentInElementLocated(By.id("audit-count"), "3 event(s)"));
         assertThat(browser.findElements(By.cssSelector("#audit-table td[data-col=status]")).stream()
                         .map(WebElement::getText)
@@ -320,8 +319,7 @@ class ConsoleBrowserIT {
         screenshot("settings");
         browser.findElement(By.cssSelector("#nav a[data-route=buckets]")).click();
         visible(By.cssSelector("h1"));
-        new WebDriverWait(browser, ConsoleBrowser.WAIT)
-                .until(ExpectedConditions.textToBe(By.cssSelector("main h1"), "Buckets"));
+        ConsoleBrowser.waitOn(browser).until(ExpectedConditions.textToBe(By.cssSelector("main h1"), "Buckets"));
         assertThat(browser.findElements(By.id("buckets-new"))).isEmpty();
         screenshot("auditor-buckets");
     }
@@ -366,7 +364,7 @@ class ConsoleBrowserIT {
         browser.findElement(By.cssSelector("#nav a[data-route=alerts]")).click();
         By alert = By.cssSelector("article[data-bucket='churn']");
         visible(By.id("alerts-refresh"));
-        new WebDriverWait(browser, ConsoleBrowser.WAIT).until(b -> {
+        ConsoleBrowser.waitOn(browser).until(b -> {
             if (!b.findElements(alert).isEmpty()) {
                 return true;
             }
@@ -388,7 +386,7 @@ class ConsoleBrowserIT {
                 .contains("Worst key reaches the cap");
         screenshot("alerts");
         card.findElement(By.cssSelector("button[data-ack]")).click();
-        new WebDriverWait(browser, ConsoleBrowser.WAIT)
+        ConsoleBrowser.waitOn(browser)
                 .until(ExpectedConditions.textToBePresentInElementLocated(
                         By.cssSelector("article[data-bucket='churn'] [data-col=state]"), "acknowledged"));
         assertThat(browser.findElements(By.cssSelector("article[data-bucket='churn'] button[data-ack]")))
@@ -399,8 +397,7 @@ class ConsoleBrowserIT {
     void wrongSecret_showsTheError_andStaysOnTheLogin() throws IOException {
         logIn(ROOT, "not-the-secret");
         WebElement message = visible(By.id("login-message"));
-        new WebDriverWait(browser, ConsoleBrowser.WAIT)
-                .until(ExpectedConditions.textToBePresentInElement(message, "wrong"));
+        ConsoleBrowser.waitOn(browser).until(ExpectedConditions.textToBePresentInElement(message, "wrong"));
         assertThat(message.getText()).isEqualTo("The access key or the secret key is wrong.");
         assertThat(browser.findElement(By.id("secretKey")).getAttribute("value"))
                 .isEmpty();

@@ -22,7 +22,6 @@ import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
-import org.openqa.selenium.support.ui.WebDriverWait;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.BucketVersioningStatus;
@@ -116,7 +115,7 @@ class ConsoleBucketBrowserIT {
     }
 
     private static String waitForText(By by) {
-        return new WebDriverWait(browser, ConsoleBrowser.WAIT).until(b -> {
+        return ConsoleBrowser.waitOn(browser).until(b -> {
             String text = b.findElement(by).getText();
             return text.isBlank() ? null : text;
         });
@@ -137,7 +136,7 @@ class ConsoleBucketBrowserIT {
         // usage with its Refresh: the read after the write starts a recount, which a refresh shows within seconds
         s3.putObject(r -> r.bucket("quota-bucket").key("counted"), RequestBody.fromString("counted"));
         By objects = By.cssSelector("#bucket-usage dd[data-key=objects]");
-        new WebDriverWait(browser, ConsoleBrowser.WAIT)
+        ConsoleBrowser.waitOn(browser)
                 .ignoring(StaleElementReferenceException.class)
                 .until(b -> {
                     if ("1".equals(b.findElement(objects).getText())) {
@@ -301,7 +300,7 @@ class ConsoleBucketBrowserIT {
         // versions per key, once a scanner cycle has counted every write (the page is read again until then)
         By manyClass = By.cssSelector("#version-counts-table tr[data-versions='11-100'] td[data-key='keys']");
         By fewClass = By.cssSelector("#version-counts-table tr[data-versions='2-10'] td[data-key='keys']");
-        new WebDriverWait(browser, ConsoleBrowser.WAIT).until(b -> {
+        ConsoleBrowser.waitOn(browser).until(b -> {
             openBucket(bucket);
             // a cycle may have run between the writes: the figures are read again until they show all of them
             return !b.findElements(manyClass).isEmpty()
@@ -323,7 +322,7 @@ class ConsoleBucketBrowserIT {
         browser.findElement(By.id("lifecycle-add")).click();
         fillLastRule("tidy-old", "old/", "1", "1", "");
         By expired = By.cssSelector("#lifecycle-preview-table tr[data-kind='expiredCurrent'] td[data-key='count']");
-        new WebDriverWait(browser, ConsoleBrowser.WAIT).until(b -> {
+        ConsoleBrowser.waitOn(browser).until(b -> {
             List<WebElement> shown = b.findElements(expired);
             if (!shown.isEmpty() && shown.getFirst().getText().equals("3")) {
                 return true;
@@ -400,7 +399,7 @@ class ConsoleBucketBrowserIT {
         WebElement delete = browser.findElement(By.id("delete-form-save"));
         assertThat(delete.isEnabled()).isFalse();
         type("delete-confirm", "lock-delete");
-        new WebDriverWait(browser, ConsoleBrowser.WAIT).until(ExpectedConditions.elementToBeClickable(delete));
+        ConsoleBrowser.waitOn(browser).until(ExpectedConditions.elementToBeClickable(delete));
         delete.click();
         assertThat(waitForText(By.id("delete-confirm-error")))
                 .contains("versions under Object Lock")
@@ -413,9 +412,8 @@ class ConsoleBucketBrowserIT {
         type("delete-confirm", "empty-bucket");
         browser.findElement(By.id("delete-form-save")).click();
         chromium.visible(By.id("buckets-table"));
-        new WebDriverWait(browser, ConsoleBrowser.WAIT)
-                .until(b -> b.findElements(By.cssSelector("tr[data-bucket='empty-bucket']"))
-                        .isEmpty());
+        ConsoleBrowser.waitOn(browser).until(b -> b.findElements(By.cssSelector("tr[data-bucket='empty-bucket']"))
+                .isEmpty());
         assertThatThrownBy(() -> s3.headBucket(r -> r.bucket("empty-bucket")))
                 .isInstanceOf(NoSuchBucketException.class);
     }

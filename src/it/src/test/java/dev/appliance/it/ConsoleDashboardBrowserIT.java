@@ -19,7 +19,6 @@ import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.support.ui.WebDriverWait;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -74,7 +73,7 @@ class ConsoleDashboardBrowserIT {
             s3.createBucket(r -> r.bucket(BUCKET));
             // every poll writes one more object, so that the interval the page shows last has traffic in it; the
             // page fetches the history once a second while it is shown
-            new WebDriverWait(browser, Duration.ofSeconds(60))
+            ConsoleBrowser.waitOn(browser, Duration.ofSeconds(60))
                     .ignoring(StaleElementReferenceException.class)
                     .until(b -> {
                         int n = written.incrementAndGet();

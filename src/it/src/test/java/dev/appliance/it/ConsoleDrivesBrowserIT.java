@@ -23,7 +23,6 @@ import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.support.ui.WebDriverWait;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 
@@ -104,7 +103,7 @@ class ConsoleDrivesBrowserIT {
 
     /** Waits (the page refreshing itself) until heal {@code id} is in {@code state}, and returns it then. */
     private static Heal awaitHeal(WebDriver browser, String id, String state, Duration wait) {
-        return new WebDriverWait(browser, wait).until(b -> {
+        return ConsoleBrowser.waitOn(browser, wait).until(b -> {
             Heal h = heal(b, id);
             return h != null && h.state().equals(state) ? h : null;
         });
@@ -112,7 +111,7 @@ class ConsoleDrivesBrowserIT {
 
     /** Waits until {@code condition} holds, clicking the page's Refresh button between looks, at most {@code wait}. */
     private static void refreshUntil(WebDriver browser, Duration wait, Function<WebDriver, Boolean> condition) {
-        new WebDriverWait(browser, wait)
+        ConsoleBrowser.waitOn(browser, wait)
                 .ignoring(StaleElementReferenceException.class)
                 .until(b -> {
                     if (condition.apply(b)) {
@@ -127,7 +126,7 @@ class ConsoleDrivesBrowserIT {
     private static void runChecks(WebDriver browser) {
         String before = browser.findElement(By.id("checks-time")).getAttribute("datetime");
         browser.findElement(By.id("checks-run")).click();
-        new WebDriverWait(browser, ConsoleBrowser.WAIT)
+        ConsoleBrowser.waitOn(browser)
                 .ignoring(StaleElementReferenceException.class)
                 .until(b -> !b.findElements(By.id("checks-time")).isEmpty()
                         && !before.equals(b.findElement(By.id("checks-time")).getAttribute("datetime")));
@@ -179,7 +178,7 @@ class ConsoleDrivesBrowserIT {
             s3.putObject(r -> r.bucket("after-loss").key("k"), RequestBody.fromString("written on three drives"));
         }
         By fourth = By.cssSelector("tr[data-drive='1/4'] td[data-col=state]");
-        new WebDriverWait(browser, ConsoleBrowser.WAIT).until(b -> {
+        ConsoleBrowser.waitOn(browser).until(b -> {
             if (!b.findElement(fourth).getText().startsWith("online")) {
                 return true;
             }
@@ -223,14 +222,14 @@ class ConsoleDrivesBrowserIT {
                 .startsWith("healing"));
         awaitHeal(browser, "drive-1/4", "healing", ConsoleBrowser.WAIT);
         // the slowed fill advances a few keys at a time: wait for the first ones, still healing
-        Heal healing = new WebDriverWait(browser, Duration.ofSeconds(60)).until(b -> {
+        Heal healing = ConsoleBrowser.waitOn(browser, Duration.ofSeconds(60)).until(b -> {
             Heal h = heal(b, "drive-1/4");
             return h != null && h.state().equals("healing") && !h.figures().startsWith("0 objects") ? h : null;
         });
         assertThat(healing.bar()).startsWith("Progress of Fill of drive 1/4");
         assertThat(healing.figures()).matches("[0-9,]+ objects scanned( of about 241)?: [0-9,]+ healed, 0 failed; .+");
         assertThat(healing.rate()).matches("[0-9.,]+ objects/s, .+/s, ETA .+");
-        String rowBar = new WebDriverWait(browser, ConsoleBrowser.WAIT)
+        String rowBar = ConsoleBrowser.waitOn(browser)
                 .ignoring(StaleElementReferenceException.class)
                 .until(b -> b.findElement(By.cssSelector("tr[data-drive='1/4'] td[data-col=fill] progress"))
                         .getAttribute("aria-label"));

@@ -21,7 +21,6 @@ import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.Select;
-import org.openqa.selenium.support.ui.WebDriverWait;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -77,8 +76,7 @@ class ConsoleIdentityBrowserIT {
     }
 
     private static void waitForText(By by, String part) {
-        new WebDriverWait(browser, ConsoleBrowser.WAIT)
-                .until(ExpectedConditions.textToBePresentInElementLocated(by, part));
+        ConsoleBrowser.waitOn(browser).until(ExpectedConditions.textToBePresentInElementLocated(by, part));
     }
 
     private static void typePolicy(String document) {

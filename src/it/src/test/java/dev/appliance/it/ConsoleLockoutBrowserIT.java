@@ -13,7 +13,6 @@ import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The console's login page after repeated wrong secrets, in headless Chromium against the packaged appliance: five
@@ -53,11 +52,11 @@ class ConsoleLockoutBrowserIT {
         for (int attempt = 1; attempt <= 5; attempt++) {
             chromium.logIn(ROOT, "wrong-secret-" + attempt);
             // the form clears its message when it sends, so this waits for this attempt's answer
-            new WebDriverWait(chromium.driver, ConsoleBrowser.WAIT)
+            ConsoleBrowser.waitOn(chromium.driver)
                     .until(ExpectedConditions.textToBe(message, "The access key or the secret key is wrong."));
         }
         chromium.logIn(ROOT, SECRET);
-        new WebDriverWait(chromium.driver, ConsoleBrowser.WAIT)
+        ConsoleBrowser.waitOn(chromium.driver)
                 .until(ExpectedConditions.textToBePresentInElementLocated(message, "locked out until"));
         WebElement shown = chromium.driver.findElement(message);
         assertThat(shown.getText())
