@@ -112,8 +112,7 @@ final class ApplianceLaunch {
         Path root = Path.of(dir).resolve(jit.name().toLowerCase(Locale.ROOT));
         // Failsafe runs test classes in several JVMs at once: the first to take the lock makes the cache and the others
         // use it (a cache is mapped read-only, so any number of appliances can share one). While one JVM makes it
-        // (about
-        // 26 s), another does not wait: its starts run the fat jar (about 12 s each) until the lock is free.
+        // (about 26 s), another does not wait: its starts run the fat jar (about 12 s each) until the lock is free.
         Path lockFile = root.resolveSibling(root.getFileName() + ".lock");
         try (FileChannel lockChannel =
                         FileChannel.open(createParent(lockFile), StandardOpenOption.CREATE, StandardOpenOption.WRITE);

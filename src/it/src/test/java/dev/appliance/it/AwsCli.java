@@ -11,6 +11,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -147,9 +148,21 @@ final class AwsCli {
      * response (from the CLI's {@code --debug} log, since the CLI prints only the code).
      */
     S3Error error(String... args) {
+        return errorOf(mayFail(withDebug(args)), args);
+    }
+
+    /** As {@link #error}, always as a separate {@code aws} process. */
+    S3Error errorAsProcess(String... args) {
+        return errorOf(mayFailAsProcess(withDebug(args)), args);
+    }
+
+    private static String[] withDebug(String... args) {
         List<String> all = new ArrayList<>(List.of(args));
         all.add("--debug");
-        Result r = mayFail(all.toArray(String[]::new));
+        return all.toArray(String[]::new);
+    }
+
+    private static S3Error errorOf(Result r, String... args) {
         String command = String.join(" ", args);
         assertThat(r.status())
                 .as("aws %s was expected to fail%nstdout:%n%s", command, r.stdout())
@@ -175,10 +188,29 @@ final class AwsCli {
     }
 
     Result mayFail(String... args) {
+        return execute(AwsCliRunner.forCli(executable), args);
+    }
+
+    /** As {@link #mayFail}, always as a separate {@code aws} process: the reference the runner is checked against. */
+    Result mayFailAsProcess(String... args) {
+        return execute(null, args);
+    }
+
+    /** The {@code aws} program found on the PATH. */
+    String executable() {
+        return executable;
+    }
+
+    /** True when commands run in the {@link AwsCliRunner} rather than as processes. */
+    boolean inRunner() {
+        return AwsCliRunner.forCli(executable) != null;
+    }
+
+    private Result execute(AwsCliRunner runner, String... args) {
         List<String> all =
                 new ArrayList<>(List.of("--endpoint-url", appliance.s3Endpoint().toString()));
         all.addAll(List.of(args));
-        Map<String, String> env = new java.util.LinkedHashMap<>();
+        Map<String, String> env = new LinkedHashMap<>();
         env.put("AWS_ACCESS_KEY_ID", accessKey);
         env.put("AWS_SECRET_ACCESS_KEY", secretKey);
         env.put("AWS_DEFAULT_REGION", ApplianceProcess.REGION);
@@ -192,7 +224,6 @@ final class AwsCli {
         Path err = tmp.resolve("cli-" + UUID.randomUUID() + ".err");
         long started = System.nanoTime();
         try {
-            AwsCliRunner runner = AwsCliRunner.forCli(executable);
             int status =
                     runner != null ? runner.run(all, env, out, err, COMMAND_TIMEOUT) : runProcess(all, env, out, err);
             Result r = new Result(status, Files.readString(out), Files.readString(err));

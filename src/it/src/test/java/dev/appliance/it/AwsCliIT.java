@@ -65,6 +65,44 @@ class AwsCliIT {
         return cli.json(args);
     }
 
+    /**
+     * The runner ({@link AwsCliRunner}) against {@code aws} as its own process, command by command: the same exit
+     * status, the same output, the same S3 error and HTTP status from {@code --debug}. And where {@code aws} is a Python
+     * script, the runner is what the other tests use.
+     */
+    @Test
+    void theRunnerAnswersAsASeparateAwsProcessDoes() throws IOException {
+        String first = Files.readAllLines(Path.of(cli.executable())).getFirst();
+        assertThat(cli.inRunner())
+                .as("the runner is used when aws is a Python script (#!: %s)", first)
+                .isEqualTo(first.startsWith("#!") && first.contains("python"));
+        String bucket = "cli-agree";
+        aws("s3", "mb", "s3://" + bucket);
+        Path file = tmp.resolve("agree/object.txt");
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, "the same bytes either way");
+        aws("s3api", "put-object", "--bucket", bucket, "--key", "k", "--body", file.toString());
+        for (String[] command : List.of(
+                new String[] {"s3api", "head-object", "--bucket", bucket, "--key", "k", "--output", "json"},
+                new String[] {"s3", "ls", "s3://" + bucket},
+                new String[] {"s3api", "get-object-tagging", "--bucket", bucket, "--key", "k", "--output", "json"},
+                new String[] {"s3api", "head-object", "--bucket", bucket, "--key", "missing", "--output", "json"})) {
+            AwsCli.Result inRunner = cli.mayFail(command);
+            AwsCli.Result asProcess = cli.mayFailAsProcess(command);
+            assertThat(inRunner.status())
+                    .as("exit status of aws %s", String.join(" ", command))
+                    .isEqualTo(asProcess.status());
+            assertThat(inRunner.stdout())
+                    .as("stdout of aws %s", String.join(" ", command))
+                    .isEqualTo(asProcess.stdout());
+            assertThat(inRunner.stderr().strip())
+                    .as("stderr of aws %s", String.join(" ", command))
+                    .isEqualTo(asProcess.stderr().strip());
+        }
+        String[] refused = {"s3api", "get-object-retention", "--bucket", bucket, "--key", "k"};
+        assertThat(cli.error(refused)).isEqualTo(cli.errorAsProcess(refused));
+    }
+
     @Test
     void makeBucketCopyUpAndDownListAndRemove() throws IOException {
         String bucket = "cli-cp";

@@ -54,6 +54,17 @@ final class ConsoleBrowser implements AutoCloseable {
         return waitOn(driver, WAIT);
     }
 
+    /**
+     * How often a wait that acts between its looks (clicks Refresh, reloads the page, writes an object) does so: the
+     * pace those waits had before {@link #POLL}, so that a refresh has time to answer before the next one.
+     */
+    static final Duration ACT_EVERY = Duration.ofMillis(500);
+
+    /** A wait of up to {@code timeout} whose condition acts before it looks again, every {@link #ACT_EVERY}. */
+    static WebDriverWait retrying(WebDriver driver, Duration timeout) {
+        return new WebDriverWait(driver, timeout, ACT_EVERY);
+    }
+
     final WebDriver driver;
     private final ChromeDriverService service;
 

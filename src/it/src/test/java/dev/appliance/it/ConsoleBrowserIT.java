@@ -160,7 +160,7 @@ class ConsoleBrowserIT {
         browser.findElement(By.id("veeam-done")).click();
         By objects = By.cssSelector("tr[data-bucket='veeam-browser'] td[data-col=objects]");
         visible(objects);
-        ConsoleBrowser.waitOn(browser).until(b -> {
+        ConsoleBrowser.retrying(browser, ConsoleBrowser.WAIT).until(b -> {
             if ("1".equals(b.findElement(objects).getText())) {
                 return true;
             }
@@ -364,7 +364,7 @@ class ConsoleBrowserIT {
         browser.findElement(By.cssSelector("#nav a[data-route=alerts]")).click();
         By alert = By.cssSelector("article[data-bucket='churn']");
         visible(By.id("alerts-refresh"));
-        ConsoleBrowser.waitOn(browser).until(b -> {
+        ConsoleBrowser.retrying(browser, ConsoleBrowser.WAIT).until(b -> {
             if (!b.findElements(alert).isEmpty()) {
                 return true;
             }

@@ -136,7 +136,7 @@ class ConsoleBucketBrowserIT {
         // usage with its Refresh: the read after the write starts a recount, which a refresh shows within seconds
         s3.putObject(r -> r.bucket("quota-bucket").key("counted"), RequestBody.fromString("counted"));
         By objects = By.cssSelector("#bucket-usage dd[data-key=objects]");
-        ConsoleBrowser.waitOn(browser)
+        ConsoleBrowser.retrying(browser, ConsoleBrowser.WAIT)
                 .ignoring(StaleElementReferenceException.class)
                 .until(b -> {
                     if ("1".equals(b.findElement(objects).getText())) {
@@ -300,7 +300,7 @@ class ConsoleBucketBrowserIT {
         // versions per key, once a scanner cycle has counted every write (the page is read again until then)
         By manyClass = By.cssSelector("#version-counts-table tr[data-versions='11-100'] td[data-key='keys']");
         By fewClass = By.cssSelector("#version-counts-table tr[data-versions='2-10'] td[data-key='keys']");
-        ConsoleBrowser.waitOn(browser).until(b -> {
+        ConsoleBrowser.retrying(browser, ConsoleBrowser.WAIT).until(b -> {
             openBucket(bucket);
             // a cycle may have run between the writes: the figures are read again until they show all of them
             return !b.findElements(manyClass).isEmpty()
@@ -322,7 +322,7 @@ class ConsoleBucketBrowserIT {
         browser.findElement(By.id("lifecycle-add")).click();
         fillLastRule("tidy-old", "old/", "1", "1", "");
         By expired = By.cssSelector("#lifecycle-preview-table tr[data-kind='expiredCurrent'] td[data-key='count']");
-        ConsoleBrowser.waitOn(browser).until(b -> {
+        ConsoleBrowser.retrying(browser, ConsoleBrowser.WAIT).until(b -> {
             List<WebElement> shown = b.findElements(expired);
             if (!shown.isEmpty() && shown.getFirst().getText().equals("3")) {
                 return true;

@@ -73,7 +73,7 @@ class ConsoleDashboardBrowserIT {
             s3.createBucket(r -> r.bucket(BUCKET));
             // every poll writes one more object, so that the interval the page shows last has traffic in it; the
             // page fetches the history once a second while it is shown
-            ConsoleBrowser.waitOn(browser, Duration.ofSeconds(60))
+            ConsoleBrowser.retrying(browser, Duration.ofSeconds(60))
                     .ignoring(StaleElementReferenceException.class)
                     .until(b -> {
                         int n = written.incrementAndGet();

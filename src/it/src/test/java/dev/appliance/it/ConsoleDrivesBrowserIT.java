@@ -111,7 +111,7 @@ class ConsoleDrivesBrowserIT {
 
     /** Waits until {@code condition} holds, clicking the page's Refresh button between looks, at most {@code wait}. */
     private static void refreshUntil(WebDriver browser, Duration wait, Function<WebDriver, Boolean> condition) {
-        ConsoleBrowser.waitOn(browser, wait)
+        ConsoleBrowser.retrying(browser, wait)
                 .ignoring(StaleElementReferenceException.class)
                 .until(b -> {
                     if (condition.apply(b)) {
@@ -178,7 +178,7 @@ class ConsoleDrivesBrowserIT {
             s3.putObject(r -> r.bucket("after-loss").key("k"), RequestBody.fromString("written on three drives"));
         }
         By fourth = By.cssSelector("tr[data-drive='1/4'] td[data-col=state]");
-        ConsoleBrowser.waitOn(browser).until(b -> {
+        ConsoleBrowser.retrying(browser, ConsoleBrowser.WAIT).until(b -> {
             if (!b.findElement(fourth).getText().startsWith("online")) {
                 return true;
             }
