@@ -1,5 +1,6 @@
 package dev.appliance.core;
 
+import dev.appliance.core.audit.AuditEvent;
 import dev.appliance.core.checksum.ChecksumAlgorithm;
 import java.util.Map;
 import java.util.TreeMap;
@@ -21,6 +22,8 @@ import java.util.function.Supplier;
  *     ChecksumAlgorithm#headerName()}), or null when the body carries none
  * @param copiedFromStore the body is read from this store (UploadPartCopy), already guarded by its bitrot checksums,
  *     so no integrity header is expected with it
+ * @param auditEvent the audit event of the call, or null: {@link ObjectStore#putObject} keeps it with the write's
+ *     commit, durable on a write quorum of drives before it returns (stamped at the commit); other writes refuse one
  */
 public record PutRequest(
         long size,
@@ -31,9 +34,10 @@ public record PutRequest(
         boolean ifNoneMatchAny,
         Supplier<Map<String, String>> metadataAfterBody,
         ChecksumAlgorithm checksumAlgorithm,
-        boolean copiedFromStore) {
+        boolean copiedFromStore,
+        AuditEvent auditEvent) {
     public PutRequest(long size, String contentType, Map<String, String> userMetadata, byte[] expectedMd5) {
-        this(size, contentType, userMetadata, expectedMd5, null, false, null, null, false);
+        this(size, contentType, userMetadata, expectedMd5, null, false, null, null, false, null);
     }
 
     public PutRequest(
@@ -43,7 +47,7 @@ public record PutRequest(
             byte[] expectedMd5,
             String ifMatch,
             boolean ifNoneMatchAny) {
-        this(size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny, null, null, false);
+        this(size, contentType, userMetadata, expectedMd5, ifMatch, ifNoneMatchAny, null, null, false, null);
     }
 
     public PutRequest {
@@ -68,7 +72,8 @@ public record PutRequest(
                 ifNoneMatchAny,
                 metadataAfterBody,
                 checksumAlgorithm,
-                copiedFromStore);
+                copiedFromStore,
+                auditEvent);
     }
 
     /** The same request with other metadata entries (Object Lock entries added by the engine). */
@@ -82,7 +87,8 @@ public record PutRequest(
                 ifNoneMatchAny,
                 metadataAfterBody,
                 checksumAlgorithm,
-                copiedFromStore);
+                copiedFromStore,
+                auditEvent);
     }
 
     /** The same request with entries to store once the body has ended. */
@@ -96,7 +102,8 @@ public record PutRequest(
                 ifNoneMatchAny,
                 supplier,
                 checksumAlgorithm,
-                copiedFromStore);
+                copiedFromStore,
+                auditEvent);
     }
 
     /**
@@ -113,12 +120,28 @@ public record PutRequest(
                 ifNoneMatchAny,
                 verified,
                 algorithm,
-                copiedFromStore);
+                copiedFromStore,
+                auditEvent);
+    }
+
+    /** The same request with the call's audit event, for {@link ObjectStore#putObject} to keep with its commit. */
+    public PutRequest withAuditEvent(AuditEvent event) {
+        return new PutRequest(
+                size,
+                contentType,
+                userMetadata,
+                expectedMd5,
+                ifMatch,
+                ifNoneMatchAny,
+                metadataAfterBody,
+                checksumAlgorithm,
+                copiedFromStore,
+                event);
     }
 
     /** A body of {@code size} bytes read from this store: a part copied by UploadPartCopy. */
     public static PutRequest copy(long size) {
-        return new PutRequest(size, null, Map.of(), null, null, false, null, null, true);
+        return new PutRequest(size, null, Map.of(), null, null, false, null, null, true, null);
     }
 
     public static PutRequest of(long size) {

@@ -82,6 +82,11 @@ public record AuditEvent(
         return new AuditEvent(null, time, principal, source, action, resource, outcome, status, requestId, Map.of());
     }
 
+    /** This event (the same id) stamped at {@code when}: a write's, at its commit. */
+    public AuditEvent at(Instant when) {
+        return new AuditEvent(id, when, principal, source, action, resource, outcome, status, requestId, details);
+    }
+
     /** This event with {@code details} instead of its own. */
     public AuditEvent withDetails(Map<String, String> more) {
         return new AuditEvent(id, time, principal, source, action, resource, outcome, status, requestId, more);

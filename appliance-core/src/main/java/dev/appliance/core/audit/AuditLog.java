@@ -42,7 +42,9 @@ import java.util.regex.Pattern;
  * <p>Every drive in service holds the same segments, {@code .appliance.sys/audit/<yyyymmdd>-<seq>.jsonl}, one JSON
  * event per line. {@link #record} returns only once its event's line is forced ({@code fdatasync}) on a write quorum of
  * the drives: one flusher thread takes every event queued meanwhile, appends them to each drive in service at once and
- * forces each file once (group commit), so concurrent callers share a sync.
+ * forces each file once (group commit), so concurrent callers share a sync. A write that sets retention keeps its event
+ * with its own commit instead ({@link #prepare}, {@link #appendPrepared}): appended on each drive before the flush that
+ * makes the write durable there, so it costs no force of its own.
  *
  * <p>A new segment starts at each open (never appending after a tail a crash may have torn), on a new UTC day, and when
  * the current one reaches {@link Settings#maxSegmentBytes}; the oldest beyond {@link Settings#retainedSegments} are
@@ -92,6 +94,12 @@ public final class AuditLog implements AutoCloseable {
 
     private record Pending(byte[] line, CompletableFuture<Void> done) {}
 
+    /**
+     * An event ready to be appended with a write's commit: its line and the segment it goes to, chosen once so that
+     * every drive's copy lands in the same segment.
+     */
+    public record Prepared(AuditEvent event, String segment, byte[] line) {}
+
     private final List<LocalDrive> drives;
     private final DriveCalls calls;
     private final Clock clock;
@@ -104,12 +112,15 @@ public final class AuditLog implements AutoCloseable {
     private boolean closed;
     private final Thread flusher;
 
-    // flusher thread only (and rotateIfDue, under the same writeLock)
-    private final ReentrantLock writeLock = new ReentrantLock();
+    /** Guards the current segment and its rotation; held briefly, never across a drive's append. */
+    private final ReentrantLock segmentLock = new ReentrantLock();
+
     private String segment;
     private String segmentDay;
     private int segmentSeq;
     private long segmentBytes;
+    /** One per drive: appends to a drive's segment (the flusher's and those made with commits) one at a time. */
+    private final ReentrantLock[] appendLocks;
     /** Drives whose last append failed: their next one starts on a new line, past whatever part was written. */
     private final boolean[] tornTail;
 
@@ -128,6 +139,10 @@ public final class AuditLog implements AutoCloseable {
                     "writeQuorum: " + quorum + " (expected at most the " + this.drives.size() + " drives)");
         }
         this.tornTail = new boolean[this.drives.size()];
+        this.appendLocks = new ReentrantLock[this.drives.size()];
+        for (int i = 0; i < appendLocks.length; i++) {
+            appendLocks[i] = new ReentrantLock();
+        }
         startSegment();
         this.flusher = Thread.ofPlatform().name("audit-log").daemon().start(this::run);
     }
@@ -148,7 +163,7 @@ public final class AuditLog implements AutoCloseable {
      * @throws UnavailableException when it could not be (too few drives in service, I/O errors, the log closed)
      */
     public void record(AuditEvent event) {
-        byte[] line = (AuditJson.encode(event) + "\n").getBytes(StandardCharsets.UTF_8);
+        byte[] line = lineOf(event);
         CompletableFuture<Void> done = new CompletableFuture<>();
         lock.lock();
         try {
@@ -171,6 +186,59 @@ public final class AuditLog implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new UnavailableException("interrupted while the audit event was forced", e);
+        }
+    }
+
+    private static byte[] lineOf(AuditEvent event) {
+        return (AuditJson.encode(event) + "\n").getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Readies {@code event} to be appended with a write's commit ({@link #appendPrepared} on each drive the write
+     * commits on), choosing its segment now.
+     */
+    public Prepared prepare(AuditEvent event) {
+        byte[] line = lineOf(event);
+        segmentLock.lock();
+        try {
+            rotateIfDueLocked();
+            segmentBytes += line.length;
+            return new Prepared(event, segment, line);
+        } finally {
+            segmentLock.unlock();
+        }
+    }
+
+    /**
+     * Appends a prepared event on {@code drive}, one of the log's, for the caller's next flush of that drive's
+     * filesystem ({@link dev.appliance.core.drive.SyncGroup}) to make durable; a drive without group commit has it
+     * forced here. The caller must not count it durable before that flush.
+     */
+    public void appendPrepared(LocalDrive drive, Prepared prepared) throws IOException {
+        int pos = drives.indexOf(drive);
+        if (pos < 0) {
+            throw new IllegalArgumentException("drive " + drive.root() + " is not one of the audit log's");
+        }
+        appendTo(pos, drive, prepared.segment(), prepared.line(), drive.syncGroup() == null);
+    }
+
+    /**
+     * Appends a prepared event on every drive in service and forces it there (copies already appended are the same
+     * event): for one its write could not make durable on a write quorum of drives.
+     *
+     * @throws UnavailableException when it is forced on fewer than a write quorum
+     */
+    public void force(Prepared prepared) {
+        requireNonNull(prepared, "prepared");
+        long forced =
+                calls
+                        .onAll(drives, (pos, drive) -> appendTo(pos, drive, prepared.segment(), prepared.line(), true))
+                        .stream()
+                        .filter(DriveCalls.Outcome::ok)
+                        .count();
+        if (forced < quorum) {
+            throw new UnavailableException(
+                    "audit event forced on " + forced + " drives (write quorum " + quorum + ")", null);
         }
     }
 
@@ -210,38 +278,50 @@ public final class AuditLog implements AutoCloseable {
             System.arraycopy(p.line(), 0, lines, at, p.line().length);
             at += p.line().length;
         }
-        writeLock.lock();
+        String name;
+        segmentLock.lock();
         try {
             rotateIfDueLocked();
-            String name = segment;
-            List<DriveCalls.Outcome<Void>> outcomes =
-                    calls.onAll(drives, (pos, drive) -> appendTo(pos, drive, name, lines));
-            int forced = 0;
-            Throwable firstError = null;
-            for (int i = 0; i < outcomes.size(); i++) {
-                var o = outcomes.get(i);
-                if (o.ok()) {
-                    forced++;
-                    tornTail[i] = false;
-                } else {
-                    tornTail[i] = true;
-                    if (firstError == null) {
-                        firstError = o.error();
-                    }
-                }
-            }
+            name = segment;
             segmentBytes += lines.length;
-            if (forced < quorum) {
-                throw new UnavailableException(
-                        "audit events forced on " + forced + " drives (write quorum " + quorum + "): " + firstError,
-                        firstError);
-            }
         } finally {
-            writeLock.unlock();
+            segmentLock.unlock();
+        }
+        List<DriveCalls.Outcome<Void>> outcomes =
+                calls.onAll(drives, (pos, drive) -> appendTo(pos, drive, name, lines, true));
+        int forced = 0;
+        Throwable firstError = null;
+        for (var o : outcomes) {
+            if (o.ok()) {
+                forced++;
+            } else if (firstError == null) {
+                firstError = o.error();
+            }
+        }
+        if (forced < quorum) {
+            throw new UnavailableException(
+                    "audit events forced on " + forced + " drives (write quorum " + quorum + "): " + firstError,
+                    firstError);
         }
     }
 
-    private Void appendTo(int pos, LocalDrive drive, String name, byte[] lines) throws IOException {
+    /** Appends {@code lines} to segment {@code name} on a drive; {@code force}: and forces the file (and a new name). */
+    private Void appendTo(int pos, LocalDrive drive, String name, byte[] lines, boolean force) throws IOException {
+        try {
+            return appendOrFail(pos, drive, name, lines, force);
+        } catch (IOException | RuntimeException e) {
+            // what reached the disk of a failed append is unknown: the drive's next one starts on a new line
+            appendLocks[pos].lock();
+            try {
+                tornTail[pos] = true;
+            } finally {
+                appendLocks[pos].unlock();
+            }
+            throw e;
+        }
+    }
+
+    private Void appendOrFail(int pos, LocalDrive drive, String name, byte[] lines, boolean force) throws IOException {
         if (!drive.isOnline()) {
             throw new IOException("drive " + drive.root() + " is out of service");
         }
@@ -249,16 +329,32 @@ public final class AuditLog implements AutoCloseable {
         Path dir = dirOf(drive);
         drive.createDirectoriesDurably(dir); // refuses on an unmounted disk: never writes beneath its mount point
         Path file = dir.resolve(name);
-        boolean created = !Files.exists(file);
-        try (FileChannel ch = FileChannel.open(
-                file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
-            if (tornTail[pos] && ch.size() > 0) {
-                LocalDrive.writeFully(ch, ByteBuffer.wrap(new byte[] {'\n'}));
+        boolean created;
+        FileChannel ch;
+        ReentrantLock appendLock = appendLocks[pos];
+        appendLock.lock();
+        try {
+            created = !Files.exists(file);
+            ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+            try {
+                if (tornTail[pos] && ch.size() > 0) {
+                    LocalDrive.writeFully(ch, ByteBuffer.wrap(new byte[] {'\n'}));
+                }
+                LocalDrive.writeFully(ch, ByteBuffer.wrap(lines));
+                tornTail[pos] = false;
+            } catch (IOException | RuntimeException e) {
+                ch.close();
+                throw e;
             }
-            LocalDrive.writeFully(ch, ByteBuffer.wrap(lines));
-            ch.force(false);
+        } finally {
+            appendLock.unlock();
         }
-        if (created) {
+        try (ch) {
+            if (force) {
+                ch.force(false); // outside the lock: appends to this drive need not wait for it
+            }
+        }
+        if (created && force) {
             LocalDrive.forceDirectory(dir);
         }
         return null;
@@ -269,12 +365,12 @@ public final class AuditLog implements AutoCloseable {
      * retention (also those a returning drive still holds). The periodic agent calls it; appends do too.
      */
     public void rotateIfDue() {
-        writeLock.lock();
+        segmentLock.lock();
         try {
             rotateIfDueLocked();
             applyRetention();
         } finally {
-            writeLock.unlock();
+            segmentLock.unlock();
         }
     }
 
@@ -332,11 +428,11 @@ public final class AuditLog implements AutoCloseable {
 
     /** The current segment's file name (tests). */
     String currentSegment() {
-        writeLock.lock();
+        segmentLock.lock();
         try {
             return segment;
         } finally {
-            writeLock.unlock();
+            segmentLock.unlock();
         }
     }
 

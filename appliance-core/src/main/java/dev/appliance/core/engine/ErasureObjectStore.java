@@ -1038,16 +1038,24 @@ public final class ErasureObjectStore implements ApplianceStore {
         DataDirCollisions.refuse(setFor(key), bucket, key);
         PutRequest locked = request.withUserMetadata(withLock(bucket, request.userMetadata()));
         checkQuota(bucket, request.size());
+        ErasureSet set = setFor(key);
+        AuditedCommit audited = request.auditEvent() == null
+                ? null
+                : new AuditedCommit(
+                        auditLog, request.auditEvent(), clock, set.drives().size());
         ObjectInfo put;
         try (var busy = foreground.enter()) {
-            put = setFor(key)
-                    .put(
-                            bucket,
-                            key,
-                            b.versioning(),
-                            locked,
-                            body,
-                            (meta, modTime) -> withDefaultRetention(bucket, meta, modTime));
+            put = set.put(
+                    bucket,
+                    key,
+                    b.versioning(),
+                    locked,
+                    body,
+                    (meta, modTime) -> withDefaultRetention(bucket, meta, modTime),
+                    audited == null ? null : audited.withCommit());
+        }
+        if (audited != null) {
+            audited.afterWrite();
         }
         usage.added(bucket, put.size());
         versionAdded(b, put);
@@ -1143,6 +1151,7 @@ public final class ErasureObjectStore implements ApplianceStore {
         requireBucket(bucket);
         ObjectKeys.validate(key);
         DataDirCollisions.refuse(setFor(key), bucket, key);
+        AuditedCommit.refuse(request);
         // The copy's lock state comes from the request (or the bucket's default), never from the source.
         withLock(bucket, objectLock);
         try (ObjectReader source = getObject(sourceBucket, sourceKey, sourceVersionId, 0, -1)) {
@@ -1169,7 +1178,8 @@ public final class ErasureObjectStore implements ApplianceStore {
                                 requireBucket(bucket).versioning(),
                                 put,
                                 in,
-                                (meta, modTime) -> withDefaultRetention(bucket, meta, modTime));
+                                (meta, modTime) -> withDefaultRetention(bucket, meta, modTime),
+                                null);
                 usage.added(bucket, copy.size());
                 versionAdded(requireBucket(bucket), copy);
                 return copy;
@@ -1202,6 +1212,7 @@ public final class ErasureObjectStore implements ApplianceStore {
         requireBucket(bucket);
         ObjectKeys.validate(key);
         DataDirCollisions.refuse(setFor(key), bucket, key);
+        AuditedCommit.refuse(request);
         // Explicit lock settings are checked now and kept with the upload; the default retention is added at
         // completion.
         PutRequest locked = request.withUserMetadata(withLock(bucket, request.userMetadata()));
@@ -1221,6 +1232,7 @@ public final class ErasureObjectStore implements ApplianceStore {
             throws IOException {
         requireBucket(bucket);
         ObjectKeys.validate(key);
+        AuditedCommit.refuse(request);
         checkQuota(bucket, request.size());
         try (var busy = foreground.enter()) {
             return uploadsOf(setFor(key)).uploadPart(bucket, key, uploadId, partNumber, request, body);

@@ -66,6 +66,8 @@ import java.util.UUID;
  * reported for healing.
  */
 public final class ErasureSet {
+    private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(ErasureSet.class.getName());
+
     /**
      * Where a set reports what it could not finish on every drive (a partial write, a failed undo, a version held by
      * too few drives): the heal queue. An interface so the read and write paths do not depend on healing.
@@ -164,16 +166,37 @@ public final class ErasureSet {
 
     public ObjectInfo put(String bucket, String key, VersioningState versioning, PutRequest request, InputStream body)
             throws IOException {
-        return put(bucket, key, versioning, request, body, AtCommit.NONE);
+        return put(bucket, key, versioning, request, body, AtCommit.NONE, null);
     }
 
+    /**
+     * A record kept beside a write's commit on each drive (the audit event of a call that sets retention): appended
+     * after the rename that commits the version on a drive and before the flush that makes that rename durable, so one
+     * flush serves both and the record costs no flush of its own.
+     */
+    public interface CommitRecord {
+        /**
+         * Appends the record on {@code drive} (one of this set's); with group commit unforced, the commit's flush
+         * following, else forced. A failure is this drive's record's alone: the version's commit goes on.
+         */
+        void append(LocalDrive drive) throws IOException;
+
+        /** The write met its quorum: the record is durable on {@code drives} drives, those whose commit is too. */
+        void committed(int drives);
+    }
+
+    /**
+     * Writes a new version: {@code atCommit} adds what depends on its modification time, {@code record} (null: none)
+     * is kept beside the commit ({@link CommitRecord}).
+     */
     public ObjectInfo put(
             String bucket,
             String key,
             VersioningState versioning,
             PutRequest request,
             InputStream body,
-            AtCommit atCommit)
+            AtCommit atCommit,
+            CommitRecord record)
             throws IOException {
         ErasureLayout layout = writeLayout();
         int writeQuorum = layout.writeQuorum();
@@ -227,7 +250,7 @@ public final class ErasureSet {
                     etag,
                     new TreeMap<>(atCommit.apply(metadata, java.time.Instant.ofEpochSecond(0, now))),
                     inline);
-            commit(bucket, key, version, sink, versioning, request);
+            commit(bucket, key, version, sink, versioning, request, record);
             return info(bucket, key, version, true);
         } finally {
             sink.discard();
@@ -942,7 +965,8 @@ public final class ErasureSet {
             ObjectVersion version,
             ShardSink sink,
             VersioningState versioning,
-            PutRequest request) {
+            PutRequest request,
+            CommitRecord record) {
         int writeQuorum = layout(version.dataShards(), version.parityShards()).writeQuorum();
         try (var lock = locks.write(bucket, key)) {
             checkConditions(bucket, key, request);
@@ -960,24 +984,57 @@ public final class ErasureSet {
                 include[i] = sink.failed[i] == null;
             }
             var late = new DriveCalls.LateChanges<KeyFiles.Change>();
+            java.util.concurrent.atomic.AtomicIntegerArray recorded =
+                    new java.util.concurrent.atomic.AtomicIntegerArray(drives.size());
             List<Outcome<KeyFiles.Change>> outcomes = calls.on(
                     drives,
                     include,
                     (pos, drive) -> {
                         byte[] inlineShard = v.inline() ? sink.inlineShards[pos].toByteArray() : null;
                         Path stagedDataDir = v.inline() ? null : sink.staging[pos];
-                        return commitOnDrive(drive, bucket, key, v, inlineShard, stagedDataDir);
+                        Runnable beforeLastFlush = record == null
+                                ? null
+                                : () -> {
+                                    try {
+                                        record.append(drive);
+                                        recorded.set(pos, 1);
+                                    } catch (IOException | RuntimeException e) {
+                                        LOG.warning("a record kept with the commit of " + bucket + "/" + key + " on "
+                                                + drive.root() + " failed: " + e);
+                                    }
+                                };
+                        return commitOnDrive(drive, bucket, key, v, inlineShard, stagedDataDir, beforeLastFlush);
                     },
                     late);
             finishMutation(bucket, key, v.versionId(), include, outcomes, writeQuorum, "write", late, null);
+            if (record != null) {
+                int durable = 0;
+                for (int i = 0; i < outcomes.size(); i++) {
+                    durable += include[i] && outcomes.get(i).ok() && recorded.get(i) == 1 ? 1 : 0;
+                }
+                record.committed(durable);
+            }
         }
     }
 
     public KeyFiles.Change commitOnDrive(
             LocalDrive drive, String bucket, String key, ObjectVersion version, byte[] inlineShard, Path stagedDataDir)
             throws IOException {
+        return commitOnDrive(drive, bucket, key, version, inlineShard, stagedDataDir, null);
+    }
+
+    private KeyFiles.Change commitOnDrive(
+            LocalDrive drive,
+            String bucket,
+            String key,
+            ObjectVersion version,
+            byte[] inlineShard,
+            Path stagedDataDir,
+            Runnable beforeLastFlush)
+            throws IOException {
         try {
-            return KeyFiles.forUpdate(drive, bucket, key).add(version, inlineShard, stagedDataDir, maxVersions);
+            return KeyFiles.forUpdate(drive, bucket, key)
+                    .add(version, inlineShard, stagedDataDir, maxVersions, beforeLastFlush);
         } catch (StorageException e) {
             if (e.kind() != ErrorKind.TOO_MANY_VERSIONS) {
                 throw e;

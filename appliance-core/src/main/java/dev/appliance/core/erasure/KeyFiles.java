@@ -178,6 +178,17 @@ public final class KeyFiles {
      */
     public Change add(ObjectVersion version, byte[] inlineShard, Path stagedDataDir, int maxVersions)
             throws IOException {
+        return add(version, inlineShard, stagedDataDir, maxVersions, null);
+    }
+
+    /**
+     * As {@link #add(ObjectVersion, byte[], Path, int)}; {@code beforeLastFlush} (null: none) runs once the version is
+     * committed here and before the flush that makes the commit durable, so what it writes on this drive's filesystem
+     * is made durable by that same flush (with group commit; without, it forces what it writes itself).
+     */
+    public Change add(
+            ObjectVersion version, byte[] inlineShard, Path stagedDataDir, int maxVersions, Runnable beforeLastFlush)
+            throws IOException {
         UUID id = version.versionId();
         UUID replacedDataDir = null;
         XlMeta newArchive = null;
@@ -248,6 +259,9 @@ public final class KeyFiles {
             if (stagedArchive != null) {
                 Files.deleteIfExists(stagedArchive);
             }
+        }
+        if (beforeLastFlush != null) {
+            beforeLastFlush.run();
         }
         if (group != null) {
             group.await(drive.root());

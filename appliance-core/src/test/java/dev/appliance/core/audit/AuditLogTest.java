@@ -125,6 +125,55 @@ class AuditLogTest {
     }
 
     @Test
+    void eventsAppendedWithCommitsAndForcedBatchesInterleaveWholeLineByLine() throws Exception {
+        // small segments, so that rotation happens while both kinds of append run
+        AuditLog log = open(new AuditLog.Settings(16 * 1024, 256, 0));
+        List<Future<?>> done = new ArrayList<>();
+        try (ExecutorService callers = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (int i = 0; i < 300; i++) {
+                int n = i;
+                done.add(callers.submit(() -> {
+                    if (n % 3 == 0) {
+                        log.record(event("s3:DeleteObject", "b/forced" + n, AuditEvent.ALLOWED));
+                        return null;
+                    }
+                    // as a write's commit does: one prepared line, appended on each drive by its own call
+                    AuditLog.Prepared p = log.prepare(event("s3:PutObject", "b/commit" + n, AuditEvent.ALLOWED));
+                    try (ExecutorService perDrive = Executors.newVirtualThreadPerTaskExecutor()) {
+                        List<Future<?>> appends = new ArrayList<>();
+                        for (LocalDrive d : drives) {
+                            appends.add(perDrive.submit(() -> {
+                                log.appendPrepared(d, p);
+                                return null;
+                            }));
+                        }
+                        for (Future<?> f : appends) {
+                            f.get();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+        }
+        for (LocalDrive d : drives) {
+            List<String> lines = lines(d);
+            assertThat(lines).hasSize(300);
+            for (String line : lines) {
+                assertThat(AuditJson.decode(line).resource()).startsWith("b/");
+            }
+            assertThat(segments(d).size()).isGreaterThan(1);
+        }
+        assertThat(log.query(AuditQuery.all(1000))).hasSize(300);
+        assertThatThrownBy(() -> log.appendPrepared(
+                        new LocalDrive(tmp.resolve("elsewhere")), log.prepare(event("s3:PutObject", "b/x", "allowed"))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("not one of the audit log's");
+    }
+
+    @Test
     void segmentsRotateBySizeAndOnlyTheNewestAreRetained() throws IOException {
         AuditLog log = open(new AuditLog.Settings(1024, 3, 0));
         for (int i = 0; i < 40; i++) {

@@ -1,7 +1,9 @@
 package dev.appliance.s3.api;
 
+import dev.appliance.core.audit.AuditEvent;
 import dev.appliance.s3.audit.AuditSink;
 import dev.appliance.s3.audit.AuditSink.AuditedCall;
+import dev.appliance.s3.audit.CommitAudit;
 import dev.appliance.s3.error.S3ErrorCode;
 import dev.appliance.s3.error.S3Exception;
 import java.time.Instant;
@@ -188,6 +190,29 @@ final class S3Audit {
     private static final java.util.List<java.util.regex.Pattern> BODY_FIELD_PATTERNS = BODY_FIELDS.stream()
             .map(f -> java.util.regex.Pattern.compile("<" + f + ">([^<]{0,100})</" + f + ">"))
             .toList();
+
+    /**
+     * For a PutObject audited for its lock headers, the event it would be recorded with once done (status 200), for
+     * the engine to keep with the write's commit; otherwise, or when the sink keeps no such log, one that offers none.
+     */
+    CommitAudit commitAudit(S3Dispatcher.Operation op, S3Request r) {
+        if (op != S3Dispatcher.Operation.PUT_OBJECT) {
+            return NO_COMMIT_AUDIT;
+        }
+        return new CommitAudit(sink.event(new AuditedCall(
+                Instant.now(),
+                r.auth().accessKey(),
+                r.sourceIp(),
+                actionOf(op),
+                resource(r.bucket(), r.key(), r.param("versionId")),
+                AuditEvent.ALLOWED,
+                200,
+                r.requestId(),
+                details(r, Map.of()))));
+    }
+
+    /** Offers no event: the call is recorded once done. */
+    static final CommitAudit NO_COMMIT_AUDIT = new CommitAudit(null);
 
     /** Records a routed call answered with {@code status} (failure null) or refused with {@code failure}. */
     void answered(S3Dispatcher.Operation op, S3Request r, int status, S3Exception failure) {

@@ -516,7 +516,7 @@ public final class S3Dispatcher {
      */
     public S3Response dispatch(S3Request r) throws IOException {
         if (!audit.enabled() || r.auth().isFormFields()) { // IAM calls audit themselves; POST Object's fields are its
-            return dispatchCall(r);
+            return dispatchCall(r, S3Audit.NO_COMMIT_AUDIT);
         }
         Operation op;
         try {
@@ -527,9 +527,11 @@ public final class S3Dispatcher {
         boolean audited = S3Audit.audited(op, r);
         java.io.ByteArrayOutputStream body = audited ? new java.io.ByteArrayOutputStream() : null;
         S3Request call = audited ? S3Audit.copyingBody(op, r, body) : r;
+        // a PutObject's event is kept by the engine with its commit, not forced after it
+        dev.appliance.s3.audit.CommitAudit withCommit = audited ? audit.commitAudit(op, r) : S3Audit.NO_COMMIT_AUDIT;
         S3Response response;
         try {
-            response = dispatchCall(call);
+            response = dispatchCall(call, withCommit);
         } catch (IOException | RuntimeException | Error e) {
             if (audited || op == Operation.DELETE_OBJECTS) {
                 S3Exception failure = dev.appliance.s3.error.ErrorMapper.map(e);
@@ -546,7 +548,7 @@ public final class S3Dispatcher {
             }
             throw e;
         }
-        if (audited) {
+        if (audited && !withCommit.taken()) {
             audit.answered(op, r, response.status(), null, S3Audit.bodyFields(body));
         }
         return response;
@@ -594,7 +596,8 @@ public final class S3Dispatcher {
         throw failure;
     }
 
-    private S3Response dispatchCall(S3Request r) throws IOException {
+    /** {@code withCommit}: the audit event a PutObject hands the engine to keep with its commit. */
+    private S3Response dispatchCall(S3Request r, dev.appliance.s3.audit.CommitAudit withCommit) throws IOException {
         if (HealthProbes.addresses(r.bucket())) {
             throw HealthProbes.reserved(); // the connection handler answers the probes; nothing else goes there
         }
@@ -657,7 +660,7 @@ public final class S3Dispatcher {
             case LIST_OBJECTS -> listings.listObjectsV1(r);
             case LIST_OBJECTS_V2 -> listings.listObjectsV2(r);
             case LIST_OBJECT_VERSIONS -> listings.listVersions(r);
-            case PUT_OBJECT -> objects.put(r);
+            case PUT_OBJECT -> objects.put(r, withCommit);
             case POST_OBJECT -> postObjects.handle(r);
             case GET_OBJECT -> withPermittedLockHeaders(r, objects.get(r, false));
             case HEAD_OBJECT -> withPermittedLockHeaders(r, objects.get(r, true));

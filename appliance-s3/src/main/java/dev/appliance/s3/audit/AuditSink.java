@@ -23,6 +23,14 @@ public interface AuditSink {
     void record(AuditedCall call);
 
     /**
+     * {@code call} as the engine's audit event, for a write to keep with its commit ({@link CommitAudit}); null when
+     * this sink keeps no such log (the call is then recorded after it is done, as any other).
+     */
+    default AuditEvent event(AuditedCall call) {
+        return null;
+    }
+
+    /**
      * One audited call. Never a secret: no secret key, signature, Authorization header or session token.
      *
      * @param accessKey the access key id that signed the request, empty for an anonymous one
@@ -82,9 +90,22 @@ public interface AuditSink {
         }
         AuditLog log = admin.auditLog();
         Logger logger = Logger.getLogger(AuditSink.class.getName());
-        return call -> {
-            try {
-                log.record(new AuditEvent(
+        return new AuditSink() {
+            @Override
+            public void record(AuditedCall call) {
+                try {
+                    log.record(event(call));
+                } catch (RuntimeException e) {
+                    logger.log(
+                            Level.SEVERE,
+                            "audit event not recorded: " + call.action() + " " + call.resource() + " by "
+                                    + call.accessKey() + " (" + call.outcome() + "): " + e.getMessage());
+                }
+            }
+
+            @Override
+            public AuditEvent event(AuditedCall call) {
+                return new AuditEvent(
                         null,
                         call.time(),
                         principal(admin, call.accessKey()),
@@ -94,12 +115,7 @@ public interface AuditSink {
                         call.outcome(),
                         call.status(),
                         call.requestId(),
-                        call.details()));
-            } catch (RuntimeException e) {
-                logger.log(
-                        Level.SEVERE,
-                        "audit event not recorded: " + call.action() + " " + call.resource() + " by " + call.accessKey()
-                                + " (" + call.outcome() + "): " + e.getMessage());
+                        call.details());
             }
         };
     }

@@ -181,6 +181,46 @@ class S3AuditTest {
         assertThat(all.getLast().status()).isEqualTo(403);
     }
 
+    /**
+     * A PutObject with lock headers hands its event to the engine, which keeps it with the write's commit: one event
+     * when the write succeeds, and when it fails after the handler handed it over, one event with the error instead.
+     */
+    @Test
+    void aPutWithLockHeadersIsAuditedOnce_asAllowedWhenDone_withItsErrorWhenTheWriteFails() {
+        root.createBucket(b -> b.bucket("locked").objectLockEnabledForBucket(true));
+        Instant until = Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS);
+        String zeroMd5 = Base64.getEncoder().encodeToString(new byte[16]);
+        assertThatThrownBy(() -> root.putObject(
+                        b -> b.bucket("locked")
+                                .key("bad.vbk")
+                                .contentMD5(zeroMd5)
+                                .objectLockMode(ObjectLockMode.COMPLIANCE)
+                                .objectLockRetainUntilDate(until),
+                        RequestBody.fromString("backup")))
+                .isInstanceOfSatisfying(
+                        S3Exception.class,
+                        e -> assertThat(e.awsErrorDetails().errorCode()).isEqualTo("BadDigest"));
+        root.putObject(
+                b -> b.bucket("locked")
+                        .key("good.vbk")
+                        .objectLockMode(ObjectLockMode.COMPLIANCE)
+                        .objectLockRetainUntilDate(until),
+                RequestBody.fromString("backup"));
+
+        List<AuditEvent> puts =
+                events().stream().filter(e -> e.action().equals("s3:PutObject")).toList();
+        assertThat(puts).extracting(AuditEvent::resource).containsExactly("locked/bad.vbk", "locked/good.vbk");
+        assertThat(puts.getFirst().outcome()).isEqualTo("BadDigest");
+        assertThat(puts.getFirst().status()).isEqualTo(400);
+        assertThat(puts.getLast().outcome()).isEqualTo(AuditEvent.ALLOWED);
+        assertThat(puts.getLast().status()).isEqualTo(200);
+        assertThat(puts).allSatisfy(e -> {
+            assertThat(e.principal()).isEqualTo(ROOT_KEY);
+            assertThat(e.requestId()).isNotEmpty();
+            assertThat(e.details()).containsEntry("x-amz-object-lock-mode", "COMPLIANCE");
+        });
+    }
+
     @Test
     void aUsersRefusedDeleteAndIamChangesAreAuditedAndNoSecretReachesTheDrives() throws IOException {
         root.createBucket(b -> b.bucket("repo"));

@@ -65,7 +65,8 @@ public final class ObjectHandlers {
         this.authorizer = authorizer;
     }
 
-    public S3Response put(S3Request r) throws IOException {
+    /** PutObject; {@code withCommit} (null: none) offers the call's audit event to the write to keep with its commit. */
+    public S3Response put(S3Request r, dev.appliance.s3.audit.CommitAudit withCommit) throws IOException {
         for (String h : UNSUPPORTED_PUT_HEADERS) {
             if (r.header(h) != null) {
                 throw new S3Exception(S3ErrorCode.NotImplemented, "The header " + h + " is not supported yet.");
@@ -105,6 +106,9 @@ public final class ObjectHandlers {
         }
         // Keep the checksum the body was verified against, to return it with x-amz-checksum-mode: ENABLED.
         request = request.withMetadataAfterBody(r.verifiedChecksums());
+        if (withCommit != null) {
+            request = withCommit.attachTo(request);
+        }
         ObjectInfo info = store.putObject(r.bucket(), r.key(), request, r.body());
         S3Response resp = S3Response.ok().header("ETag", Params.quotedEtag(info.etag()));
         // as S3, the response confirms the checksum the body was verified against
