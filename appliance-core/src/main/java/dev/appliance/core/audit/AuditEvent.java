@@ -12,7 +12,7 @@ import java.util.UUID;
  * One audited call.
  *
  * @param id unique per event (a random UUID when null): copies of it on several drives are one event
- * @param time when the call was answered
+ * @param time when the call was answered (a write's event kept with its commit: when the commit began)
  * @param principal who: the access key id and the user name ({@code AKIA... (alice)}), {@code anonymous}, or the console
  *     user; never a secret
  * @param source where from: the client's address
