@@ -305,7 +305,7 @@ public final class AuditLog implements AutoCloseable {
         }
     }
 
-    /** Appends {@code lines} to segment {@code name} on a drive; {@code force}: and forces the file (and a new name). */
+    /** Appends {@code lines} to segment {@code name} on a drive; {@code force}: forces it (and a new name) too. */
     private Void appendTo(int pos, LocalDrive drive, String name, byte[] lines, boolean force) throws IOException {
         try {
             return appendOrFail(pos, drive, name, lines, force);

@@ -41,7 +41,7 @@ class BoundedChangeStepsTest {
     private static final long STALL_MILLIS = 6_000;
     /** One deadline plus room for a loaded machine, well below the stall. */
     private static final Duration BOUND = Duration.ofMillis(3_000);
-    /** Two deadlines in a row (a commit, then its undo) plus room for a loaded machine, below a deadline and the stall. */
+    /** Two deadlines in a row (a commit, then its undo) plus room for load, below a deadline and the stall. */
     private static final Duration TWO_DEADLINES = Duration.ofMillis(6_000);
 
     private static final BackgroundHealer.Settings FAST = new BackgroundHealer.Settings(true, 0, 0, 0, 60_000);
