@@ -999,7 +999,8 @@ public final class ErasureSet {
                                         record.append(drive);
                                         recorded.set(pos, 1);
                                     } catch (IOException | RuntimeException e) {
-                                        LOG.warning("a record kept with the commit of " + bucket + "/" + key + " on "
+                                        // counted out below; its owner reports a record kept on too few drives
+                                        LOG.fine("a record kept with the commit of " + bucket + "/" + key + " on "
                                                 + drive.root() + " failed: " + e);
                                     }
                                 };
