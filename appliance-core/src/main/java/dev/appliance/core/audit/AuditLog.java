@@ -230,16 +230,7 @@ public final class AuditLog implements AutoCloseable {
      */
     public void force(Prepared prepared) {
         requireNonNull(prepared, "prepared");
-        long forced =
-                calls
-                        .onAll(drives, (pos, drive) -> appendTo(pos, drive, prepared.segment(), prepared.line(), true))
-                        .stream()
-                        .filter(DriveCalls.Outcome::ok)
-                        .count();
-        if (forced < quorum) {
-            throw new UnavailableException(
-                    "audit event forced on " + forced + " drives (write quorum " + quorum + ")", null);
-        }
+        appendForcedOnQuorum(prepared.segment(), prepared.line());
     }
 
     private void run() {
@@ -287,6 +278,11 @@ public final class AuditLog implements AutoCloseable {
         } finally {
             segmentLock.unlock();
         }
+        appendForcedOnQuorum(name, lines);
+    }
+
+    /** Appends {@code lines} to segment {@code name} on every drive in service and forces them; fails below quorum. */
+    private void appendForcedOnQuorum(String name, byte[] lines) {
         List<DriveCalls.Outcome<Void>> outcomes =
                 calls.onAll(drives, (pos, drive) -> appendTo(pos, drive, name, lines, true));
         int forced = 0;

@@ -1035,10 +1035,10 @@ public final class ErasureObjectStore implements ApplianceStore {
     public ObjectInfo putObject(String bucket, String key, PutRequest request, InputStream body) throws IOException {
         BucketInfo b = requireBucket(bucket);
         ObjectKeys.validate(key);
-        DataDirCollisions.refuse(setFor(key), bucket, key);
+        ErasureSet set = setFor(key);
+        DataDirCollisions.refuse(set, bucket, key);
         PutRequest locked = request.withUserMetadata(withLock(bucket, request.userMetadata()));
         checkQuota(bucket, request.size());
-        ErasureSet set = setFor(key);
         AuditedCommit audited = request.auditEvent() == null
                 ? null
                 : new AuditedCommit(

@@ -984,26 +984,15 @@ public final class ErasureSet {
                 include[i] = sink.failed[i] == null;
             }
             var late = new DriveCalls.LateChanges<KeyFiles.Change>();
-            java.util.concurrent.atomic.AtomicIntegerArray recorded =
-                    new java.util.concurrent.atomic.AtomicIntegerArray(drives.size());
+            boolean[] recorded = record == null ? null : new boolean[drives.size()];
             List<Outcome<KeyFiles.Change>> outcomes = calls.on(
                     drives,
                     include,
                     (pos, drive) -> {
                         byte[] inlineShard = v.inline() ? sink.inlineShards[pos].toByteArray() : null;
                         Path stagedDataDir = v.inline() ? null : sink.staging[pos];
-                        Runnable beforeLastFlush = record == null
-                                ? null
-                                : () -> {
-                                    try {
-                                        record.append(drive);
-                                        recorded.set(pos, 1);
-                                    } catch (IOException | RuntimeException e) {
-                                        // counted out below; its owner reports a record kept on too few drives
-                                        LOG.fine("a record kept with the commit of " + bucket + "/" + key + " on "
-                                                + drive.root() + " failed: " + e);
-                                    }
-                                };
+                        Runnable beforeLastFlush =
+                                record == null ? null : () -> recorded[pos] = appendRecord(record, drive, bucket, key);
                         return commitOnDrive(drive, bucket, key, v, inlineShard, stagedDataDir, beforeLastFlush);
                     },
                     late);
@@ -1011,10 +1000,24 @@ public final class ErasureSet {
             if (record != null) {
                 int durable = 0;
                 for (int i = 0; i < outcomes.size(); i++) {
-                    durable += include[i] && outcomes.get(i).ok() && recorded.get(i) == 1 ? 1 : 0;
+                    // read after the drive's call ended (its outcome): a late call is not ok and not counted
+                    durable += include[i] && outcomes.get(i).ok() && recorded[i] ? 1 : 0;
                 }
                 record.committed(durable);
             }
+        }
+    }
+
+    /** Appends {@code record} on a drive that just committed; false when it failed there (the commit goes on). */
+    private static boolean appendRecord(CommitRecord record, LocalDrive drive, String bucket, String key) {
+        try {
+            record.append(drive);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            // counted out by the caller; the record's owner reports one kept on too few drives
+            LOG.fine(
+                    "a record kept with the commit of " + bucket + "/" + key + " on " + drive.root() + " failed: " + e);
+            return false;
         }
     }
 

@@ -199,15 +199,12 @@ final class S3Audit {
         if (op != S3Dispatcher.Operation.PUT_OBJECT) {
             return NO_COMMIT_AUDIT;
         }
-        return new CommitAudit(sink.event(new AuditedCall(
-                Instant.now(),
-                r.auth().accessKey(),
-                r.sourceIp(),
+        return new CommitAudit(sink.event(call(
+                r,
                 actionOf(op),
                 resource(r.bucket(), r.key(), r.param("versionId")),
                 AuditEvent.ALLOWED,
                 200,
-                r.requestId(),
                 details(r, Map.of()))));
     }
 
@@ -299,7 +296,13 @@ final class S3Audit {
 
     /** Records one call with its outcome as given ({@code allowed}, {@code denied}, an error code). */
     void record(S3Request r, String action, String resource, String outcome, int status, Map<String, String> details) {
-        sink.record(new AuditedCall(
+        sink.record(call(r, action, resource, outcome, status, details));
+    }
+
+    /** The call {@code r} made, by its signer, now. */
+    private static AuditedCall call(
+            S3Request r, String action, String resource, String outcome, int status, Map<String, String> details) {
+        return new AuditedCall(
                 Instant.now(),
                 r.auth().accessKey(),
                 r.sourceIp(),
@@ -308,7 +311,7 @@ final class S3Audit {
                 outcome,
                 status,
                 r.requestId(),
-                details));
+                details);
     }
 
     static String resource(String bucket, String key, String versionId) {
