@@ -3,7 +3,7 @@
 #
 #   bench/compare.sh [--rounds 3] [--duration 20s] [--concurrency 16] [--workloads "put-1m get-1m ..."] \
 #                    [--minio BIN] [--warp BIN] [--dir DIR] [--servers "ours minio"] [--no-pause] [--write-warmup 10s]
-#                    [--rotate-workloads]
+#                    [--rotate-workloads] [--min-free-gib 16]
 #
 # Both servers run at once on 127.0.0.1 (ours :9500, MinIO :9600), each on four drive directories under --dir on the
 # same filesystem, EC 2+2, plain HTTP, and are wiped and restarted for every round. Within a round each workload runs
@@ -35,6 +35,10 @@ ROUNDS=3
 DURATION=20s
 WRITE_WARMUP=10s
 PAUSE_IDLE=1
+# --min-free-gib: no warm-up or timed run starts with less free space under --dir. Both servers keep a round's writes
+# until it ends: on a fast machine one 20 s run of Veeam's 512 KiB write wrote 13 GiB, and a round of every write
+# workload filled 80 GiB, so run the write workloads in separate runs there. The run stops; its table so far is kept.
+MIN_FREE_GIB=16
 # --rotate-workloads: round r starts the workload list at its r-th entry (degraded-1m stays last). For comparing two
 # workloads on one server (run EE): the first timed run after the warm-up carries what the JIT still compiles.
 ROTATE=""
@@ -62,6 +66,7 @@ while [ $# -gt 0 ]; do
     --no-pause) PAUSE_IDLE=""; shift ;;
     --write-warmup) WRITE_WARMUP="$2"; shift 2 ;;
     --rotate-workloads) ROTATE=1; shift ;;
+    --min-free-gib) MIN_FREE_GIB="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set /{/^#/p}' "$0"; exit 0 ;;
     *) die "unknown option '$1' (see --help)" ;;
   esac
@@ -69,6 +74,7 @@ done
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive number, not '$ROUNDS'"
 [[ "$CONCURRENCY" =~ ^[1-9][0-9]*$ ]] || die "--concurrency must be a positive number, not '$CONCURRENCY'"
 [[ "$DURATION" =~ ^[1-9][0-9]*[sm]$ ]] || die "--duration must look like 20s or 2m, not '$DURATION'"
+[[ "$MIN_FREE_GIB" =~ ^[0-9]+$ ]] || die "--min-free-gib must be a whole number of GiB, not '$MIN_FREE_GIB'"
 [[ "$WRITE_WARMUP" =~ ^[1-9][0-9]*[sm]$ ]] || die "--write-warmup must look like 10s or 1m, not '$WRITE_WARMUP'"
 for w in $WORKLOADS; do
   case "$w" in
@@ -101,6 +107,14 @@ PORT[ours]=9500
 PORT[minio]=9600
 
 log() { echo "[compare] $(date -u +%FT%TZ) $*" | tee -a "$LOG" >&2; }
+
+free_gib() { df -Pk "$DIR" | awk 'NR == 2 { printf "%d", $4 / 1048576 }'; }
+# Before anything that writes: a disk that fills mid-run turns the figures into errors for both servers.
+require_free() {
+  local free; free="$(free_gib)"
+  [ "$free" -ge "$MIN_FREE_GIB" ] \
+    || die "only $free GiB free under $DIR before $1 (--min-free-gib $MIN_FREE_GIB): fewer write workloads per run; results so far in $TABLE"
+}
 
 start_server() {
   local s="$1" d="$DIR/$1"
@@ -256,6 +270,7 @@ for r in $(seq 1 "$ROUNDS"); do
   # refused Veeam's writes for want of free space). Yet our JIT compiler still took a fifth of our CPU in timed write
   # runs after 10 s (the log's "JIT compiler threads"): --write-warmup 30s gives a run of fewer workloads more.
   for s in "${order[@]}"; do
+    require_free "the warm-up of $s"
     WARM=1 warp_run put 1MiB 0 "$s" >/dev/null
     WARM=1 warp_run put 4KiB 0 "$s" >/dev/null
     WARM=1 load_run --workload veeam-write --size 512KiB --lock --bucket "warmup-$r" "$s" >/dev/null
@@ -278,6 +293,7 @@ for r in $(seq 1 "$ROUNDS"); do
   fi
   for w in "${timed[@]}"; do
     for s in "${order[@]}"; do
+      require_free "round $r $w on $s"
       # Each timed run starts with nothing dirty in the page cache: what the previous run left (the other server's
       # writes, or a wiped round's deletions) is written back now, not on this run's time.
       sync

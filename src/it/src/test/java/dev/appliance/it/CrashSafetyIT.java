@@ -21,6 +21,9 @@ class CrashSafetyIT {
     @RegisterExtension
     static final DumpLogsOnFailure LOGS = new DumpLogsOnFailure();
 
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON =
+            new com.fasterxml.jackson.databind.ObjectMapper();
+
     @TempDir
     static Path tmp;
 
@@ -38,7 +41,8 @@ class CrashSafetyIT {
         appliance = LOGS.watch(ApplianceProcess.withRootCredentials(
                 tmp.resolve("appliance"), "crash-it-admin", "crash-it-secret-" + UUID.randomUUID()));
         CrashRun.Config config = CrashRun.Config.from(System.getProperties());
-        CrashRun run = new CrashRun(config, appliance, CrashSafetyIT::healIdle, System.out);
+        CrashRun run =
+                new CrashRun(config, appliance, CrashSafetyIT::healIdle, CrashSafetyIT::auditedLockedPuts, System.out);
         CrashRun.Result result = run.run();
         System.out.println(result.summary());
 
@@ -65,6 +69,35 @@ class CrashSafetyIT {
         assertThat(result.retentionUpdates())
                 .as("retention updates acknowledged")
                 .isPositive();
+        assertThat(result.lockedPutsAudited())
+                .as("PUTs with Object Lock headers acknowledged and found in the audit log")
+                .isPositive();
+    }
+
+    /** The request ids of the allowed PutObject calls on the lock bucket that the audit log's export holds. */
+    private static java.util.Set<String> auditedLockedPuts(ApplianceProcess p) {
+        AdminApi.Answer export = new AdminApi(p, p.workDir())
+                .call("GET", "/api/v1/admin/audit/export?action=s3%3APutObject&bucket=" + CrashRun.LOCKED, null);
+        assertThat(export.status()).as(export.body()).isEqualTo(200);
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        for (String line : export.body().split("\n")) {
+            if (line.isBlank()) {
+                continue;
+            }
+            JsonNode e;
+            try {
+                e = JSON.readTree(line);
+            } catch (com.fasterxml.jackson.core.JsonProcessingException bad) {
+                throw new AssertionError("an audit export line that is not JSON: " + line, bad);
+            }
+            // the filter's action is a prefix: PutObjectRetention and PutObjectLegalHold match it too
+            if (e.path("action").asText().equals("s3:PutObject")
+                    && e.path("outcome").asText().equals("allowed")
+                    && e.path("status").asInt() == 200) {
+                ids.add(e.path("requestId").asText());
+            }
+        }
+        return ids;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.appliance.it.crash;
 
 import dev.appliance.it.crash.CrashModel.KeyState;
+import dev.appliance.it.crash.CrashModel.LockedPut;
 import dev.appliance.it.crash.CrashModel.Pending;
 import dev.appliance.it.crash.CrashModel.PendingKind;
 import dev.appliance.it.crash.CrashModel.Segment;
@@ -20,6 +21,7 @@ import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.DeleteObjectResponse;
+import software.amazon.awssdk.services.s3.model.ObjectLockMode;
 import software.amazon.awssdk.services.s3.model.ObjectLockRetentionMode;
 import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 import software.amazon.awssdk.services.s3.model.S3Exception;
@@ -45,6 +47,8 @@ final class CrashLoad {
     final AtomicLong lockRefusals = new AtomicLong();
     /** Retention updates acknowledged. */
     final AtomicLong retentionUpdates = new AtomicLong();
+    /** PUTs with Object Lock headers acknowledged, in order. */
+    final java.util.Queue<LockedPut> lockedPuts = new java.util.concurrent.ConcurrentLinkedQueue<>();
     /** Deletes of a locked version that succeeded: each is a broken promise of Object Lock. */
     final java.util.Queue<String> lockViolations = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
@@ -145,6 +149,10 @@ final class CrashLoad {
         Segment seg = new Segment(contentSeed(), size(r));
         byte[] body = Payload.bytes(seg.seed(), seg.size());
         Ver ver = new Ver(null, false, List.of(seg), CrashModel.md5Hex(body));
+        if (k.locked && r.nextBoolean()) {
+            lockedPut(s3, k, ver, body);
+            return;
+        }
         PutObjectResponse resp;
         try {
             resp = s3.putObject(b -> b.bucket(k.bucket).key(k.key), RequestBody.fromBytes(body));
@@ -153,6 +161,36 @@ final class CrashLoad {
             return;
         }
         bytesWritten.addAndGet(seg.size());
+        addVersion(k, ver, resp.versionId());
+    }
+
+    /**
+     * Veeam's block write: COMPLIANCE retention a day ahead in the PUT's own headers, with Content-MD5. Its audit event
+     * is kept with the write's commit, so the request id it answers with must be in the audit log after any kill.
+     */
+    private void lockedPut(S3Client s3, KeyState k, Ver ver, byte[] body) {
+        java.time.Instant until = java.time.Instant.now()
+                .plus(java.time.Duration.ofDays(1))
+                .truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        PutObjectResponse resp;
+        try {
+            resp = s3.putObject(
+                    b -> b.bucket(k.bucket)
+                            .key(k.key)
+                            .contentMD5(java.util.Base64.getEncoder()
+                                    .encodeToString(java.util.HexFormat.of().parseHex(ver.etag())))
+                            .objectLockMode(ObjectLockMode.COMPLIANCE)
+                            .objectLockRetainUntilDate(until),
+                    RequestBody.fromBytes(body));
+        } catch (RuntimeException e) {
+            k.pendingRetention = until;
+            unknownOutcome(k, new Pending(PendingKind.LOCKED_PUT, ver, null), e);
+            return;
+        }
+        bytesWritten.addAndGet(ver.size());
+        k.retained.put(resp.versionId(), until);
+        lockedPuts.add(new LockedPut(
+                k.toString(), resp.versionId(), resp.responseMetadata().requestId()));
         addVersion(k, ver, resp.versionId());
     }
 

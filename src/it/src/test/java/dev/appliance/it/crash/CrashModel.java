@@ -40,6 +40,11 @@ public final class CrashModel {
     public enum PendingKind {
         /** A PUT or a multipart completion: a new version {@link Pending#ver()} (id unknown) may exist. */
         PUT,
+        /**
+         * A PUT with Object Lock headers (COMPLIANCE until {@link KeyState#pendingRetention}), Veeam's block write: as
+         * {@link #PUT}, and a version that appeared holds that retention.
+         */
+        LOCKED_PUT,
         /** A DELETE without version id in a versioned bucket: a new delete marker may exist. */
         MARKER,
         /** A DELETE of the version {@link Pending#versionId()}: it may be gone. */
@@ -57,6 +62,9 @@ public final class CrashModel {
 
     public record Pending(PendingKind kind, Ver ver, String versionId) {}
 
+    /** An acknowledged PUT with Object Lock headers: its audit event must be recorded under its request id. */
+    public record LockedPut(String key, String versionId, String requestId) {}
+
     /** A multipart upload the load created (acknowledged) and did not complete with an acknowledgement. */
     public record Upload(String uploadId, List<Segment> parts, List<String> partEtags, boolean allParts) {}
 
@@ -69,7 +77,7 @@ public final class CrashModel {
         public final boolean locked;
         /** Acknowledged COMPLIANCE retain-until dates, by version id. */
         public final java.util.Map<String, java.time.Instant> retained = new java.util.concurrent.ConcurrentHashMap<>();
-        /** The date a retention update of unknown outcome asked for. */
+        /** The date a retention update or a PUT with Object Lock headers of unknown outcome asked for. */
         public java.time.Instant pendingRetention;
         /** Acknowledged versions, newest first (at most one, "null", in an unversioned bucket). */
         public final List<Ver> versions = new ArrayList<>();

@@ -30,7 +30,7 @@ public final class CrashRun {
     static final String VERSIONED = "crash-versioned";
     static final String UNVERSIONED = "crash-plain";
     /** Object Lock enabled: versions get COMPLIANCE retention, deleting them must be refused. */
-    static final String LOCKED = "crash-locked";
+    public static final String LOCKED = "crash-locked";
 
     /** What the run does; every field has a {@code crash.*} system property. */
     public record Config(
@@ -76,6 +76,7 @@ public final class CrashRun {
             int diskChecks,
             long retentionUpdates,
             long lockRefusals,
+            long lockedPutsAudited,
             int outages,
             Duration duration,
             List<String> failures) {
@@ -87,7 +88,8 @@ public final class CrashRun {
             return String.format(
                     "[crash] kills=%d acknowledged=%d unknown-outcome=%d failed-before-kill=%d (applied %d, not applied %d) versions-verified=%d"
                             + " written=%.1f MiB read=%.1f MiB uploads-completed-on-retry=%d uploads-aborted=%d"
-                            + " disk-checks=%d retention-updates=%d locked-deletes-refused=%d drive-outages=%d"
+                            + " disk-checks=%d retention-updates=%d locked-deletes-refused=%d"
+                            + " lock-header-puts-found-in-audit=%d drive-outages=%d"
                             + " failures(losses)=%d duration=%.1f s",
                     kills,
                     acknowledged,
@@ -103,6 +105,7 @@ public final class CrashRun {
                     diskChecks,
                     retentionUpdates,
                     lockRefusals,
+                    lockedPutsAudited,
                     outages,
                     failures.size(),
                     duration.toMillis() / 1000.0);
@@ -112,19 +115,25 @@ public final class CrashRun {
     private final Config config;
     private final ApplianceProcess appliance;
     private final Function<ApplianceProcess, List<String>> healIdle;
+    private final Function<ApplianceProcess, java.util.Set<String>> auditedLockedPuts;
     private final PrintStream log;
+    private long lockedPutsAudited;
 
     /**
      * @param healIdle null while the appliance's healer still has work, else the heal failures it recorded
+     * @param auditedLockedPuts the request ids of the allowed, answered (200) PutObject events on {@link #LOCKED} in the
+     *     appliance's audit log
      */
     public CrashRun(
             Config config,
             ApplianceProcess appliance,
             Function<ApplianceProcess, List<String>> healIdle,
+            Function<ApplianceProcess, java.util.Set<String>> auditedLockedPuts,
             PrintStream log) {
         this.config = config;
         this.appliance = appliance;
         this.healIdle = healIdle;
+        this.auditedLockedPuts = auditedLockedPuts;
         this.log = log;
     }
 
@@ -208,6 +217,9 @@ public final class CrashRun {
                         failures.add("after kill " + round + (away == null ? "" : " (" + drive + " away)") + ": " + f);
                     }
                 }
+                for (String f : unaudited(load)) {
+                    failures.add("after kill " + round + (away == null ? "" : " (" + drive + " away)") + ": " + f);
+                }
                 for (String v = load.lockViolations.poll(); v != null; v = load.lockViolations.poll()) {
                     failures.add("round " + round + ": " + v);
                 }
@@ -256,9 +268,30 @@ public final class CrashRun {
                 diskChecks,
                 load.retentionUpdates.get(),
                 load.lockRefusals.get(),
+                lockedPutsAudited,
                 outages,
                 Duration.ofNanos(System.nanoTime() - t0),
                 failures);
+    }
+
+    /**
+     * Every acknowledged PUT with Object Lock headers so far has its audit event: it is written with the version's
+     * commit, before the answer, so no kill after the answer can lose it.
+     */
+    private List<String> unaudited(CrashLoad load) {
+        java.util.Set<String> recorded = auditedLockedPuts.apply(appliance);
+        List<String> missing = new ArrayList<>();
+        long found = 0;
+        for (CrashModel.LockedPut put : load.lockedPuts) {
+            if (recorded.contains(put.requestId())) {
+                found++;
+            } else {
+                missing.add(put + ": acknowledged, but no allowed s3:PutObject event with its request id is in the"
+                        + " audit log");
+            }
+        }
+        lockedPutsAudited = found;
+        return missing;
     }
 
     /** The buckets' settings after a restart: versioning as set, Object Lock still enabled on the lock bucket. */

@@ -243,7 +243,7 @@ final class CrashVerifier {
         List<String> listedMarkers =
                 l.markers.stream().map(DeleteMarkerEntry::versionId).toList();
         var p = k.pending;
-        if (p != null && p.kind() == PendingKind.PUT) {
+        if (p != null && (p.kind() == PendingKind.PUT || p.kind() == PendingKind.LOCKED_PUT)) {
             List<ObjectVersion> extra = l.versions.stream()
                     .filter(v -> !modelObjects.contains(v.versionId()))
                     .toList();
@@ -260,6 +260,9 @@ final class CrashVerifier {
                 }
                 k.versions.addFirst(p.ver().withId(e.versionId()));
                 modelObjects.addFirst(e.versionId());
+                if (p.kind() == PendingKind.LOCKED_PUT) {
+                    k.retained.put(e.versionId(), k.pendingRetention); // verifyRetention reads it back
+                }
                 unknownApplied.incrementAndGet();
             } else if (extra.isEmpty()) {
                 unknownNotApplied.incrementAndGet();
