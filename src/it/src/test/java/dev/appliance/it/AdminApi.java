@@ -29,6 +29,22 @@ final class AdminApi {
                 throw new AssertionError("not JSON (status " + status + "): " + body, e);
             }
         }
+
+        /** A JSON-lines body (the audit export): one node per non-blank line. */
+        List<JsonNode> jsonLines() {
+            List<JsonNode> nodes = new ArrayList<>();
+            for (String line : body.split("\n")) {
+                if (line.isBlank()) {
+                    continue;
+                }
+                try {
+                    nodes.add(JSON.readTree(line));
+                } catch (IOException e) {
+                    throw new AssertionError("a line that is not JSON (status " + status + "): " + line, e);
+                }
+            }
+            return nodes;
+        }
     }
 
     private final ApplianceProcess appliance;

@@ -3,12 +3,10 @@ package dev.appliance.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Stream;
@@ -31,7 +29,6 @@ import software.amazon.awssdk.services.s3.model.ObjectLockRetentionMode;
  * the root secret appears nowhere in the audit or the process output.
  */
 class AuditLogIT {
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     @RegisterExtension
     static final DumpLogsOnFailure LOGS = new DumpLogsOnFailure();
@@ -95,12 +92,7 @@ class AuditLogIT {
         AdminApi admin = new AdminApi(appliance, tmp);
         AdminApi.Answer export = admin.call("GET", "/api/v1/admin/audit/export", null);
         assertThat(export.status()).as(export.body()).isEqualTo(200);
-        List<JsonNode> events = new ArrayList<>();
-        for (String line : export.body().split("\n")) {
-            if (!line.isBlank()) {
-                events.add(JSON.readTree(line));
-            }
-        }
+        List<JsonNode> events = export.jsonLines();
         List<String> whatOn = events.stream()
                 .map(e -> e.get("action").asText() + " " + e.get("resource").asText())
                 .toList();
